@@ -1,0 +1,68 @@
+// The outside world, injected. Production code receives these; tests pass fakes
+// (tests/fakes/clock.ts) so nothing patches Deno globals or sleeps to wait.
+
+/** Wall clock plus a cancellable timer, so schedulers can run on virtual time. */
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms` of this clock's time; rejects with the signal's reason if aborted. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};
+
+/** Read-only view of environment variables. */
+export interface Env {
+  get(name: string): string | undefined;
+  toObject(): Record<string, string>;
+}
+
+export const processEnv: Env = {
+  get: (name) => Deno.env.get(name),
+  toObject: () => Deno.env.toObject(),
+};
+
+export function envFrom(values: Record<string, string | undefined>): Env {
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) clean[k] = v;
+  return { get: (name) => clean[name], toObject: () => ({ ...clean }) };
+}
+
+/** The fetch function used for every outbound HTTP call (model servers, Matrix, push). */
+export type Fetch = typeof fetch;
+
+/** A child process started in its own process group. */
+export interface SpawnRequest {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: Record<string, string>;
+  /** Where the child's stdout and stderr are appended; omitted means discarded. */
+  logPath?: string;
+}
+
+export interface SpawnedProcess {
+  readonly pid: number;
+  /** Resolves with the exit code (128 + signal number when killed by a signal). */
+  readonly exited: Promise<number>;
+  /** SIGKILL the whole process group. Safe to call after exit. */
+  killGroup(): void;
+}
+
+export interface Spawner {
+  spawn(req: SpawnRequest): SpawnedProcess;
+}

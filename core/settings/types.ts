@@ -1,0 +1,57 @@
+// The resolved, frozen settings value every part of the program reads.
+// Field names are the TOML keys of spec 2.2 so errors and `agent config` can name them directly.
+
+export type WireKind = "chat_completions" | "messages";
+export type ThinkingType = "enabled" | "disabled" | "adaptive";
+export type AuthStyle = "bearer" | "x-api-key";
+
+/** Where a resolved value came from, in precedence order. */
+export type SourceKind = "flag" | "env" | "project" | "global" | "default";
+export interface Source {
+  kind: SourceKind;
+  /** File path for project/global, variable name for env, flag name for flag. */
+  detail?: string;
+}
+
+/** A model endpoint choice: a built-in first-party preset or a custom [[providers]] row. */
+export interface ProviderPreset {
+  id: string;
+  label: string;
+  provider: WireKind;
+  base_url: string;
+  model: string;
+  auth_style: AuthStyle;
+  /** Built-in presets are first-party endpoints (they get the richer effort vocabulary). */
+  builtin: boolean;
+}
+
+export interface Settings {
+  provider: WireKind;
+  model: string;
+  base_url?: string;
+  provider_preset?: string;
+  provider_keys: Readonly<Record<string, string>>;
+  api_key?: string;
+  model_favorites: readonly string[];
+  context_window?: number;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  enable_thinking?: boolean;
+  max_tokens?: number;
+  thinking_type: ThinkingType;
+  request_priority?: number;
+  strict_tools: boolean;
+  pricing_enabled: boolean;
+  token_budget?: number;
+  compaction_threshold?: number;
+  memory_enabled: boolean;
+  memory_reflect: boolean;
+  memory_dir: string;
+  /** Custom [[providers]] rows merged with the built-in presets. */
+  providers: readonly ProviderPreset[];
+  /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */
+  sources: Readonly<Record<string, Source>>;
+  /** Warnings collected while resolving (unknown keys, project-file global-only keys). */
+  warnings: readonly string[];
+}

@@ -1,0 +1,47 @@
+// A tool is a value: a schema, a kind the permission mode decides on, and an execute.
+
+import type { JsonSchema } from "../wires/types.ts";
+
+export type ToolKind = "read" | "edit" | "shell" | "ask";
+
+export type QuestionKind = "question" | "elicitation" | "approval" | "plan" | "proposal";
+export const QUESTION_KINDS: readonly QuestionKind[] = [
+  "question",
+  "elicitation",
+  "approval",
+  "plan",
+  "proposal",
+];
+
+export interface Question {
+  kind: QuestionKind;
+  text: string;
+  /** Optional choices offered to the operator. */
+  options?: string[];
+}
+
+export interface ToolContext {
+  /** Canonical real path of the workspace; file tools are confined to it. */
+  workdir: string;
+  signal: AbortSignal;
+}
+
+/** What a tool hands back to the loop. */
+export type ToolOutcome =
+  | { type: "result"; content: string; is_error?: boolean }
+  /** The run must stop and wait for a human (ask tool, strict mode). */
+  | { type: "needs_human"; questions: Question[]; content: string };
+
+export interface Tool {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+  /**
+   * Decides how the permission mode treats a call. A function when it depends on the
+   * input (the memory tool: `view` is read, every other command is edit).
+   */
+  kind: ToolKind | ((input: Record<string, unknown>) => ToolKind);
+  execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
+  /** One-line human summary of a call, for reports and the terminal. */
+  summarize?(input: Record<string, unknown>): string;
+}

@@ -1,0 +1,112 @@
+// The one Wire interface the agent loop talks to, and the wire-neutral history it keeps.
+// History is stored neutrally and rendered per wire, which is what makes a
+// cross-provider model swap possible mid-conversation.
+
+import type { AuthStyle, ThinkingType, WireKind } from "../settings/types.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export type Part =
+  | { type: "text"; text: string }
+  /** Reasoning the model showed. `signature` (Messages wire) must be sent back verbatim. */
+  | { type: "reasoning"; text: string; signature?: string }
+  /** Opaque redacted thinking (Messages wire); echoed back only to the Messages wire. */
+  | { type: "redacted_reasoning"; data: string }
+  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_result"; call_id: string; content: string; is_error?: boolean };
+
+/** user messages carry text and tool_result parts; assistant messages carry the rest. */
+export interface Message {
+  role: "user" | "assistant";
+  parts: Part[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: JsonSchema;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_creation_tokens?: number;
+}
+
+export type StopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "refusal"
+  | "other";
+
+export interface WireRequest {
+  /** Sent verbatim, including the `default` sentinel. */
+  model: string;
+  /** The frozen system prompt (cached prefix on the Messages wire). */
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  /** Force one tool (a structuring call); grammar-constrained on self-hosted servers. */
+  force_tool?: string;
+  /** Volatile per-turn text (memory recall), appended to the last user turn, never to `system`. */
+  reminder?: string;
+  /** Reasoning effort level from the backend's vocabulary (see effort.ts); absent = server default. */
+  effort?: string;
+  max_tokens?: number;
+  signal?: AbortSignal;
+}
+
+/** Streamed events. Exactly one `done` ends a successful stream; failures throw WireError. */
+export type WireEvent =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  /** A tool call's name became known (its arguments are still streaming). */
+  | { type: "tool_call"; id: string; name: string }
+  | { type: "usage"; usage: Usage }
+  | {
+    type: "done";
+    message: Message;
+    stop_reason: StopReason;
+    usage: Usage;
+    /** The model name the server reported (response.model), when it did. */
+    model?: string;
+  };
+
+export interface ServedModel {
+  id: string;
+  max_model_len?: number;
+}
+
+/** What a wire needs to reach its endpoint. Credentials are resolved before this is built. */
+export interface Endpoint {
+  provider: WireKind;
+  /** As configured; each wire derives its own path from it (spec 4.3). */
+  base_url: string;
+  api_key?: string;
+  auth_style: AuthStyle;
+  /** First-party preset id when the endpoint came from one. */
+  preset?: string;
+}
+
+/** Knobs that travel on every request of one wire. */
+export interface WireOptions {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  enable_thinking?: boolean;
+  request_priority?: number;
+  max_tokens?: number;
+  thinking_type: ThinkingType;
+  strict_tools: boolean;
+}
+
+export interface Wire {
+  readonly kind: WireKind;
+  readonly endpoint: Endpoint;
+  stream(req: WireRequest): AsyncIterable<WireEvent>;
+  /** GET /v1/models; null on transport errors or an empty listing (a silent no-op). */
+  listModels(signal?: AbortSignal): Promise<ServedModel[] | null>;
+}

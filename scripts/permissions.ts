@@ -1,0 +1,40 @@
+// The one place the programs' Deno permission flags live. scripts/compile.ts bakes them
+// into the binaries, deno.json's `agent` and `outpost` tasks use them (a test checks the two
+// agree), and the confinement tests run the entry points with exactly these flags.
+
+/** The terminal agent: reads and edits the workspace, runs shell tools, talks to a model. */
+export const AGENT_PERMISSIONS: readonly string[] = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys=hostname,osRelease,uid,gid,homedir",
+  "--deny-ffi",
+  "--no-prompt",
+];
+
+/** The dashboard service: serves HTTP, stores jobs, spawns agent children. */
+export const OUTPOST_PERMISSIONS: readonly string[] = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-net",
+  "--allow-env",
+  "--allow-run",
+  "--allow-sys=hostname,osRelease,uid,gid,homedir,loadavg,systemMemoryInfo",
+  "--deny-ffi",
+  "--no-prompt",
+];
+
+export const ENTRY_POINTS = {
+  agent: { entry: "cli/main.ts", permissions: AGENT_PERMISSIONS },
+  "agent-outpost": { entry: "server/main.ts", permissions: OUTPOST_PERMISSIONS },
+} as const;
+
+export type ProgramName = keyof typeof ENTRY_POINTS;
+
+/** The `deno run` command line for a program, as the tests and the outpost's dev mode use it. */
+export function denoRunArgs(program: ProgramName, root: string): string[] {
+  const { entry, permissions } = ENTRY_POINTS[program];
+  return ["run", ...permissions, `${root}/${entry}`];
+}

@@ -1,0 +1,62 @@
+// Real peers (Chromium, Synapse, tmux) used by end-to-end tests. On a developer's machine a
+// missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
+// .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
+
+export const PEERS_REQUIRED = Deno.env.get("AGENT_TEST_REQUIRE_PEERS") === "1";
+
+/** Returns null when the peer is usable, otherwise why it is not. */
+export type PeerProbe = () => string | null;
+
+export function commandOnPath(name: string): string | null {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      const path = `${dir}/${name}`;
+      if (Deno.statSync(path).isFile) return path;
+    } catch { /* not in this dir */ }
+  }
+  return null;
+}
+
+export const probes = {
+  chromium: (): string | null =>
+    existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
+  tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  synapse: (): string | null => {
+    const out = new Deno.Command("python3", { args: ["-c", "import synapse"], stderr: "null", stdout: "null" })
+      .outputSync();
+    return out.success ? null : "matrix-synapse not installed (pip install matrix-synapse)";
+  },
+} satisfies Record<string, PeerProbe>;
+
+function existsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Deno.test for a test needing a peer. Missing + required: the test runs and fails with
+ * the reason. Missing + not required: ignored, with the reason printed once.
+ */
+export function peerTest(
+  name: string,
+  probe: PeerProbe,
+  fn: (t: Deno.TestContext) => Promise<void>,
+  options: Omit<Deno.TestDefinition, "name" | "fn" | "ignore"> = {},
+): void {
+  const missing = probe();
+  if (missing && !PEERS_REQUIRED) {
+    console.error(`skipping "${name}": ${missing}`);
+  }
+  Deno.test({
+    ...options,
+    name,
+    ignore: missing !== null && !PEERS_REQUIRED,
+    fn: async (t) => {
+      if (missing) throw new Error(`required peer missing: ${missing}`);
+      await fn(t);
+    },
+  });
+}
