@@ -89,6 +89,8 @@ export interface Endpoint {
   auth_style: AuthStyle;
   /** First-party preset id when the endpoint came from one. */
   preset?: string;
+  /** Where the key was looked for, named in 401/403 errors ("provider_keys[x], AGENT_API_KEY, …"). */
+  key_hint?: string;
 }
 
 /** Knobs that travel on every request of one wire. */

@@ -1,0 +1,47 @@
+// Outcome vocabulary shared by the loop, headless runs, memory reflection and the outpost.
+
+import type { Question } from "../tools/types.ts";
+import type { Usage } from "../wires/types.ts";
+
+/** Why a run ended. Reflection runs only after `stop`. */
+export type DoneReason =
+  | "stop"
+  | "error"
+  | "token_budget"
+  | "turn_cap"
+  | "loop_detected"
+  | "needs_human";
+
+export type Outcome = "ok" | "error" | "needs_human";
+
+export const EXIT_CODES: Readonly<Record<Outcome, 0 | 1 | 2>> = {
+  ok: 0,
+  error: 1,
+  needs_human: 2,
+};
+
+/**
+ * What `agent -p --output-format json` prints on stdout (one JSON object), and what the
+ * outpost reads back from each child it runs.
+ */
+export interface HeadlessResult {
+  outcome: Outcome;
+  exit_code: 0 | 1 | 2;
+  done_reason: DoneReason;
+  /** Journal id; `agent --resume <session_id>` continues it. */
+  session_id: string;
+  /** Resolved model name (the served name for the `default` sentinel when known). */
+  model: string;
+  usage: Usage;
+  /** Cost in USD when pricing is on and the model is in the table; otherwise null. */
+  cost_usd: number | null;
+  final_text: string;
+  /** Questions for a needs_human ending (empty otherwise). */
+  questions: Question[];
+  /** One-line cause for an error ending. */
+  error?: string;
+  report_path?: string;
+  duration_ms: number;
+  job_id?: string;
+  job_name?: string;
+}
