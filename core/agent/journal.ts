@@ -1,0 +1,135 @@
+// The session journal: one JSONL file per session under <home>/sessions/. Every message
+// is appended as it happens, so a run that ended needing a human (or crashed) can be
+// resumed from its file.
+
+import { join } from "node:path";
+import type { Message, Part } from "../wires/types.ts";
+import type { Question } from "../tools/types.ts";
+import type { DoneReason } from "./types.ts";
+
+export interface JournalMeta {
+  id: string;
+  created_at: string;
+  workdir: string;
+  provider: string;
+  model: string;
+  mode: string;
+  job_id?: string;
+  job_name?: string;
+}
+
+/** A tool call that is waiting for a human; its result is filled in on resume. */
+export interface PendingCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  /** ask: the answer is the result; approval: run the call if approved; proposal: effort change. */
+  reason: "ask" | "approval" | "proposal";
+}
+
+export type JournalEntry =
+  | { type: "meta"; meta: JournalMeta }
+  | { type: "message"; message: Message }
+  /** History was compacted: later loads start from these messages. */
+  | { type: "compaction"; messages: Message[] }
+  /** Results already known when the run stopped for a human, plus the calls still waiting. */
+  | { type: "pending"; results: Part[]; waiting: PendingCall[] }
+  | {
+    type: "outcome";
+    done_reason: DoneReason;
+    questions: Question[];
+    final_text: string;
+    at: string;
+  };
+
+export interface LoadedSession {
+  meta: JournalMeta;
+  messages: Message[];
+  pending?: { results: Part[]; waiting: PendingCall[] };
+  lastOutcome?: Extract<JournalEntry, { type: "outcome" }>;
+}
+
+export class JournalError extends Error {
+  override name = "JournalError";
+}
+
+export function newSessionId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${crypto.randomUUID().slice(0, 6)}`;
+}
+
+export class Journal {
+  #queue: Promise<void> = Promise.resolve();
+  private constructor(readonly id: string, readonly path: string) {}
+
+  static async create(dir: string, meta: JournalMeta): Promise<Journal> {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    const journal = new Journal(meta.id, join(dir, `${meta.id}.jsonl`));
+    journal.append({ type: "meta", meta });
+    return journal;
+  }
+
+  /** Re-opens an existing journal for appending (resume). */
+  static reopen(dir: string, id: string): Journal {
+    return new Journal(id, sessionPath(dir, id));
+  }
+
+  append(entry: JournalEntry): void {
+    const line = JSON.stringify(entry) + "\n";
+    this.#queue = this.#queue.then(() =>
+      Deno.writeTextFile(this.path, line, { append: true, mode: 0o600 })
+    );
+  }
+
+  /** Resolves when every appended entry is on disk. */
+  flush(): Promise<void> {
+    return this.#queue;
+  }
+}
+
+export function sessionPath(dir: string, id: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(id) || id.startsWith(".")) {
+    throw new JournalError(`invalid session id ${JSON.stringify(id)}`);
+  }
+  return join(dir, `${id}.jsonl`);
+}
+
+export async function loadSession(dir: string, id: string): Promise<LoadedSession> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(sessionPath(dir, id));
+  } catch {
+    throw new JournalError(
+      `no session ${JSON.stringify(id)} in ${dir} (agent --sessions lists them)`,
+    );
+  }
+  let meta: JournalMeta | undefined;
+  let messages: Message[] = [];
+  let pending: LoadedSession["pending"];
+  let lastOutcome: LoadedSession["lastOutcome"];
+  for (const [i, line] of text.split("\n").entries()) {
+    if (line.trim() === "") continue;
+    let entry: JournalEntry;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      // A torn last line (crash mid-write) is skipped; anything earlier is corruption.
+      if (i >= text.split("\n").length - 2) continue;
+      throw new JournalError(`session ${id} is corrupt at line ${i + 1}`);
+    }
+    if (entry.type === "meta") meta = entry.meta;
+    else if (entry.type === "message") {
+      messages.push(entry.message);
+      pending = undefined;
+    } else if (entry.type === "compaction") messages = [...entry.messages];
+    else if (entry.type === "pending") pending = { results: entry.results, waiting: entry.waiting };
+    else if (entry.type === "outcome") lastOutcome = entry;
+  }
+  if (!meta) throw new JournalError(`session ${id} has no header line`);
+  return {
+    meta,
+    messages,
+    ...(pending ? { pending } : {}),
+    ...(lastOutcome ? { lastOutcome } : {}),
+  };
+}

@@ -1,0 +1,318 @@
+// The turn loop: stream a reply, run its tool calls under the permission mode, feed the
+// results back, until the model stops or a limit ends the run. Every ending has a done_reason.
+
+import type { Message, Part, Usage, Wire, WireEvent } from "../wires/types.ts";
+import type { Question, Tool, ToolKind, ToolOutcome } from "../tools/types.ts";
+import type { DoneReason } from "./types.ts";
+import type { Journal, PendingCall } from "./journal.ts";
+import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
+import { compactHistory, shouldCompact } from "./compaction.ts";
+
+export const DEFAULT_MAX_TURNS = 100;
+/** The same call with the same arguments this many times in a row ends the run. */
+export const LOOP_REPEAT_LIMIT = 4;
+
+export type ToolCallPart = Extract<Part, { type: "tool_call" }>;
+
+/** What the loop reports as it goes (for the terminal and logs). */
+export type LoopEvent =
+  | WireEvent
+  | { type: "tool_start"; call: ToolCallPart; summary: string }
+  | { type: "tool_end"; call: ToolCallPart; content: string; is_error: boolean }
+  | { type: "compacted"; before: number; after: number };
+
+export interface LoopConfig {
+  wire: Wire;
+  model: string;
+  system: string;
+  tools: readonly Tool[];
+  mode: PermissionMode;
+  workdir: string;
+  effort?: string;
+  max_tokens?: number;
+  token_budget?: number;
+  max_turns?: number;
+  /** Compaction threshold as a fraction of the context window; unset = never compact. */
+  compaction_threshold?: number;
+  context_window: number;
+  /** Per-turn volatile text (memory recall) for the latest user text. */
+  reminder?: (userText: string) => string | undefined;
+  /** Interactive approval of edit/shell calls in strict mode; absent = needs-human ending. */
+  approve?: (call: ToolCallPart, summary: string) => Promise<boolean>;
+  /** Interactive answers to ask/propose_settings; absent = needs-human ending. */
+  answer?: (call: ToolCallPart, questions: Question[]) => Promise<string>;
+  journal?: Journal;
+  onEvent?: (event: LoopEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface LoopResult {
+  done_reason: DoneReason;
+  messages: Message[];
+  final_text: string;
+  usage: Usage;
+  questions: Question[];
+  /** Server-reported model name of the last completed turn. */
+  model?: string;
+  error?: string;
+  turns: number;
+}
+
+/** Runs until the model stops. `history` ends with the user message that starts this leg. */
+export async function runLoop(history: readonly Message[], cfg: LoopConfig): Promise<LoopResult> {
+  const messages = [...history];
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+  const maxTurns = cfg.max_turns ?? DEFAULT_MAX_TURNS;
+  const toolByName = new Map(cfg.tools.map((t) => [t.name, t]));
+  const specs = cfg.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.input_schema,
+  }));
+  let lastContext = 0;
+  let model: string | undefined;
+  let turns = 0;
+  let streak = { signature: "", count: 0 };
+
+  const end = (done_reason: DoneReason, extra: Partial<LoopResult> = {}): LoopResult => ({
+    done_reason,
+    messages,
+    final_text: extra.final_text ?? lastAssistantText(messages),
+    usage,
+    questions: extra.questions ?? [],
+    turns,
+    ...(model ? { model } : {}),
+    ...(extra.error ? { error: extra.error } : {}),
+  });
+
+  for (;;) {
+    if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
+    if (turns >= maxTurns) {
+      return end("turn_cap", { error: `stopped after ${maxTurns} model turns` });
+    }
+
+    if (
+      cfg.compaction_threshold !== undefined &&
+      shouldCompact(lastContext, cfg.context_window, cfg.compaction_threshold)
+    ) {
+      const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal);
+      if (compacted) {
+        cfg.onEvent?.({
+          type: "compacted",
+          before: messages.length,
+          after: compacted.messages.length,
+        });
+        addUsage(usage, compacted.usage);
+        messages.splice(0, messages.length, ...compacted.messages);
+        cfg.journal?.append({ type: "compaction", messages: compacted.messages });
+        lastContext = 0;
+      }
+    }
+
+    turns++;
+    let done: Extract<WireEvent, { type: "done" }> | undefined;
+    try {
+      const reminder = cfg.reminder?.(lastUserText(messages));
+      for await (
+        const event of cfg.wire.stream({
+          model: cfg.model,
+          system: cfg.system,
+          messages,
+          tools: specs,
+          ...(reminder ? { reminder } : {}),
+          ...(cfg.effort ? { effort: cfg.effort } : {}),
+          ...(cfg.max_tokens ? { max_tokens: cfg.max_tokens } : {}),
+          ...(cfg.signal ? { signal: cfg.signal } : {}),
+        })
+      ) {
+        if (event.type === "done") done = event;
+        cfg.onEvent?.(event);
+      }
+    } catch (err) {
+      return end("error", { error: cfg.signal?.aborted ? "interrupted" : errorText(err) });
+    }
+    if (!done) return end("error", { error: "the model's stream ended without a final message" });
+
+    addUsage(usage, done.usage);
+    lastContext = done.usage.input_tokens + (done.usage.cache_read_tokens ?? 0) +
+      (done.usage.cache_creation_tokens ?? 0) + done.usage.output_tokens;
+    if (done.model) model = done.model;
+    messages.push(done.message);
+    cfg.journal?.append({ type: "message", message: done.message });
+
+    const calls = done.message.parts.filter((p): p is ToolCallPart => p.type === "tool_call");
+    if (
+      cfg.token_budget !== undefined && usage.input_tokens + usage.output_tokens >= cfg.token_budget
+    ) {
+      return end("token_budget", {
+        error: `token budget of ${cfg.token_budget} reached (${
+          usage.input_tokens + usage.output_tokens
+        } used)`,
+      });
+    }
+    if (calls.length === 0) {
+      if (done.stop_reason === "max_tokens" && lastAssistantText([done.message]) === "") {
+        return end("error", {
+          error: "the reply hit max_tokens before any answer; raise max_tokens",
+        });
+      }
+      return end("stop");
+    }
+
+    const results: Part[] = [];
+    for (const [i, call] of calls.entries()) {
+      const signature = `${call.name}\u0000${stableJson(call.input)}`;
+      streak = signature === streak.signature
+        ? { signature, count: streak.count + 1 }
+        : { signature, count: 1 };
+      if (streak.count >= LOOP_REPEAT_LIMIT) {
+        return end("loop_detected", {
+          error: `the same ${call.name} call was repeated ${streak.count} times in a row`,
+        });
+      }
+      const step = await runCall(call, toolByName.get(call.name), cfg);
+      if (step.type === "needs_human") {
+        const waiting: PendingCall[] = [{
+          id: call.id,
+          name: call.name,
+          input: call.input,
+          reason: step.reason,
+        }];
+        for (const later of calls.slice(i + 1)) {
+          results.push(
+            toolResult(later.id, "Not run: the run stopped to wait for the operator.", true),
+          );
+        }
+        cfg.journal?.append({ type: "pending", results, waiting });
+        return end("needs_human", { questions: step.questions });
+      }
+      results.push(toolResult(call.id, step.content, step.is_error));
+    }
+    const toolMessage: Message = { role: "user", parts: results };
+    messages.push(toolMessage);
+    cfg.journal?.append({ type: "message", message: toolMessage });
+  }
+}
+
+type CallStep =
+  | { type: "result"; content: string; is_error: boolean }
+  | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
+
+async function runCall(
+  call: ToolCallPart,
+  tool: Tool | undefined,
+  cfg: LoopConfig,
+): Promise<CallStep> {
+  const emitEnd = (content: string, is_error: boolean): CallStep => {
+    cfg.onEvent?.({ type: "tool_end", call, content, is_error });
+    return { type: "result", content, is_error };
+  };
+  if (!tool) {
+    return emitEnd(
+      `No tool named "${call.name}". Available: ${cfg.tools.map((t) => t.name).join(", ")}.`,
+      true,
+    );
+  }
+  let summary = call.name;
+  let kind: ToolKind;
+  try {
+    summary = tool.summarize?.(call.input) ?? call.name;
+    kind = typeof tool.kind === "function" ? tool.kind(call.input) : tool.kind;
+  } catch (err) {
+    return emitEnd(errorText(err), true);
+  }
+  cfg.onEvent?.({ type: "tool_start", call, summary });
+
+  const decision = decide(cfg.mode, kind);
+  if (decision === "deny") return emitEnd(PLAN_DENIAL, true);
+  if (decision === "approval") {
+    if (!cfg.approve) {
+      return {
+        type: "needs_human",
+        reason: "approval",
+        questions: [{
+          kind: "approval",
+          text: `Strict mode: approve this action? ${summary}`,
+          options: ["approve", "reject"],
+        }],
+      };
+    }
+    if (!(await cfg.approve(call, summary))) return emitEnd("The user declined this action.", true);
+  }
+
+  let outcome: ToolOutcome;
+  try {
+    outcome = await tool.execute(call.input, {
+      workdir: cfg.workdir,
+      signal: cfg.signal ?? new AbortController().signal,
+    });
+  } catch (err) {
+    return emitEnd(errorText(err), true);
+  }
+  if (outcome.type === "needs_human") {
+    const reason = outcome.questions.some((q) =>
+        q.kind === "proposal"
+      ) && call.name === "propose_settings"
+      ? "proposal"
+      : "ask";
+    if (!cfg.answer) return { type: "needs_human", questions: outcome.questions, reason };
+    const answer = await cfg.answer(call, outcome.questions);
+    return emitEnd(`The operator answered: ${answer}`, false);
+  }
+  return emitEnd(outcome.content, outcome.is_error ?? false);
+}
+
+export function toolResult(callId: string, content: string, isError: boolean): Part {
+  return isError
+    ? { type: "tool_result", call_id: callId, content, is_error: true }
+    : { type: "tool_result", call_id: callId, content };
+}
+
+function addUsage(total: Usage, add: Usage): void {
+  total.input_tokens += add.input_tokens;
+  total.output_tokens += add.output_tokens;
+  if (add.cache_read_tokens) {
+    total.cache_read_tokens = (total.cache_read_tokens ?? 0) + add.cache_read_tokens;
+  }
+  if (add.cache_creation_tokens) {
+    total.cache_creation_tokens = (total.cache_creation_tokens ?? 0) + add.cache_creation_tokens;
+  }
+}
+
+export function lastAssistantText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const text = m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
+      .join("");
+    if (text.trim() !== "") return text.trim();
+  }
+  return "";
+}
+
+function lastUserText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "user") continue;
+    const text = m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
+      .join("\n");
+    if (text !== "") return text;
+  }
+  return "";
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${
+      Object.keys(value).sort().map((k) =>
+        `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`
+      ).join(",")
+    }}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

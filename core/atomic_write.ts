@@ -1,0 +1,20 @@
+// Write-then-rename so a reader never sees a half-written file and a crash never leaves one.
+
+import { dirname } from "node:path";
+
+export async function writeFileAtomic(
+  path: string,
+  data: string,
+  options: { mode?: number; createDirs?: boolean } = {},
+): Promise<void> {
+  if (options.createDirs) await Deno.mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  try {
+    await Deno.writeTextFile(tmp, data, options.mode === undefined ? {} : { mode: options.mode });
+    if (options.mode !== undefined) await Deno.chmod(tmp, options.mode);
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
+}

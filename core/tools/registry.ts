@@ -1,0 +1,21 @@
+// The workspace tool set a coding agent needs, in the order the model sees them.
+import type { Tool } from "./types.ts";
+import { viewTool } from "./view.ts";
+import { createFileTool } from "./create_file.ts";
+import { strReplaceTool } from "./str_replace.ts";
+import { insertTool } from "./insert.ts";
+import { searchTool } from "./search.ts";
+import { shellTool } from "./shell.ts";
+import { askTool } from "./ask.ts";
+import { proposeSettingsTool } from "./propose_settings.ts";
+
+export const WORKSPACE_TOOLS: readonly Tool[] = [
+  viewTool,
+  createFileTool,
+  strReplaceTool,
+  insertTool,
+  searchTool,
+  shellTool,
+  askTool,
+  proposeSettingsTool,
+];

@@ -1,0 +1,41 @@
+import type { Tool } from "./types.ts";
+import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
+import { replaceOnce, ToolInputError } from "./text_edit.ts";
+import { writeFileAtomic } from "../atomic_write.ts";
+import description from "./str_replace.md" with { type: "text" };
+
+export const strReplaceTool: Tool = {
+  name: "str_replace",
+  description,
+  input_schema: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      old_str: { type: "string", description: "Exact text to replace (must occur once)" },
+      new_str: { type: "string", description: "Replacement text" },
+    },
+    required: ["path", "old_str", "new_str"],
+    additionalProperties: false,
+  },
+  kind: "edit",
+  summarize: (input) => `str_replace in ${String(input.path)}`,
+  async execute(input, ctx) {
+    const path = resolveInWorkspace(ctx.workdir, input.path);
+    if (typeof input.old_str !== "string" || typeof input.new_str !== "string") {
+      throw new ToolInputError("old_str and new_str must be strings");
+    }
+    const text = await readExisting(path, ctx.workdir);
+    await writeFileAtomic(path, replaceOnce(text, input.old_str, input.new_str));
+    return { type: "result", content: `Edited ${displayPath(ctx.workdir, path)}` };
+  },
+};
+
+export async function readExisting(path: string, workdir: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch {
+    throw new ToolInputError(
+      `no such file: ${displayPath(workdir, path)} (use create for new files)`,
+    );
+  }
+}
