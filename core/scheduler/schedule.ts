@@ -1,0 +1,214 @@
+// Job schedules (spec 2.3): validation, next fire and preview for the three kinds.
+// Policy (design.md "Scheduling and DST"): cron and naive `at` times are read in the job's
+// IANA zone; a spring-forward gap time does not fire (a naive `at` inside one is refused,
+// naming the gap); a repeated fall-back time fires once, at its first occurrence; `every`
+// is elapsed time and ignores DST.
+
+import { CronNoFireError, CronSyntaxError, nextCronFire, normalizeCron } from "./schedule_cron.ts";
+import { isoZ, parseTimestamp, quote, zoneId } from "./schedule_dst.ts";
+
+export { isoZ };
+
+export type ScheduleKind = "every" | "cron" | "at";
+
+/** A validated schedule. `tz` is an IANA zone id; the store default is "UTC". */
+export interface Schedule {
+  kind: ScheduleKind;
+  expr: string;
+  tz: string;
+}
+
+export type ScheduleField = "schedule.kind" | "schedule.expr" | "schedule.tz";
+
+/** A schedule that cannot be accepted or computed; `field` says which part is wrong. */
+export class ScheduleError extends Error {
+  override readonly name = "ScheduleError";
+  readonly field: ScheduleField;
+  /** The message without the leading field name, for callers that name the field their way. */
+  readonly detail: string;
+
+  constructor(field: ScheduleField, detail: string) {
+    super(`${field}: ${detail}`);
+    this.field = field;
+    this.detail = detail;
+  }
+}
+
+const KINDS: readonly ScheduleKind[] = ["every", "cron", "at"];
+const EXPR_MAX = 200;
+const INTERVAL_FLOOR_MS = 60_000; // spec 8: interval floor
+const INTERVAL_CEILING_MS = 365 * 86_400_000; // beyond a year, use cron or at
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Validates and normalizes a schedule: trims, lower-cases the kind, case-normalizes the zone
+ * (missing or empty means "UTC"), collapses cron whitespace, and rewrites `at` as UTC ISO-Z.
+ * `now` is the reference an `at` must lie after. Throws ScheduleError.
+ */
+export function validateSchedule(
+  input: { kind?: unknown; expr?: unknown; tz?: unknown },
+  now: Date,
+): Schedule {
+  if (!Number.isFinite(now.getTime())) throw new RangeError("validateSchedule: `now` is invalid");
+  const kind = checkKind(input.kind);
+  const tz = checkZone(input.tz);
+  if (typeof input.expr !== "string" || input.expr.trim() === "") {
+    throw new ScheduleError("schedule.expr", `required: ${EXPECTED[kind]}`);
+  }
+  const raw = input.expr.trim();
+  if (raw.length > EXPR_MAX) {
+    throw new ScheduleError("schedule.expr", `longer than ${EXPR_MAX} characters`);
+  }
+  switch (kind) {
+    case "every":
+      return { kind, expr: parseInterval(raw).text, tz };
+    case "cron": {
+      const expr = cronExpr(raw);
+      // A pattern that can never match (e.g. 30 February) is refused now, not at first tick.
+      nextFire({ kind, expr, tz }, now);
+      return { kind, expr, tz };
+    }
+    case "at": {
+      const fire = atInstant(raw, tz);
+      if (fire <= now.getTime()) {
+        throw new ScheduleError(
+          "schedule.expr",
+          `${isoZ(new Date(fire))} is not in the future (now is ${isoZ(now)}); give a later time`,
+        );
+      }
+      return { kind, expr: isoZ(new Date(fire)), tz };
+    }
+  }
+}
+
+const EXPECTED: Record<ScheduleKind, string> = {
+  every: "an interval like 90s, 15m, 2h or 1d",
+  cron: "a 5-field cron expression like `0 9 * * 1-5`",
+  at: "an ISO-8601 timestamp like 2026-03-09T09:00 or 2026-03-09T14:00:00Z",
+};
+
+function checkKind(value: unknown): ScheduleKind {
+  const text = typeof value === "string" ? value.trim().toLowerCase() : "";
+  const kind = KINDS.find((k) => k === text);
+  if (kind) return kind;
+  const got = typeof value === "string"
+    ? quote(value)
+    : value === undefined
+    ? "nothing"
+    : typeof value;
+  throw new ScheduleError("schedule.kind", `expected one of every, cron, at; got ${got}`);
+}
+
+function checkZone(value: unknown): string {
+  if (value === undefined || value === null) return "UTC";
+  if (typeof value !== "string") {
+    throw new ScheduleError(
+      "schedule.tz",
+      `expected an IANA zone name string; got ${typeof value}`,
+    );
+  }
+  const name = value.trim();
+  if (name === "") return "UTC";
+  const id = zoneId(name);
+  if (id) return id;
+  const why = /^[+-]?\d/.test(name)
+    ? "is a UTC offset, not an IANA zone (offsets cannot follow DST)"
+    : "is not a known IANA time zone";
+  throw new ScheduleError(
+    "schedule.tz",
+    `${quote(name)} ${why}; use a zone name such as America/New_York, Europe/London or UTC`,
+  );
+}
+
+/** Milliseconds of an `every` interval: a whole number and one unit s, m, h or d; floor 60 s. */
+export function intervalMs(expr: string): number {
+  return parseInterval(expr).ms;
+}
+
+/** The interval in ms and in its normal spelling ("015M " -> "15m"). */
+function parseInterval(expr: string): { ms: number; text: string } {
+  const text = expr.trim();
+  const m = /^(\d{1,12})\s*([smhd])$/i.exec(text);
+  if (!m) {
+    throw new ScheduleError(
+      "schedule.expr",
+      `${quote(text)} is not an interval; expected a whole number and one unit s, m, h or d ` +
+        `(e.g. 90s, 15m, 2h, 1d; for 1h30m write 90m)`,
+    );
+  }
+  const count = Number(m[1]);
+  const unit = (m[2] ?? "").toLowerCase();
+  const ms = count * (UNIT_MS[unit] ?? NaN);
+  if (!(ms >= INTERVAL_FLOOR_MS)) {
+    throw new ScheduleError(
+      "schedule.expr",
+      `${quote(text)} is shorter than the 60-second floor; use 60s or more`,
+    );
+  }
+  if (ms > INTERVAL_CEILING_MS) {
+    throw new ScheduleError(
+      "schedule.expr",
+      `${quote(text)} is longer than 365d; use a cron or at schedule instead`,
+    );
+  }
+  return { ms, text: `${count}${unit}` };
+}
+
+function cronExpr(expr: string): string {
+  try {
+    return normalizeCron(expr);
+  } catch (e) {
+    if (e instanceof CronSyntaxError) throw new ScheduleError("schedule.expr", e.message);
+    throw e;
+  }
+}
+
+function atInstant(expr: string, tz: string): number {
+  const r = parseTimestamp(expr, tz);
+  if (r.ok) return r.epochMs;
+  const detail = r.reason === "gap" ? `${r.message}; pick a time outside the gap` : r.message;
+  throw new ScheduleError("schedule.expr", detail);
+}
+
+/**
+ * The first fire strictly after `after`, or null when there is none (an `at` already
+ * passed). `every` returns after + interval (the caller anchors it). Throws ScheduleError
+ * when the schedule is invalid or its next fire cannot be computed.
+ */
+export function nextFire(schedule: Schedule, after: Date): Date | null {
+  const afterMs = after.getTime();
+  if (!Number.isFinite(afterMs)) throw new RangeError("nextFire: `after` is an invalid Date");
+  const kind = checkKind(schedule.kind);
+  const tz = checkZone(schedule.tz);
+  switch (kind) {
+    case "every":
+      return new Date(afterMs + intervalMs(schedule.expr));
+    case "at": {
+      const fire = atInstant(schedule.expr.trim(), tz);
+      return fire > afterMs ? new Date(fire) : null;
+    }
+    case "cron":
+      try {
+        return new Date(nextCronFire(cronExpr(schedule.expr), tz, afterMs));
+      } catch (e) {
+        if (e instanceof CronNoFireError) throw new ScheduleError("schedule.expr", e.message);
+        throw e;
+      }
+  }
+}
+
+/** The next `count` fires strictly after `from` (fewer for an `at`: one or none). */
+export function previewFires(schedule: Schedule, from: Date, count: number): Date[] {
+  if (!Number.isInteger(count) || count < 0) {
+    throw new RangeError(`previewFires: count must be a whole number >= 0, got ${count}`);
+  }
+  const fires: Date[] = [];
+  let cursor = from;
+  while (fires.length < count) {
+    const next = nextFire(schedule, cursor);
+    if (!next) break;
+    fires.push(next);
+    cursor = next;
+  }
+  return fires;
+}
