@@ -5,11 +5,14 @@ export type WireKind = "chat_completions" | "messages";
 export type ThinkingType = "enabled" | "disabled" | "adaptive";
 export type AuthStyle = "bearer" | "x-api-key";
 
-/** Where a resolved value came from, in precedence order. */
-export type SourceKind = "flag" | "env" | "project" | "global" | "default";
+/**
+ * Where a resolved value came from, in precedence order. "preset" marks a value the active
+ * provider preset supplied (it ranks just below the source that chose the preset).
+ */
+export type SourceKind = "flag" | "env" | "project" | "global" | "preset" | "default";
 export interface Source {
   kind: SourceKind;
-  /** File path for project/global, variable name for env, flag name for flag. */
+  /** File path for project/global, variable name for env, flag name for flag, preset id for preset. */
   detail?: string;
 }
 
@@ -54,4 +57,6 @@ export interface Settings {
   sources: Readonly<Record<string, Source>>;
   /** Warnings collected while resolving (unknown keys, project-file global-only keys). */
   warnings: readonly string[];
+  /** The settings files consulted (global always named, even when it does not exist yet). */
+  files?: { global: string; project?: string };
 }

@@ -1,0 +1,64 @@
+// Where the settings files live: the agent home (global file) and the project file found
+// by walking up from the working directory.
+
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { SettingsError } from "./errors.ts";
+import type { Env } from "../ports.ts";
+
+export const SETTINGS_FILE_NAME = "settings.toml";
+export const PROJECT_DIR_NAME = ".agent";
+
+/** AGENT_HOME, else ~/.agent. */
+export function agentHome(env: Env): string {
+  const explicit = env.get("AGENT_HOME")?.trim();
+  if (explicit) return resolve(explicit);
+  const home = env.get("HOME")?.trim() || env.get("USERPROFILE")?.trim();
+  if (!home) {
+    throw new SettingsError(
+      "Cannot locate the agent home: neither AGENT_HOME nor HOME is set. Set AGENT_HOME to a directory.",
+    );
+  }
+  return join(home, PROJECT_DIR_NAME);
+}
+
+export function globalSettingsPath(home: string): string {
+  return join(home, SETTINGS_FILE_NAME);
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project settings file: `<dir>/.agent/settings.toml` for the nearest `dir` at or above
+ * `cwd` that has one. The walk stops after the git root (a directory holding `.git`, file
+ * or folder, so worktrees count) or at the filesystem root. An `.agent` directory that is the
+ * agent home itself is never a project (a cwd under ~ would otherwise read the global file
+ * twice).
+ */
+export function findProjectSettingsFile(cwd: string, home: string): string | undefined {
+  const homeReal = real(home);
+  let dir = resolve(cwd);
+  for (;;) {
+    const agentDir = join(dir, PROJECT_DIR_NAME);
+    const candidate = join(agentDir, SETTINGS_FILE_NAME);
+    if (isFile(candidate) && real(agentDir) !== homeReal) return candidate;
+    if (existsSync(join(dir, ".git"))) return undefined;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
