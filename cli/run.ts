@@ -1,4 +1,55 @@
-export function main(_args: string[]): Promise<number> {
-  console.error("agent: not implemented yet");
-  return Promise.resolve(1);
+// Dispatch for `agent` once the fast paths in main.ts are out of the way. Every failure
+// becomes one line on stderr and exit code 1, never a stack trace.
+
+import { parseAgentArgs, UsageError } from "./args.ts";
+import { helpText } from "./help.ts";
+import { VERSION } from "./version.ts";
+import { processEnv, systemClock } from "../core/ports.ts";
+
+export async function main(argv: string[]): Promise<number> {
+  const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
+  const err = (t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t));
+  try {
+    const args = parseAgentArgs(argv);
+    if (args.help) return out(helpText() + "\n"), 0;
+    if (args.version) return out(`agent ${VERSION}\n`), 0;
+    if (args.command === "config") {
+      const { runConfig } = await import("./config_main.ts");
+      return await runConfig(args, out);
+    }
+    if (args.command === "sessions") {
+      const { listSessions } = await import("./sessions.ts");
+      return await listSessions(out);
+    }
+    if (args.headless) {
+      const controller = new AbortController();
+      const onSigint = () => controller.abort(new Error("interrupted"));
+      Deno.addSignalListener("SIGINT", onSigint);
+      try {
+        const { runHeadless } = await import("./headless.ts");
+        return await runHeadless(args, {
+          env: processEnv,
+          fetch: globalThis.fetch,
+          clock: systemClock,
+          cwd: Deno.cwd(),
+          stdout: out,
+          stderr: err,
+          signal: controller.signal,
+        });
+      } finally {
+        Deno.removeSignalListener("SIGINT", onSigint);
+      }
+    }
+    const { runInteractive } = await import("./interactive.ts");
+    return await runInteractive(args);
+  } catch (e) {
+    err(`agent: ${oneLine(e)}\n`);
+    if (e instanceof UsageError) err("see agent --help\n");
+    return 1;
+  }
+}
+
+function oneLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.replace(/\s*\n\s*/g, " ").trim();
 }

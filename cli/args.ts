@@ -1,0 +1,171 @@
+// Command-line parsing for `agent`. The agent's own flags plus every settings flag from
+// core/settings/knobs.ts. Unknown flags are a one-line error, never a stack trace.
+
+import { parseArgs } from "node:util";
+import { SETTINGS_FLAGS, settingsParseArgsOptions } from "../core/settings/knobs.ts";
+import type { Flags } from "../core/settings/resolve.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../core/agent/permissions.ts";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface OwnFlag {
+  name: string;
+  short?: string;
+  type: "string" | "boolean";
+  valueName?: string;
+  help: string;
+}
+
+export const OWN_FLAGS: readonly OwnFlag[] = [
+  {
+    name: "print",
+    short: "p",
+    type: "boolean",
+    help: "Headless: run the prompt to completion and exit (0 ok, 1 error, 2 needs a human)",
+  },
+  {
+    name: "workdir",
+    type: "string",
+    valueName: "<dir>",
+    help: "Workspace to run in (default: the current directory)",
+  },
+  {
+    name: "mode",
+    type: "string",
+    valueName: "<auto|strict|plan>",
+    help:
+      "Permission mode: auto applies edits; strict makes every edit or shell call need a human; plan denies them (default auto)",
+  },
+  {
+    name: "output",
+    type: "string",
+    valueName: "<file>",
+    help: "Headless: write the markdown run report here (directories are created)",
+  },
+  {
+    name: "output-format",
+    type: "string",
+    valueName: "<text|json>",
+    help: "Headless: stdout gets the final answer (text, default) or one JSON result object (json)",
+  },
+  {
+    name: "resume",
+    type: "string",
+    valueName: "<session-id>",
+    help: "Continue a saved session; with -p the prompt is the answer to its open question",
+  },
+  {
+    name: "max-turns",
+    type: "string",
+    valueName: "<n>",
+    help: "Stop after this many model turns (default 100)",
+  },
+  {
+    name: "effort",
+    type: "string",
+    valueName: "<level>",
+    help: "Reasoning effort for this run (vocabulary depends on the backend; see /effort)",
+  },
+  { name: "json", type: "boolean", help: "With `agent config`: print JSON" },
+  { name: "help", short: "h", type: "boolean", help: "Show this help" },
+  { name: "version", short: "V", type: "boolean", help: "Print the version" },
+];
+
+export interface ParsedArgs {
+  command: "run" | "config" | "sessions";
+  headless: boolean;
+  workdir?: string;
+  mode: PermissionMode;
+  output?: string;
+  outputFormat: "text" | "json";
+  resume?: string;
+  maxTurns?: number;
+  effort?: string;
+  json: boolean;
+  help: boolean;
+  version: boolean;
+  prompt?: string;
+  /** Settings flags, keyed by flag name, for resolveSettings. */
+  settingsFlags: Flags;
+}
+
+export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    ...settingsParseArgsOptions(),
+  };
+  for (const f of OWN_FLAGS) {
+    options[f.name] = f.short ? { type: f.type, short: f.short } : { type: f.type };
+  }
+  const dashDash = argv.indexOf("--");
+  const before = dashDash === -1 ? [...argv] : argv.slice(0, dashDash);
+  const after = dashDash === -1 ? [] : argv.slice(dashDash + 1);
+
+  let parsed;
+  try {
+    parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(cleanParseError(err));
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const positionals = [...parsed.positionals];
+  let command: ParsedArgs["command"] = "run";
+  if (positionals[0] === "config" || positionals[0] === "sessions") {
+    command = positionals.shift() as "config" | "sessions";
+  }
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `expected one prompt but got ${positionals.length} words; quote the prompt or put it after --`,
+    );
+  }
+  if (after.length > 0 && positionals.length > 0) {
+    throw new UsageError("give the prompt either before or after --, not both");
+  }
+  const prompt = after.length > 0 ? after.join(" ") : positionals[0];
+
+  const mode = (v.mode ?? "auto") as string;
+  if (!PERMISSION_MODES.includes(mode as PermissionMode)) {
+    throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")}; got "${mode}"`);
+  }
+  const outputFormat = (v["output-format"] ?? "text") as string;
+  if (outputFormat !== "text" && outputFormat !== "json") {
+    throw new UsageError(`--output-format must be text or json; got "${outputFormat}"`);
+  }
+  let maxTurns: number | undefined;
+  if (v["max-turns"] !== undefined) {
+    maxTurns = Number(v["max-turns"]);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+      throw new UsageError(`--max-turns must be a positive integer; got "${v["max-turns"]}"`);
+    }
+  }
+  const settingsFlags: Flags = {};
+  for (const f of SETTINGS_FLAGS) if (v[f.name] !== undefined) settingsFlags[f.name] = v[f.name];
+
+  const result: ParsedArgs = {
+    command,
+    headless: v.print === true,
+    mode: mode as PermissionMode,
+    outputFormat,
+    json: v.json === true,
+    help: v.help === true,
+    version: v.version === true,
+    settingsFlags,
+  };
+  if (typeof v.workdir === "string") result.workdir = v.workdir;
+  if (typeof v.output === "string") result.output = v.output;
+  if (typeof v.resume === "string") result.resume = v.resume;
+  if (typeof v.effort === "string") result.effort = v.effort;
+  if (maxTurns !== undefined) result.maxTurns = maxTurns;
+  if (prompt !== undefined) result.prompt = prompt;
+  return result;
+}
+
+function cleanParseError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const unknown = msg.match(/Unknown option '([^']+)'/);
+  if (unknown) return `unknown option ${unknown[1]} (see agent --help)`;
+  const missing = msg.match(/Option '([^']+)'.*argument missing/);
+  if (missing) return `option ${missing[1]!.replace(/^-\w, /, "")} needs a value`;
+  return msg.split("\n")[0]!.replace(/\. To specify a positional.*$/, "");
+}

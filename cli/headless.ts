@@ -1,0 +1,209 @@
+// `agent -p`: run one prompt (or one resumed answer) to completion, write the report,
+// print the result, and return the exit code: 0 ok, 1 error, 2 needs a human.
+
+import { dirname, resolve } from "node:path";
+import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { ParsedArgs } from "./args.ts";
+import { type AgentContext, prepareAgent } from "./setup.ts";
+import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
+import { type LoopResult, runLoop } from "../core/agent/loop.ts";
+import { resumeWith } from "../core/agent/resume.ts";
+import { renderReport } from "../core/agent/report.ts";
+import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
+import type { Message } from "../core/wires/types.ts";
+import { costOf } from "../core/pricing/pricing.ts";
+import { writeFileAtomic } from "../core/atomic_write.ts";
+
+export class HeadlessError extends Error {
+  override name = "HeadlessError";
+}
+
+export interface HeadlessDeps {
+  env: Env;
+  fetch: Fetch;
+  clock: Clock;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Aborted on ctrl+c. */
+  signal: AbortSignal;
+}
+
+export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise<number> {
+  const started = performance.now();
+  const prompt = args.prompt;
+  if (prompt === undefined || prompt.trim() === "") {
+    throw new HeadlessError('no prompt: give it after --, e.g. agent -p -- "fix the tests"');
+  }
+  const outputPath = args.output ? resolve(deps.cwd, args.output) : undefined;
+  if (outputPath) await checkWritable(outputPath);
+
+  const ctx = await prepareAgent({
+    flags: args.settingsFlags,
+    mode: args.mode,
+    env: deps.env,
+    fetch: deps.fetch,
+    clock: deps.clock,
+    cwd: deps.cwd,
+    ...(args.workdir ? { workdir: args.workdir } : {}),
+  });
+  const jobId = deps.env.get("AGENT_JOB_ID");
+  const jobName = deps.env.get("AGENT_JOB_NAME");
+
+  let history: Message[];
+  let journal: Journal;
+  let effort = args.effort;
+  if (args.resume) {
+    const session = await loadSession(ctx.sessionsDir, args.resume);
+    const step = await resumeWith(session, prompt, {
+      tools: ctx.tools,
+      workdir: ctx.workdir,
+      signal: deps.signal,
+    });
+    journal = Journal.reopen(ctx.sessionsDir, args.resume);
+    for (const m of step.appended) journal.append({ type: "message", message: m });
+    history = step.messages;
+    if (step.effort) effort = step.effort;
+  } else {
+    journal = await Journal.create(ctx.sessionsDir, {
+      id: newSessionId(deps.clock.now()),
+      created_at: deps.clock.now().toISOString(),
+      workdir: ctx.workdir,
+      provider: ctx.settings.provider,
+      model: ctx.settings.model,
+      mode: args.mode,
+      ...(jobId ? { job_id: jobId } : {}),
+      ...(jobName ? { job_name: jobName } : {}),
+    });
+    history = [{ role: "user", parts: [{ type: "text", text: prompt }] }];
+    journal.append({ type: "message", message: history[0]! });
+  }
+
+  const result = await runLoop(history, {
+    wire: ctx.wire,
+    model: ctx.settings.model,
+    system: ctx.system,
+    tools: ctx.tools,
+    mode: args.mode,
+    workdir: ctx.workdir,
+    context_window: ctx.resolver.contextWindow,
+    journal,
+    signal: deps.signal,
+    ...(effort ? { effort } : {}),
+    ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),
+    ...(ctx.settings.max_tokens ? { max_tokens: ctx.settings.max_tokens } : {}),
+    ...(ctx.settings.token_budget ? { token_budget: ctx.settings.token_budget } : {}),
+    ...(ctx.settings.compaction_threshold
+      ? { compaction_threshold: ctx.settings.compaction_threshold }
+      : {}),
+    ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
+  });
+  ctx.resolver.applyResponseModel(result.model);
+  journal.append({
+    type: "outcome",
+    done_reason: result.done_reason,
+    questions: result.questions,
+    final_text: result.final_text,
+    at: deps.clock.now().toISOString(),
+  });
+
+  // Outcome fields are fixed here, before reflection, so reflection cannot change them.
+  const outcome: HeadlessResult = Object.freeze(buildResult(result, ctx, journal.id, started, {
+    ...(outputPath ? { report_path: outputPath } : {}),
+    ...(jobId ? { job_id: jobId } : {}),
+    ...(jobName ? { job_name: jobName } : {}),
+  }));
+
+  if (ctx.memory && ctx.settings.memory_reflect && result.done_reason === "stop") {
+    await reflectHeadless(ctx, result, deps);
+  }
+  await journal.flush();
+  if (outputPath) {
+    await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
+  }
+  if (args.outputFormat === "json") deps.stdout(JSON.stringify(outcome) + "\n");
+  else {
+    if (outcome.final_text) deps.stdout(outcome.final_text + "\n");
+    if (outcome.outcome === "needs_human") {
+      for (const q of outcome.questions) deps.stderr(`needs a human (${q.kind}): ${q.text}\n`);
+      deps.stderr(`resume with: agent -p --resume ${outcome.session_id} -- "<answer>"\n`);
+    } else if (outcome.error) deps.stderr(`agent: ${outcome.error}\n`);
+  }
+  return outcome.exit_code;
+}
+
+function buildResult(
+  r: LoopResult,
+  ctx: AgentContext,
+  sessionId: string,
+  started: number,
+  extra: Partial<HeadlessResult>,
+): HeadlessResult {
+  const outcome: Outcome = r.done_reason === "stop"
+    ? "ok"
+    : r.done_reason === "needs_human"
+    ? "needs_human"
+    : "error";
+  const model = ctx.resolver.displayName;
+  return {
+    outcome,
+    exit_code: EXIT_CODES[outcome],
+    done_reason: r.done_reason,
+    session_id: sessionId,
+    model,
+    usage: r.usage,
+    cost_usd: ctx.settings.pricing_enabled ? costOf(ctx.settings.provider, model, r.usage) : null,
+    final_text: r.final_text,
+    questions: r.questions,
+    ...(r.error ? { error: r.error } : {}),
+    duration_ms: Math.round(performance.now() - started),
+    ...extra,
+  };
+}
+
+async function reflectHeadless(
+  ctx: AgentContext,
+  result: LoopResult,
+  deps: HeadlessDeps,
+): Promise<void> {
+  const { reflect } = await import("../core/memory/reflection.ts");
+  const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
+  try {
+    await reflect({
+      transcript: result.messages,
+      doneReason: result.done_reason,
+      memory: ctx.memory!,
+      timeoutMs: REFLECTION_TIMEOUT_HEADLESS_MS,
+      clock: deps.clock,
+      signal: deps.signal,
+      run: async ({ system, messages, tools, signal }) => {
+        await runLoop(messages, {
+          wire: ctx.wire,
+          model: ctx.settings.model,
+          system,
+          tools,
+          mode: "auto",
+          workdir: ctx.workdir,
+          context_window: ctx.resolver.contextWindow,
+          max_turns: 8,
+          signal,
+        });
+      },
+    });
+  } catch (err) {
+    deps.stderr(`agent: memory reflection failed: ${err instanceof Error ? err.message : err}\n`);
+  }
+}
+
+async function checkWritable(path: string): Promise<void> {
+  try {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    const probe = `${path}.probe-${crypto.randomUUID().slice(0, 6)}`;
+    await Deno.writeTextFile(probe, "");
+    await Deno.remove(probe);
+  } catch (err) {
+    throw new HeadlessError(
+      `cannot write the report to ${path}: ${err instanceof Error ? err.message : err}`,
+    );
+  }
+}

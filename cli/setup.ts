@@ -1,0 +1,124 @@
+// Builds everything a run needs from the command line: settings, endpoint, wire, tools,
+// system prompt, memory. Shared by headless runs and interactive sessions.
+
+import { join } from "node:path";
+import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Settings } from "../core/settings/types.ts";
+import type { Endpoint, Wire, WireOptions } from "../core/wires/types.ts";
+import type { Tool } from "../core/tools/types.ts";
+import type { PermissionMode } from "../core/agent/permissions.ts";
+import { type Flags, resolveSettings } from "../core/settings/resolve.ts";
+import { resolveEndpoint } from "../core/settings/keys.ts";
+import { agentHome } from "../core/settings/project.ts";
+import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
+import { createWire } from "../core/wires/create.ts";
+import { ModelNameResolver } from "../core/wires/probe.ts";
+import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
+import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
+import type { MemoryStore } from "../core/memory/store.ts";
+
+export class SetupError extends Error {
+  override name = "SetupError";
+}
+
+export interface SetupInput {
+  flags: Flags;
+  workdir?: string;
+  mode: PermissionMode;
+  env: Env;
+  fetch: Fetch;
+  clock: Clock;
+  cwd: string;
+}
+
+export interface AgentContext {
+  settings: Settings;
+  home: string;
+  workdir: string;
+  sessionsDir: string;
+  endpoint: Endpoint;
+  wire: Wire;
+  resolver: ModelNameResolver;
+  tools: Tool[];
+  system: string;
+  memory?: MemoryStore;
+}
+
+export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
+  const workdir = await realWorkdir(input.workdir ?? input.cwd);
+  const home = agentHome(input.env);
+  const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
+  const endpoint = resolveEndpoint(settings, input.env);
+  const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
+  if (hosted && !endpoint.api_key) {
+    throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
+  }
+  const wire = createWire(endpoint, wireOptions(settings), input.fetch);
+  const resolver = new ModelNameResolver({
+    model: settings.model,
+    hasBaseUrl: settings.base_url !== undefined,
+    fallbackContextWindow: CONSERVATIVE_CONTEXT_WINDOW,
+    ...(settings.context_window !== undefined
+      ? { pinnedContextWindow: settings.context_window }
+      : {}),
+  });
+
+  // The probe and memory set-up are independent; run them side by side.
+  const probe = settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null);
+  const memory = settings.memory_enabled
+    ? await openMemoryFor(settings, workdir, input.clock)
+    : undefined;
+  resolver.applyListing(await probe);
+
+  const tools: Tool[] = [...WORKSPACE_TOOLS];
+  if (memory) tools.push(memory.tool());
+  const system = composeSystemPrompt({
+    workdir,
+    today: input.clock.now().toISOString().slice(0, 10),
+    mode: input.mode,
+    ...(memory ? { memoryIndex: memory.cachedIndex() } : {}),
+  });
+  return {
+    settings,
+    home,
+    workdir,
+    sessionsDir: join(home, "sessions"),
+    endpoint,
+    wire,
+    resolver,
+    tools,
+    system,
+    ...(memory ? { memory } : {}),
+  };
+}
+
+export function wireOptions(s: Settings): WireOptions {
+  const o: WireOptions = { thinking_type: s.thinking_type, strict_tools: s.strict_tools };
+  if (s.temperature !== undefined) o.temperature = s.temperature;
+  if (s.top_p !== undefined) o.top_p = s.top_p;
+  if (s.top_k !== undefined) o.top_k = s.top_k;
+  if (s.enable_thinking !== undefined) o.enable_thinking = s.enable_thinking;
+  if (s.request_priority !== undefined) o.request_priority = s.request_priority;
+  if (s.max_tokens !== undefined) o.max_tokens = s.max_tokens;
+  return o;
+}
+
+async function realWorkdir(path: string): Promise<string> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch {
+    throw new SetupError(`workdir ${path} does not exist`);
+  }
+  if (!info.isDirectory) throw new SetupError(`workdir ${path} is not a directory`);
+  return await Deno.realPath(path);
+}
+
+async function openMemoryFor(
+  settings: Settings,
+  workdir: string,
+  clock: Clock,
+): Promise<MemoryStore> {
+  const { openMemory } = await import("../core/memory/store.ts");
+  return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+}

@@ -1,0 +1,46 @@
+// The markdown run report written by `agent -p --output FILE` (and read by the outpost).
+
+import type { HeadlessResult } from "./types.ts";
+
+export function renderReport(r: HeadlessResult, prompt: string): string {
+  const lines: string[] = [];
+  const title = r.job_name ? `Run report: ${r.job_name}` : "Run report";
+  lines.push(`# ${title}`, "");
+  const facts: Array<[string, string]> = [
+    ["Outcome", `${r.outcome} (exit ${r.exit_code})`],
+    ["Done reason", r.done_reason],
+    ["Model", r.model],
+    ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
+  ];
+  if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(4)}`]);
+  facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
+  facts.push(["Session", r.session_id]);
+  if (r.job_id) facts.push(["Job", r.job_name ? `${r.job_id} (${r.job_name})` : r.job_id]);
+  for (const [k, v] of facts) lines.push(`- **${k}:** ${v}`);
+  if (r.error) lines.push(`- **Error:** ${r.error}`);
+  lines.push("", "## Prompt", "", fence(prompt), "");
+  if (r.questions.length > 0) {
+    lines.push("## Questions for the operator", "");
+    for (const q of r.questions) {
+      lines.push(
+        `- **${q.kind}:** ${q.text}${
+          q.options?.length ? ` (options: ${q.options.join(", ")})` : ""
+        }`,
+      );
+    }
+    lines.push(
+      "",
+      `Answer from the dashboard inbox, or resume here: \`agent --resume ${r.session_id}\``,
+      "",
+    );
+  }
+  lines.push("## Final answer", "", r.final_text || "_(no final answer)_", "");
+  return lines.join("\n");
+}
+
+/** A fence longer than any backtick run inside, so the prompt renders verbatim. */
+function fence(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const f = "`".repeat(longest + 1);
+  return `${f}text\n${text}\n${f}`;
+}

@@ -1,0 +1,48 @@
+// Cost from token usage. Models missing from the table have no cost (null), never zero.
+// Cache-creation tokens are charged at the input rate (a known underestimate).
+
+import type { Usage } from "../wires/types.ts";
+import table from "./prices.json" with { type: "json" };
+
+interface Rate {
+  input: number;
+  output: number;
+  cache_read?: number;
+}
+
+type Table = Record<string, Record<string, Rate> | string>;
+
+/** Lower-case, drop a `[1m]` tier suffix and a provider prefix such as `openai/`. */
+export function sanitizeModelId(model: string): string {
+  return model.trim().toLowerCase().replace(/\[1m\]$/, "").replace(/^.*\//, "");
+}
+
+export function rateFor(
+  provider: string,
+  model: string,
+  prices: Table = table as Table,
+): Rate | null {
+  const rows = prices[provider];
+  if (!rows || typeof rows === "string") return null;
+  return rows[sanitizeModelId(model)] ?? null;
+}
+
+export function costOf(
+  provider: string,
+  model: string,
+  usage: Usage,
+  prices?: Table,
+): number | null {
+  const rate = rateFor(provider, model, prices);
+  if (!rate) return null;
+  const perToken = (usd: number) => usd / 1_000_000;
+  return usage.input_tokens * perToken(rate.input) +
+    (usage.cache_creation_tokens ?? 0) * perToken(rate.input) +
+    (usage.cache_read_tokens ?? 0) * perToken(rate.cache_read ?? rate.input) +
+    usage.output_tokens * perToken(rate.output);
+}
+
+export function formatCost(usd: number | null): string {
+  if (usd === null) return "";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}

@@ -1,0 +1,280 @@
+// `agent -p` as a real child process against the fake model server, with the release
+// permission flags. Covers the issue's headless cases end to end.
+
+import assert from "node:assert/strict";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+
+async function setup(models = [{ id: "served-model", max_model_len: 32768 }]) {
+  const fake = await startFakeModelServer({ models });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  const env = {
+    home,
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: "chat_completions",
+    AGENT_MEMORY_REFLECT: "0",
+  };
+  return { fake, home, work, env, [Symbol.asyncDispose]: () => fake.close() };
+}
+
+Deno.test("a tool-calling headless run edits a file, writes the report and exits 0", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(`${t.work}/notes.txt`, "status: draft\n");
+  t.fake.enqueue(
+    reply().tool("str_replace", { path: "notes.txt", old_str: "draft", new_str: "final" }),
+  );
+  t.fake.enqueue(reply().text("Marked the notes final.").usage(120, 30));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--mode",
+    "auto",
+    "--output",
+    `${t.home}/out/report.md`,
+    "--",
+    "finalize the notes",
+  ], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "Marked the notes final.");
+  assert.equal(await Deno.readTextFile(`${t.work}/notes.txt`), "status: final\n");
+  const report = await Deno.readTextFile(`${t.home}/out/report.md`);
+  assert.match(report, /\*\*Outcome:\*\* ok \(exit 0\)/);
+  assert.match(report, /\*\*Done reason:\*\* stop/);
+  assert.match(report, /\*\*Model:\*\* served-model/);
+  assert.match(report, /finalize the notes/);
+  assert.match(report, /Marked the notes final\./);
+  // The default sentinel was sent verbatim; the resolved name only shows in the report.
+  assert.equal((t.fake.requests[0]!.body as { model: string }).model, "default");
+  t.fake.assertNoViolations();
+});
+
+Deno.test("strict mode ends with exit 2, the intended edit recorded and not applied; resume applies it", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--mode",
+    "strict",
+    "--output-format",
+    "json",
+    "--output",
+    `${t.home}/r.md`,
+    "--",
+    "add a deploy script",
+  ], t.env);
+  assert.equal(r.code, 2, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.outcome, "needs_human");
+  assert.equal(result.done_reason, "needs_human");
+  assert.equal(result.questions[0]!.kind, "approval");
+  assert.match(result.questions[0]!.text, /create deploy\.sh/);
+  await assert.rejects(Deno.stat(`${t.work}/deploy.sh`));
+  assert.match(
+    await Deno.readTextFile(`${t.home}/r.md`),
+    /approval:\*\* Strict mode: approve this action\? create deploy\.sh/,
+  );
+
+  t.fake.enqueue(reply().text("Deploy script added."));
+  const resumed = await runAgent([
+    "-p",
+    "--resume",
+    result.session_id,
+    "--workdir",
+    t.work,
+    "--mode",
+    "strict",
+    "--output-format",
+    "json",
+    "--",
+    "approved",
+  ], t.env);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(await Deno.readTextFile(`${t.work}/deploy.sh`), "echo hi\n");
+  const second = t.fake.requests[1]!.body as {
+    messages: Array<{ role: string; tool_call_id?: string; content?: string }>;
+  };
+  const toolMsg = second.messages.find((m) => m.role === "tool");
+  assert.match(String(toolMsg?.content), /Approved by the operator/);
+  t.fake.assertNoViolations();
+});
+
+Deno.test("plan mode denies the edit and the run still completes", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("create", { path: "x.txt", file_text: "x" }));
+  t.fake.enqueue(reply().text("Plan: create x.txt with x."));
+  const r = await runAgent(["-p", "--workdir", t.work, "--mode", "plan", "--", "make x"], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  await assert.rejects(Deno.stat(`${t.work}/x.txt`));
+  const second = t.fake.requests[1]!.body as {
+    messages: Array<{ role: string; content?: string }>;
+  };
+  assert.match(String(second.messages.find((m) => m.role === "tool")?.content), /plan mode/);
+});
+
+Deno.test("the ask tool ends with exit 2 and the questions with their kinds in JSON and report", async () => {
+  await using t = await setup();
+  t.fake.enqueue(
+    reply().tool("ask", {
+      questions: [{ kind: "question", text: "Which region?" }, {
+        kind: "plan",
+        text: "Deploy to eu first?",
+      }],
+    }),
+  );
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--output",
+    `${t.home}/q.md`,
+    "--",
+    "deploy",
+  ], t.env);
+  assert.equal(r.code, 2);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.deepEqual(result.questions, [{ kind: "question", text: "Which region?" }, {
+    kind: "plan",
+    text: "Deploy to eu first?",
+  }]);
+  const report = await Deno.readTextFile(`${t.home}/q.md`);
+  assert.match(report, /- \*\*question:\*\* Which region\?/);
+  assert.match(report, /- \*\*plan:\*\* Deploy to eu first\?/);
+});
+
+Deno.test("done reasons: token_budget and turn_cap exit 1 with the reason", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("view", { path: "." }).usage(900, 200));
+  const budget = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--token-budget",
+    "1000",
+    "--output-format",
+    "json",
+    "--",
+    "look",
+  ], t.env);
+  assert.equal(budget.code, 1);
+  assert.equal((JSON.parse(budget.stdout) as HeadlessResult).done_reason, "token_budget");
+
+  t.fake.enqueue(reply().tool("view", { path: "." }));
+  t.fake.enqueue(reply().tool("search", { glob: "*" }));
+  const capped = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--max-turns",
+    "2",
+    "--output-format",
+    "json",
+    "--",
+    "look",
+  ], t.env);
+  assert.equal(capped.code, 1);
+  assert.equal((JSON.parse(capped.stdout) as HeadlessResult).done_reason, "turn_cap");
+});
+
+Deno.test("a dash-leading prompt after -- is a prompt, not an option", async () => {
+  await using t = await setup();
+  t.fake.enqueue((req) =>
+    reply().text(
+      `got: ${
+        JSON.stringify(
+          (req.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content,
+        )
+      }`,
+    )
+  );
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--", "--version is what I want explained"],
+    t.env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /--version is what I want explained/);
+});
+
+Deno.test("a single trailing positional works without --", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().text("hi"));
+  const r = await runAgent(["-p", "--workdir", t.work, "say hi"], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "hi");
+});
+
+Deno.test("JSON output carries outcome, exit code, done_reason, usage, cost, final text", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().text("answer").usage(11, 7));
+  const r = await runAgent(["-p", "--workdir", t.work, "--output-format", "json", "--", "q"], {
+    ...t.env,
+    AGENT_JOB_ID: "42",
+    AGENT_JOB_NAME: "nightly",
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.outcome, "ok");
+  assert.equal(result.exit_code, 0);
+  assert.equal(result.final_text, "answer");
+  assert.deepEqual([result.usage.input_tokens, result.usage.output_tokens], [11, 7]);
+  assert.equal(result.cost_usd, null);
+  assert.equal(result.job_id, "42");
+  assert.equal(result.job_name, "nightly");
+});
+
+Deno.test("bad input: each gives a one-line error and exit 1, never a stack trace", async () => {
+  await using t = await setup();
+  const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    [["-p", "--bogus", "--", "x"], {}, /unknown option --bogus/],
+    [["-p", "--workdir", `${t.home}/missing`, "--", "x"], {}, /workdir .*missing does not exist/],
+    [
+      ["-p", "--workdir", t.work, "--output", "/proc/nope/report.md", "--", "x"],
+      {},
+      /cannot write the report to \/proc\/nope\/report\.md/,
+    ],
+    [
+      ["-p", "--workdir", t.work, "--", "x"],
+      { AGENT_BASE_URL: "", AGENT_PROVIDER: "messages" },
+      /no API key/,
+    ],
+    [
+      ["-p", "--workdir", t.work, "--", "x"],
+      { AGENT_BASE_URL: "http://127.0.0.1:9/v1" },
+      /127\.0\.0\.1:9/,
+    ],
+    [
+      ["-p", "--workdir", t.work, "--mode", "yolo", "--", "x"],
+      {},
+      /--mode must be one of auto, strict, plan/,
+    ],
+    [["-p", "--workdir", t.work, "--temperature", "hot", "--", "x"], {}, /temperature/],
+    [["-p", "--workdir", t.work], {}, /no prompt/],
+  ];
+  for (const [args, env, pattern] of cases) {
+    const r = await runAgent(args, { ...t.env, ...env });
+    assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern, args.join(" "));
+    assert.ok(!/\n\s+at /.test(r.stderr), `stack trace for ${args.join(" ")}: ${r.stderr}`);
+    assert.ok(r.stderr.trim().split("\n").length <= 2, `more than one line: ${r.stderr}`);
+  }
+});
+
+Deno.test("the Messages wire works end to end too", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().reasoning("hmm").text("messages ok"));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--provider", "messages", "--", "hello"],
+    t.env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "messages ok");
+  assert.equal(t.fake.requests[0]!.path, "/v1/messages");
+  t.fake.assertNoViolations();
+});
