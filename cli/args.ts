@@ -1,7 +1,6 @@
 // Command-line parsing for `agent`. The agent's own flags plus every settings flag from
 // core/settings/knobs.ts. Unknown flags are a one-line error, never a stack trace.
 
-import { parseArgs } from "node:util";
 import { SETTINGS_FLAGS, settingsParseArgsOptions } from "../core/settings/knobs.ts";
 import type { Flags } from "../core/settings/resolve.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../core/agent/permissions.ts";
@@ -102,13 +101,8 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   const before = dashDash === -1 ? [...argv] : argv.slice(0, dashDash);
   const after = dashDash === -1 ? [] : argv.slice(dashDash + 1);
 
-  let parsed;
-  try {
-    parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError(cleanParseError(err));
-  }
-  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const parsed = parseFlags(before, options);
+  const v = parsed.values;
   const positionals = [...parsed.positionals];
   let command: ParsedArgs["command"] = "run";
   if (positionals[0] === "config" || positionals[0] === "sessions") {
@@ -161,11 +155,51 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   return result;
 }
 
-function cleanParseError(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
-  const unknown = msg.match(/Unknown option '([^']+)'/);
-  if (unknown) return `unknown option ${unknown[1]} (see agent --help)`;
-  const missing = msg.match(/Option '([^']+)'.*argument missing/);
-  if (missing) return `option ${missing[1]!.replace(/^-\w, /, "")} needs a value`;
-  return msg.split("\n")[0]!.replace(/\. To specify a positional.*$/, "");
+/**
+ * A strict GNU-style flag parser (`--name value`, `--name=value`, `-x`). Deliberately small:
+ * node:util's parseArgs would pull Deno's Node layer onto the start-up path.
+ */
+export function parseFlags(
+  args: readonly string[],
+  options: Record<string, { type: "string" | "boolean"; short?: string }>,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const byShort = new Map(
+    Object.entries(options).flatMap(([name, o]) => (o.short ? [[o.short, name]] : [])),
+  );
+  const values: Record<string, string | boolean | undefined> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      if (eq !== -1) inline = arg.slice(eq + 1);
+    } else {
+      const long = arg.length === 2 ? byShort.get(arg[1]!) : undefined;
+      if (!long) throw new UsageError(`unknown option ${arg} (see agent --help)`);
+      name = long;
+    }
+    const option = options[name];
+    if (!option) throw new UsageError(`unknown option --${name} (see agent --help)`);
+    if (option.type === "boolean") {
+      if (inline !== undefined) throw new UsageError(`option --${name} does not take a value`);
+      values[name] = true;
+    } else if (inline !== undefined) {
+      values[name] = inline;
+    } else {
+      const next = args[i + 1];
+      if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) {
+        throw new UsageError(`option --${name} needs a value`);
+      }
+      values[name] = next;
+      i++;
+    }
+  }
+  return { values, positionals };
 }

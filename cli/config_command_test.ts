@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { envFrom } from "../core/ports.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
 import { maskKey } from "../core/settings/mask.ts";

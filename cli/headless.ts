@@ -1,7 +1,7 @@
 // `agent -p`: run one prompt (or one resumed answer) to completion, write the report,
 // print the result, and return the exit code: 0 ok, 1 error, 2 needs a human.
 
-import { dirname, resolve } from "node:path";
+import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import { type AgentContext, prepareAgent } from "./setup.ts";

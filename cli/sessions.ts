@@ -1,6 +1,6 @@
 // `agent sessions`: saved sessions, newest first, with how each ended.
 
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import { agentHome } from "../core/settings/project.ts";
 import { processEnv } from "../core/ports.ts";
 import { loadSession } from "../core/agent/journal.ts";

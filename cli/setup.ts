@@ -1,7 +1,7 @@
 // Builds everything a run needs from the command line: settings, endpoint, wire, tools,
 // system prompt, memory. Shared by headless runs and interactive sessions.
 
-import { join } from "node:path";
+import { join } from "../core/path.ts";
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { Settings } from "../core/settings/types.ts";
 import type { Endpoint, Wire, WireOptions } from "../core/wires/types.ts";

@@ -1,6 +1,6 @@
 // Write-then-rename so a reader never sees a half-written file and a crash never leaves one.
 
-import { dirname } from "node:path";
+import { dirname } from "./path.ts";
 
 export async function writeFileAtomic(
   path: string,

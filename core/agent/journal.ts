@@ -2,7 +2,7 @@
 // is appended as it happens, so a run that ended needing a human (or crashed) can be
 // resumed from its file.
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import type { Message, Part } from "../wires/types.ts";
 import type { Question } from "../tools/types.ts";
 import type { DoneReason } from "./types.ts";

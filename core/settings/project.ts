@@ -1,8 +1,7 @@
 // Where the settings files live: the agent home (global file) and the project file found
 // by walking up from the working directory.
 
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "../path.ts";
 import { SettingsError } from "./errors.ts";
 import type { Env } from "../ports.ts";
 
@@ -28,7 +27,7 @@ export function globalSettingsPath(home: string): string {
 
 function real(p: string): string {
   try {
-    return realpathSync(p);
+    return Deno.realPathSync(p);
   } catch {
     return resolve(p);
   }
@@ -36,7 +35,7 @@ function real(p: string): string {
 
 function isFile(p: string): boolean {
   try {
-    return statSync(p).isFile();
+    return Deno.statSync(p).isFile;
   } catch {
     return false;
   }
@@ -56,9 +55,18 @@ export function findProjectSettingsFile(cwd: string, home: string): string | und
     const agentDir = join(dir, PROJECT_DIR_NAME);
     const candidate = join(agentDir, SETTINGS_FILE_NAME);
     if (isFile(candidate) && real(agentDir) !== homeReal) return candidate;
-    if (existsSync(join(dir, ".git"))) return undefined;
+    if (exists(join(dir, ".git"))) return undefined;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    Deno.lstatSync(p);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -2,7 +2,7 @@
 // file, the global file and defaults become one deep-frozen Settings value that remembers
 // where every value came from. Decisions are written down in settings.md.
 
-import { dirname, join } from "node:path";
+import { dirname, join } from "../path.ts";
 import type { Env } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import {

@@ -1,7 +1,7 @@
 // Settings resolution runs on every `agent` start (interactive and each scheduled child),
 // so its cost is part of startup latency.
 
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { resolveEndpoint } from "./keys.ts";
 import { resolveSettings } from "./resolve.ts";

@@ -2,7 +2,7 @@
 // beats global beats default. Each case peels the most specific source off one at a time.
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { KNOBS, KNOBS_BY_KEY } from "./knobs.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";

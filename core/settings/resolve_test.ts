@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { agentHome, findProjectSettingsFile } from "./project.ts";

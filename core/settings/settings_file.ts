@@ -4,7 +4,7 @@
 // not parse is never overwritten.
 
 import { stringify } from "smol-toml";
-import { dirname, join } from "node:path";
+import { dirname, join } from "../path.ts";
 import { SettingsError, tomlSyntaxError } from "./errors.ts";
 import { PRESET_ID_PATTERN } from "./presets.ts";
 import { globalSettingsPath } from "./project.ts";

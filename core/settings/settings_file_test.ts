@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join } from "../path.ts";
 import { parse } from "smol-toml";
 import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";

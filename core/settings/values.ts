@@ -1,7 +1,7 @@
 // Turning raw setting values (flag and env strings, TOML values) into typed, range-checked
 // values. Every rejection is a SettingsError naming the key, the source and the expected type.
 
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "../path.ts";
 import { describePosition, describeSource, SettingsError } from "./errors.ts";
 import type { Knob, Range } from "./knobs.ts";
 import type { Source } from "./types.ts";

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import type { Tool } from "./types.ts";
 import { capText, ToolInputError } from "./text_edit.ts";
 import description from "./shell.md" with { type: "text" };
@@ -48,13 +47,16 @@ interface ShellResult {
 }
 
 /** Runs in its own process group so a timeout or interrupt kills everything it started. */
-export function runShell(
+export async function runShell(
   command: string,
   cwd: string,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<ShellResult> {
-  return new Promise((resolve) => {
+  // Loaded on first use: node:child_process is the way to get a new process group, and
+  // keeping Deno's Node layer off the start-up path saves several milliseconds per run.
+  const { spawn } = await import("node:child_process");
+  return await new Promise((resolve) => {
     const child = spawn("sh", ["-c", command], {
       cwd,
       detached: true,

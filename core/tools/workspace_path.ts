@@ -3,7 +3,7 @@
 // (symlinks resolved, also for the nearest existing ancestor of a path that does not exist
 // yet) and must stay inside the workdir's real path.
 
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "../path.ts";
 
 export class WorkspacePathError extends Error {
   override name = "WorkspacePathError";
