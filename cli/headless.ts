@@ -176,6 +176,7 @@ async function reflectHeadless(
       timeoutMs: REFLECTION_TIMEOUT_HEADLESS_MS,
       clock: deps.clock,
       signal: deps.signal,
+      env: deps.env,
       run: async ({ system, messages, tools, signal }) => {
         await runLoop(messages, {
           wire: ctx.wire,

@@ -278,3 +278,52 @@ Deno.test("the Messages wire works end to end too", async () => {
   assert.equal(t.fake.requests[0]!.path, "/v1/messages");
   t.fake.assertNoViolations();
 });
+
+Deno.test("after a stop, reflection writes durable memory; its failure never changes the outcome", async () => {
+  await using t = await setup();
+  const env = { ...t.env, AGENT_MEMORY_REFLECT: "1" };
+  t.fake.enqueue(reply().text("The build uses make."));
+  t.fake.enqueue(
+    reply().tool("memory", {
+      command: "create",
+      path: "/memories/facts/build.md",
+      file_text: "---\ncategory: project-fact\n---\n# Build\nUse make.\n",
+    }),
+  );
+  t.fake.enqueue(reply().text("Saved one fact."));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--",
+    "how do I build?",
+  ], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as HeadlessResult).final_text, "The build uses make.");
+  const fact = await Deno.readTextFile(`${t.home}/.agent/memory/facts/build.md`);
+  assert.match(fact, /Use make\./);
+  assert.match(fact, new RegExp(`workspace: ${t.work.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+
+  // Reflection hits a server error: the run is still ok with the same answer.
+  t.fake.enqueue(reply().text("second answer"));
+  const again = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--",
+    "again",
+  ], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((JSON.parse(again.stdout) as HeadlessResult).outcome, "ok");
+
+  // A needs-human ending skips reflection entirely (no extra model request).
+  const before = t.fake.requests.length;
+  t.fake.enqueue(reply().tool("ask", { questions: [{ kind: "question", text: "?" }] }));
+  const asked = await runAgent(["-p", "--workdir", t.work, "--", "ask me"], env);
+  assert.equal(asked.code, 2);
+  assert.equal(t.fake.requests.length, before + 1);
+});

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { DAY } from "./limits.ts";
+import { planSweep } from "./sweep.ts";
+import { sandbox, touch } from "../../tests/fixtures/memory/sandbox.ts";
+
+const HOUR = DAY / 24;
+
+Deno.test("sweep: ages decide on the injected clock", async () => {
+  const sb = await sandbox();
+  const s = sb.store;
+  try {
+    const files: Record<string, string> = {
+      "session.md": "---\ncategory: session\n---\nscratch\n",
+      "episode.md": "---\ncategory: episodic\n---\nwhat happened\n",
+      "fact.md": "---\ncategory: project-fact\n---\na fact\n",
+      "pref.md": "---\ncategory: preference\n---\na taste\n",
+    };
+    for (const [name, text] of Object.entries(files)) s.create(`/memories/${name}`, text);
+    Deno.writeTextFileSync(`${sb.root}/legacy.md`, "no frontmatter\n");
+    s.refresh();
+    // Pin every mtime to the clock's now, then move only the clock.
+    const t0 = sb.clock.now();
+    for (const name of [...Object.keys(files), "legacy.md"]) touch(`${sb.root}/${name}`, t0);
+    s.refresh();
+    const exists = (name: string) => {
+      try {
+        return Deno.statSync(`${sb.root}/${name}`).isFile;
+      } catch {
+        return false;
+      }
+    };
+
+    await sb.clock.advance(23 * HOUR);
+    assert.deepEqual(s.sweep(), { deleted: [], stale: [], failed: [] });
+
+    await sb.clock.advance(2 * HOUR); // 25 h
+    assert.deepEqual(s.sweep().deleted, ["/memories/session.md"]);
+    assert.equal(exists("session.md"), false);
+
+    await sb.clock.advance(40 * DAY); // ~41 days
+    assert.deepEqual(s.sweep().deleted, []);
+    assert.ok(exists("episode.md"));
+
+    await sb.clock.advance(2 * DAY); // ~43 days
+    assert.deepEqual(s.sweep().deleted, ["/memories/episode.md"]);
+    assert.equal(exists("episode.md"), false);
+
+    await sb.clock.advance(140 * DAY); // ~183 days
+    const report = s.sweep();
+    assert.deepEqual(report.deleted, []);
+    assert.deepEqual(report.stale.sort(), ["/memories/fact.md", "/memories/legacy.md"]);
+    assert.equal(s.list().stats["project-fact"].stale, 2);
+    assert.equal(s.list().files.find((f) => f.path === "/memories/fact.md")?.stale, true);
+
+    await sb.clock.advance(3650 * DAY); // ten years: nothing else is ever deleted
+    assert.deepEqual(s.sweep().deleted, []);
+    assert.ok(exists("fact.md") && exists("pref.md") && exists("legacy.md"));
+
+    // Touching a fact (an edit) clears its stale flag.
+    s.strReplace("/memories/fact.md", "a fact", "a fact, re-checked");
+    touch(`${sb.root}/fact.md`, sb.clock.now());
+    assert.deepEqual(s.sweep().stale, ["/memories/legacy.md"]);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("sweep: re-reads a file before deleting it (same mtime and size, new category)", async () => {
+  const sb = await sandbox();
+  try {
+    sb.store.create("/memories/x.md", "---\ncategory: session\n---\nscratch\n");
+    touch(`${sb.root}/x.md`, sb.clock.now());
+    sb.store.refresh();
+    // Outside the tool, the file becomes a preference with the same size and mtime, which
+    // the cheap mtime/size check cannot see; the sweep re-reads before it deletes.
+    Deno.writeTextFileSync(`${sb.root}/x.md`, "---\ncategory: preference\n---\nkeep\n");
+    touch(`${sb.root}/x.md`, sb.clock.now());
+    await sb.clock.advance(30 * HOUR);
+    assert.deepEqual(sb.store.sweep().deleted, []);
+    assert.equal(Deno.readTextFileSync(`${sb.root}/x.md`).includes("keep"), true);
+    assert.equal(sb.store.list().files[0]?.category, "preference", "index corrected");
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("sweep: the planner is pure", () => {
+  const base = { size: 1, workspace: null, legacy: false, title: "t" };
+  const plan = planSweep([
+    { ...base, path: "s", category: "session", mtimeMs: 0 },
+    { ...base, path: "e", category: "episodic", mtimeMs: 0 },
+    { ...base, path: "f", category: "project-fact", mtimeMs: 0 },
+    { ...base, path: "p", category: "preference", mtimeMs: 0 },
+  ], 200 * DAY);
+  assert.deepEqual(plan, { expired: ["s", "e"], stale: ["f"] });
+});

@@ -1,0 +1,73 @@
+// The workspace a memory file is stamped with: the real path of the working directory, or,
+// inside a linked git worktree, the same place in its MAIN working tree (so every
+// worktree of one repository shares its memories).
+//
+// Detection reads git's own pointers instead of spawning git: a linked worktree has a
+// `.git` FILE saying `gitdir: <common>/worktrees/<name>`, and that gitdir holds a
+// `commondir` file pointing at the shared `.git` directory (what
+// `git rev-parse --git-common-dir` prints). Submodules also use a `.git` file but have no
+// `commondir`, so they keep their own path.
+
+function dirname(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+function resolveFrom(base: string, p: string): string {
+  return p.startsWith("/") ? p : `${base}/${p}`;
+}
+
+function readTrimmed(path: string): string | null {
+  try {
+    return Deno.readTextFileSync(path).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The main working tree for a linked worktree whose top is `top`, or null. */
+function mainTreeOf(top: string): string | null {
+  const pointer = readTrimmed(`${top}/.git`);
+  const m = pointer ? /^gitdir:\s*(.+)$/m.exec(pointer) : null;
+  if (!m?.[1]) return null;
+  const gitdir = resolveFrom(top, m[1].trim());
+  const common = readTrimmed(`${gitdir}/commondir`);
+  if (!common) return null; // a submodule or a plain gitfile checkout
+  let commonReal: string;
+  try {
+    commonReal = Deno.realPathSync(resolveFrom(gitdir, common));
+  } catch {
+    return null;
+  }
+  // A bare common repository has no main working tree: keep the linked checkout's path.
+  if (!commonReal.endsWith("/.git")) return null;
+  const main = dirname(commonReal);
+  try {
+    return Deno.statSync(`${main}/.git`).isDirectory ? Deno.realPathSync(main) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function resolveWorkspaceSync(cwd: string): string {
+  const real = Deno.realPathSync(cwd);
+  for (let dir = real;; dir = dirname(dir)) {
+    let info: Deno.FileInfo | null = null;
+    try {
+      info = Deno.lstatSync(`${dir}/.git`);
+    } catch { /* not here, look further up */ }
+    if (info?.isDirectory) return real; // a main working tree (or a plain repository)
+    if (info?.isFile) {
+      const main = mainTreeOf(dir);
+      if (!main) return real;
+      const below = real.slice(dir.length); // "" or "/sub/dir"
+      return `${main}${below}`;
+    }
+    if (dir === "/") return real;
+  }
+}
+
+/** Real path of `cwd`, mapped to the main working tree for a linked git worktree. */
+export function resolveWorkspace(cwd: string): Promise<string> {
+  return Promise.resolve().then(() => resolveWorkspaceSync(cwd));
+}
