@@ -2,34 +2,49 @@
 // from scripts/permissions.ts. Needs a machine that can download Deno's `denort` runtime.
 //   deno task compile [--target x86_64-unknown-linux-gnu] [--out dist]
 
-import { parseArgs } from "node:util";
 import { ENTRY_POINTS, type ProgramName } from "./permissions.ts";
+import { parseFlags } from "../cli/args.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { target: { type: "string" }, out: { type: "string", default: "dist" } },
-});
-const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-for (const name of Object.keys(ENTRY_POINTS) as ProgramName[]) {
+/** The `deno compile` arguments for one program. */
+export function compileArgs(
+  name: ProgramName,
+  opts: { out: string; target?: string; root?: string },
+): string[] {
+  const root = opts.root ?? ROOT;
   const { entry, permissions } = ENTRY_POINTS[name];
-  const args = [
+  return [
     "compile",
     ...permissions,
-    ...(values.target ? ["--target", values.target] : []),
+    ...(opts.target ? ["--target", opts.target] : []),
     "--include",
     `${root}/recipes`,
     "--include",
     `${root}/schemas`,
     "--output",
-    `${values.out}/${name}`,
+    `${opts.out}/${name}`,
     `${root}/${entry}`,
   ];
-  console.error(`compiling ${name} …`);
-  const { code } = await new Deno.Command(Deno.execPath(), { args, stdout: "inherit", stderr: "inherit" })
-    .output();
-  if (code !== 0) {
-    console.error(`deno compile failed for ${name} (exit ${code})`);
-    Deno.exit(code);
+}
+
+if (import.meta.main) {
+  const { values } = parseFlags(Deno.args, { target: { type: "string" }, out: { type: "string" } });
+  const out = typeof values.out === "string" ? values.out : "dist";
+  const target = typeof values.target === "string" ? values.target : undefined;
+  for (const name of Object.keys(ENTRY_POINTS) as ProgramName[]) {
+    console.error(`compiling ${name} …`);
+    const args = compileArgs(name, { out, ...(target ? { target } : {}) });
+    const { code } = await new Deno.Command(Deno.execPath(), {
+      args,
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (code !== 0) {
+      console.error(
+        `deno compile failed for ${name} (exit ${code}); it needs to download denort from the Deno release host`,
+      );
+      Deno.exit(code);
+    }
   }
 }

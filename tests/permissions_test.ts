@@ -1,0 +1,69 @@
+// The permission flags live in scripts/permissions.ts; deno.json's tasks must use exactly
+// those, so `deno task agent|outpost` confines the programs like the compiled binaries.
+
+import assert from "node:assert/strict";
+import { AGENT_PERMISSIONS, ENTRY_POINTS, OUTPOST_PERMISSIONS } from "../scripts/permissions.ts";
+import { compileArgs } from "../scripts/compile.ts";
+
+const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+
+Deno.test("deno.json's agent and outpost tasks use the permission flags of scripts/permissions.ts", () => {
+  assert.equal(
+    config.tasks.agent,
+    `deno run ${AGENT_PERMISSIONS.join(" ")} ${ENTRY_POINTS.agent.entry}`,
+  );
+  assert.equal(
+    config.tasks.outpost,
+    `deno run ${OUTPOST_PERMISSIONS.join(" ")} ${ENTRY_POINTS["agent-outpost"].entry}`,
+  );
+});
+
+Deno.test("neither program is granted FFI or an interactive permission prompt", () => {
+  for (const flags of [AGENT_PERMISSIONS, OUTPOST_PERMISSIONS]) {
+    assert.ok(flags.includes("--deny-ffi"));
+    assert.ok(flags.includes("--no-prompt"));
+    assert.ok(!flags.includes("--allow-all") && !flags.includes("-A"));
+    assert.ok(!flags.some((f) => f.startsWith("--allow-ffi")));
+  }
+});
+
+Deno.test("the confined agent refuses what its flags do not grant", async () => {
+  // Run a probe through the agent's exact flags: FFI is denied, so dlopen fails.
+  const probe = await Deno.makeTempFile({ suffix: ".ts" });
+  await Deno.writeTextFile(
+    probe,
+    `try { Deno.dlopen("libc.so.6", {}); console.log("ffi allowed"); } catch (e) { console.log(e.name); }`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...AGENT_PERMISSIONS, probe],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "NotCapable");
+  await Deno.remove(probe);
+});
+
+Deno.test("the compile script bakes in the same flags for both programs", () => {
+  assert.deepEqual(
+    compileArgs("agent", { out: "dist", root: "/r" }),
+    [
+      "compile",
+      ...AGENT_PERMISSIONS,
+      "--include",
+      "/r/recipes",
+      "--include",
+      "/r/schemas",
+      "--output",
+      "dist/agent",
+      "/r/cli/main.ts",
+    ],
+  );
+  const outpost = compileArgs("agent-outpost", {
+    out: "o",
+    target: "x86_64-unknown-linux-gnu",
+    root: "/r",
+  });
+  assert.deepEqual(outpost.slice(1, 1 + OUTPOST_PERMISSIONS.length), [...OUTPOST_PERMISSIONS]);
+  assert.ok(outpost.includes("--target"));
+  assert.equal(outpost.at(-1), "/r/server/main.ts");
+});
