@@ -27,6 +27,11 @@ export interface ToolSpec {
   input_schema: JsonSchema;
 }
 
+/**
+ * Token counts of one response, the same on both wires: `input_tokens` excludes cached
+ * prompt tokens (Chat Completions' prompt_tokens minus prompt_tokens_details.cached_tokens;
+ * Messages' input_tokens as sent), so the whole prompt is input + cache_read + cache_creation.
+ */
 export interface Usage {
   input_tokens: number;
   output_tokens: number;

@@ -1,0 +1,132 @@
+// Renders the wire-neutral history and knobs into a Messages request body.
+//
+// The body, decided here:
+//   { model, max_tokens (default 32000),
+//     system: [{ type: "text", text, cache_control: { type: "ephemeral" } }],  // cached prefix
+//     messages, tools?, tool_choice?, thinking?, output_config?: { effort }, stream: true }
+// thinking per settings thinking.type:
+//   adaptive (default) → { type: "adaptive", display: "summarized" }
+//   enabled            → { type: "enabled", display: "summarized" }   (no budget_tokens, ever)
+//   disabled           → { type: "disabled" }
+// A forced tool call (tool_choice { type: "tool" }) sends no `thinking` at all: the API
+// refuses thinking together with a forced tool.
+// Never sent: temperature, top_p, top_k, budget_tokens, priority, strict (spec 4.3 rules 5-7).
+
+import { type EffortBackend, effortPatch } from "./effort.ts";
+import type { Message, WireOptions, WireRequest } from "./types.ts";
+
+export const DEFAULT_MESSAGES_MAX_TOKENS = 32_000;
+
+type Block = Record<string, unknown>;
+
+/** tool_use ids must match ^[a-zA-Z0-9_-]+$; ids minted by other wires may not. */
+export function messagesToolId(id: string): string {
+  const clean = id.replace(/[^a-zA-Z0-9_-]/g, "_");
+  return clean || "toolu_empty";
+}
+
+export function renderMessagesRequest(
+  req: WireRequest,
+  options: WireOptions,
+  backend: EffortBackend,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: req.model,
+    max_tokens: req.max_tokens ?? options.max_tokens ?? DEFAULT_MESSAGES_MAX_TOKENS,
+  };
+  if (req.system) {
+    body.system = [{ type: "text", text: req.system, cache_control: { type: "ephemeral" } }];
+  }
+  body.messages = renderMessages(req);
+  if (req.tools.length > 0) {
+    body.tools = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+    }));
+    if (req.force_tool !== undefined) {
+      body.tool_choice = { type: "tool", name: req.force_tool };
+    }
+  }
+  if (body.tool_choice === undefined) {
+    switch (options.thinking_type) {
+      case "adaptive":
+        body.thinking = { type: "adaptive", display: "summarized" };
+        break;
+      case "enabled":
+        body.thinking = { type: "enabled", display: "summarized" };
+        break;
+      case "disabled":
+        body.thinking = { type: "disabled" };
+        break;
+    }
+  }
+  Object.assign(body, effortPatch(backend, req.effort));
+  body.stream = true;
+  return body;
+}
+
+function renderMessages(req: WireRequest): Block[] {
+  const out: Block[] = [];
+  const lastUser = req.messages.findLastIndex((m) => m.role === "user");
+  req.messages.forEach((message, i) => {
+    const reminder = i === lastUser ? req.reminder : undefined;
+    const content = message.role === "assistant"
+      ? assistantBlocks(message)
+      : userBlocks(message, reminder);
+    if (content.length > 0) out.push({ role: message.role, content });
+  });
+  if (lastUser === -1 && req.reminder) {
+    out.push({ role: "user", content: [{ type: "text", text: req.reminder }] });
+  }
+  return out;
+}
+
+function assistantBlocks(message: Message): Block[] {
+  const blocks: Block[] = [];
+  for (const part of message.parts) {
+    switch (part.type) {
+      case "reasoning":
+        // Only signed thinking can be replayed; unsigned text came from the other wire.
+        if (part.signature) {
+          blocks.push({ type: "thinking", thinking: part.text, signature: part.signature });
+        }
+        break;
+      case "redacted_reasoning":
+        blocks.push({ type: "redacted_thinking", data: part.data });
+        break;
+      case "text":
+        if (part.text) blocks.push({ type: "text", text: part.text });
+        break;
+      case "tool_call":
+        blocks.push({
+          type: "tool_use",
+          id: messagesToolId(part.id),
+          name: part.name,
+          input: part.input,
+        });
+        break;
+      default:
+        break;
+    }
+  }
+  return blocks;
+}
+
+function userBlocks(message: Message, reminder: string | undefined): Block[] {
+  const results: Block[] = [];
+  const texts: Block[] = [];
+  for (const part of message.parts) {
+    if (part.type === "tool_result") {
+      const block: Block = { type: "tool_result", tool_use_id: messagesToolId(part.call_id) };
+      if (part.content) block.content = part.content;
+      if (part.is_error) block.is_error = true;
+      results.push(block);
+    } else if (part.type === "text" && part.text) {
+      texts.push({ type: "text", text: part.text });
+    }
+  }
+  if (reminder) texts.push({ type: "text", text: reminder });
+  // tool_result blocks must lead the user turn that answers the calls.
+  return [...results, ...texts];
+}

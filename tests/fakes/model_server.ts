@@ -1,0 +1,401 @@
+// The one fake model server: in-process Deno.serve on 127.0.0.1, port 0, speaking both wires
+// at their real paths and vLLM's extras. Streams follow the documented formats.
+//
+//   import { httpError, reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
+//
+//   const fake = await startFakeModelServer({
+//     models: [{ id: "qwen3-8b", max_model_len: 32768 }], // GET /v1/models (default: fake-model)
+//     priorityScheduling: false, // a non-zero `priority` then gets vLLM's 400
+//     apiKey: "sk-test",         // optional: when set, requests without it get 401
+//     responseModel: "qwen3-8b", // response.model (default: the first served model id)
+//     chunkBytes: 7,             // optional: split every frame into 7-byte writes
+//   });
+//   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
+//   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
+//   fake.enqueue(reply().tool("view", { path: "a.txt" }));  // args streamed in 3 fragments
+//   fake.enqueue((req) => reply().text(`echo ${req.path}`)); // computed from the request
+//   fake.enqueue(httpError(429, { error: { message: "slow down" } }, { "retry-after": "2" }));
+//   fake.enqueue(reply().text("partial").hang());           // then nothing, until the client
+//                                                           // aborts or fake.close()
+//   fake.enqueue(reply().streamError("overloaded"));        // a mid-stream error event
+//   fake.enqueue(reply().text("par").reset());              // connection dropped mid-stream
+//   fake.enqueue(reply().raw(sseText));                     // a recorded stream verbatim
+//   await fake.waitForRequests(2);  // resolves once 2 model calls have arrived (no sleeping)
+//   fake.requests     // model calls only: { method, path, wire, headers, body, rejection? }
+//   fake.allRequests  // every request, including /v1/models and /metrics
+//   fake.violations   // invariant breaks answered with 4xx: { path, status, message }
+//   fake.assertNoViolations();
+//   fake.setWaiting(3)  // /metrics: vllm:num_requests_waiting 3
+//   fake.setModels([...]) / fake.failModels(503)
+//   await fake.close();  // ends hung streams, then shuts down
+//
+// Replies are consumed in FIFO order by POST /v1/chat/completions and POST /v1/messages and
+// rendered into whichever wire the request came in on. With no reply scripted the answer is a
+// 500 that says so, with `x-should-retry: false` so the wires do not retry it. A request that
+// breaks an invariant is answered 4xx with an explanation and does not consume a reply.
+// Scripted 429/5xx answers are retried by the wires with backoff, so give the wire a
+// FakeClock and advance it, or no retries:
+//   createWire(fakeEndpoint(fake, "messages"), defaultWireOptions(), undefined,
+//     { clock: fakeClock, retry: { maxRetries: 0 } })
+// (fakeEndpoint/defaultWireOptions are in model_server_wiring.ts). `reset()` makes Deno log
+// one "scripted connection reset" line; that is expected. The fake is safe to use from child
+// processes: they only need the URL (e.g. AGENT_BASE_URL=fake.url).
+
+import {
+  chatErrorBody,
+  checkChatRequest,
+  type Rejection,
+  renderChat,
+  type StreamAction,
+} from "./model_server_chat.ts";
+import {
+  checkMessagesRequest,
+  messagesErrorBody,
+  renderMessages,
+} from "./model_server_messages.ts";
+import type { HttpErrorReply, ReplyBuilder } from "./model_server_reply.ts";
+
+export {
+  fakeSignature,
+  httpError,
+  type HttpErrorReply,
+  reply,
+  ReplyBuilder,
+} from "./model_server_reply.ts";
+
+export interface FakeModel {
+  id: string;
+  max_model_len?: number;
+}
+
+export interface FakeServerOptions {
+  models?: FakeModel[];
+  priorityScheduling?: boolean;
+  apiKey?: string;
+  responseModel?: string;
+  chunkBytes?: number;
+}
+
+export type FakeWire = "chat_completions" | "messages" | "models" | "metrics" | "unknown";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  wire: FakeWire;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** Parsed JSON body (null when there was none or it was not JSON). */
+  body: Record<string, unknown> | null;
+  /** Set when the fake refused the request. */
+  rejection?: Rejection;
+}
+
+export interface Violation {
+  path: string;
+  status: number;
+  message: string;
+}
+
+export type Scripted = ReplyBuilder | HttpErrorReply;
+export type ScriptedReply = Scripted | ((req: RecordedRequest) => Scripted);
+
+export interface FakeModelServer {
+  readonly url: string;
+  readonly origin: string;
+  readonly requests: readonly RecordedRequest[];
+  readonly allRequests: readonly RecordedRequest[];
+  readonly violations: readonly Violation[];
+  /** Scripted replies not yet consumed. */
+  readonly pending: number;
+  enqueue(...replies: ScriptedReply[]): void;
+  setWaiting(n: number): void;
+  setRunning(n: number | undefined): void;
+  setModels(models: FakeModel[]): void;
+  failModels(status: number): void;
+  waitForRequests(count: number): Promise<void>;
+  assertNoViolations(): void;
+  close(): Promise<void>;
+}
+
+interface OpenStream {
+  wake(): void;
+}
+
+const encoder = new TextEncoder();
+
+export async function startFakeModelServer(
+  options: FakeServerOptions = {},
+): Promise<FakeModelServer> {
+  const state = {
+    models: options.models ?? [{ id: "fake-model", max_model_len: 32768 }],
+    modelsStatus: 200,
+    waiting: 0,
+    running: undefined as number | undefined,
+    queue: [] as ScriptedReply[],
+    requests: [] as RecordedRequest[],
+    all: [] as RecordedRequest[],
+    violations: [] as Violation[],
+    streams: new Set<OpenStream>(),
+    waiters: [] as { count: number; resolve: () => void }[],
+    closing: false,
+  };
+  const responseModel = () => options.responseModel ?? state.models[0]?.id ?? "fake-model";
+
+  const notify = () => {
+    state.waiters = state.waiters.filter((w) => {
+      if (state.requests.length < w.count) return true;
+      w.resolve();
+      return false;
+    });
+  };
+
+  const reject = (rec: RecordedRequest, r: Rejection, wire: "chat_completions" | "messages") => {
+    rec.rejection = r;
+    state.violations.push({ path: rec.path, status: r.status, message: r.message });
+    const body = wire === "messages"
+      ? messagesErrorBody(r.status, r.message)
+      : chatErrorBody(r.status, r.message);
+    return Response.json(body, { status: r.status });
+  };
+
+  const stream = (actions: StreamAction[]): Response => {
+    let open: OpenStream | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let wake = () => {};
+        const woken = new Promise<void>((resolve) => (wake = resolve));
+        open = { wake };
+        state.streams.add(open);
+        const write = (text: string) => {
+          const bytes = encoder.encode(text);
+          const size = options.chunkBytes ?? bytes.length;
+          for (let i = 0; i < bytes.length; i += size) {
+            controller.enqueue(bytes.subarray(i, i + size));
+          }
+        };
+        (async () => {
+          for (const action of actions) {
+            if (state.closing) break;
+            if (action.type === "frame") write(action.text);
+            else if (action.type === "hang") await woken;
+            else {
+              // Deno aborts the connection (and logs this one line).
+              controller.error(
+                new DOMException("fake model server: scripted connection reset", "AbortError"),
+              );
+              return;
+            }
+          }
+          controller.close();
+        })().catch(() => {/* the client went away */}).finally(() => {
+          if (open) state.streams.delete(open);
+        });
+      },
+      cancel() {
+        open?.wake();
+      },
+    });
+    return new Response(body, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
+  };
+
+  const authorized = (req: Request, wire: FakeWire): boolean => {
+    if (!options.apiKey) return true;
+    const bearer = req.headers.get("authorization") === `Bearer ${options.apiKey}`;
+    if (wire === "chat_completions") return bearer;
+    return bearer || req.headers.get("x-api-key") === options.apiKey;
+  };
+
+  const handleModelCall = async (
+    req: Request,
+    rec: RecordedRequest,
+    wire: "chat_completions" | "messages",
+  ): Promise<Response> => {
+    state.requests.push(rec);
+    try {
+      const text = await req.text();
+      try {
+        rec.body = text ? JSON.parse(text) : null;
+      } catch {
+        return reject(rec, { status: 400, message: "the body is not valid JSON" }, wire);
+      }
+      if (!authorized(req, wire)) {
+        const message = wire === "messages" ? "invalid x-api-key" : "Incorrect API key provided";
+        return reject(rec, { status: 401, message }, wire);
+      }
+      const problem = wire === "messages"
+        ? checkMessagesRequest(rec.body, req.headers)
+        : checkChatRequest(rec.body, { priorityScheduling: options.priorityScheduling ?? false });
+      if (problem) return reject(rec, problem, wire);
+      const next = state.queue.shift();
+      if (!next) {
+        const message = `fake model server: no reply was scripted for POST ${rec.path} ` +
+          `(model call #${state.requests.length}); enqueue one with fake.enqueue(reply()…)`;
+        const body = wire === "messages"
+          ? messagesErrorBody(500, message)
+          : chatErrorBody(500, message);
+        return Response.json(body, { status: 500, headers: { "x-should-retry": "false" } });
+      }
+      const scripted = typeof next === "function" ? next(rec) : next;
+      if (scripted.kind === "http_error") {
+        const isText = typeof scripted.body === "string";
+        return new Response(isText ? String(scripted.body) : JSON.stringify(scripted.body), {
+          status: scripted.status,
+          headers: {
+            "content-type": isText ? "text/plain" : "application/json",
+            ...scripted.headers,
+          },
+        });
+      }
+      const model = scripted.modelValue ?? responseModel();
+      const body = rec.body ?? {};
+      return stream(
+        wire === "messages"
+          ? renderMessages(scripted, body, model)
+          : renderChat(scripted, body, model),
+      );
+    } finally {
+      notify();
+    }
+  };
+
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const rec: RecordedRequest = { method: req.method, path, wire: "unknown", headers, body: null };
+    state.all.push(rec);
+    try {
+      if (path === "/metrics" && req.method === "GET") {
+        rec.wire = "metrics";
+        return new Response(
+          metricsText(responseModel(), state.waiting, state.running ?? state.streams.size),
+          {
+            headers: { "content-type": "text/plain; version=0.0.4" },
+          },
+        );
+      }
+      if (path === "/v1/models" && req.method === "GET") {
+        rec.wire = "models";
+        if (!authorized(req, "models")) {
+          return Response.json(chatErrorBody(401, "Incorrect API key provided"), { status: 401 });
+        }
+        if (state.modelsStatus !== 200) {
+          return Response.json(chatErrorBody(state.modelsStatus, "models listing failed"), {
+            status: state.modelsStatus,
+          });
+        }
+        return Response.json({ object: "list", data: state.models.map(modelEntry) });
+      }
+      if (path.endsWith("/v1/v1/messages")) {
+        rec.wire = "messages";
+        state.requests.push(rec);
+        notify();
+        return reject(rec, {
+          status: 404,
+          message: `Not Found: ${path}. The base_url still ends in /v1 and was not trimmed.`,
+        }, "messages");
+      }
+      if (path === "/v1/chat/completions" && req.method === "POST") {
+        rec.wire = "chat_completions";
+        return await handleModelCall(req, rec, "chat_completions");
+      }
+      if (path === "/v1/messages" && req.method === "POST") {
+        rec.wire = "messages";
+        return await handleModelCall(req, rec, "messages");
+      }
+      return Response.json(chatErrorBody(404, `Not Found: ${req.method} ${path}`), { status: 404 });
+    } catch (e) {
+      const message = `fake model server failed: ${e instanceof Error ? e.message : String(e)}`;
+      return Response.json(chatErrorBody(500, message), {
+        status: 500,
+        headers: { "x-should-retry": "false" },
+      });
+    }
+  };
+
+  let listening = () => {};
+  const listened = new Promise<void>((resolve) => (listening = resolve));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => listening() },
+    handler,
+  );
+  await listened;
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+
+  return {
+    url: `${origin}/v1`,
+    origin,
+    get requests() {
+      return state.requests;
+    },
+    get allRequests() {
+      return state.all;
+    },
+    get violations() {
+      return state.violations;
+    },
+    get pending() {
+      return state.queue.length;
+    },
+    enqueue(...replies) {
+      state.queue.push(...replies);
+    },
+    setWaiting(n) {
+      state.waiting = n;
+    },
+    setRunning(n) {
+      state.running = n;
+    },
+    setModels(models) {
+      state.models = models;
+      state.modelsStatus = 200;
+    },
+    failModels(status) {
+      state.modelsStatus = status;
+    },
+    waitForRequests(count) {
+      if (state.requests.length >= count) return Promise.resolve();
+      return new Promise((resolve) => state.waiters.push({ count, resolve }));
+    },
+    assertNoViolations() {
+      if (state.violations.length > 0) {
+        const list = state.violations.map((v) => `${v.status} ${v.path}: ${v.message}`);
+        throw new Error(`fake model server saw invalid requests:\n${list.join("\n")}`);
+      }
+    },
+    async close() {
+      state.closing = true;
+      for (const s of state.streams) s.wake();
+      await server.shutdown();
+    },
+  };
+}
+
+function modelEntry(m: FakeModel): Record<string, unknown> {
+  const entry: Record<string, unknown> = {
+    id: m.id,
+    object: "model",
+    created: 1767225600,
+    owned_by: "vllm",
+    root: m.id,
+    parent: null,
+  };
+  if (m.max_model_len !== undefined) entry.max_model_len = m.max_model_len;
+  return entry;
+}
+
+function metricsText(model: string, waiting: number, running: number): string {
+  const label = `{engine="0",model_name="${model}"}`;
+  return [
+    "# HELP vllm:num_requests_running Number of requests in model execution batches.",
+    "# TYPE vllm:num_requests_running gauge",
+    `vllm:num_requests_running${label} ${running.toFixed(1)}`,
+    "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
+    "# TYPE vllm:num_requests_waiting gauge",
+    `vllm:num_requests_waiting${label} ${waiting.toFixed(1)}`,
+    "",
+  ].join("\n");
+}
