@@ -1,9 +1,68 @@
-import type { ParsedArgs } from "./args.ts";
+// `agent` without -p: an interactive session in the workspace. Start-up is on the clock
+// (launch to input prompt under 100 ms): the terminal layer (node:readline) loads while the
+// agent context is prepared, and the pickers' library loads only when a picker opens.
 
-/** Interactive sessions arrive with the terminal-experience work; headless runs work today. */
-export function runInteractive(_args: ParsedArgs): Promise<number> {
-  console.error(
-    "agent: interactive sessions are not available in this build yet; use agent -p -- PROMPT",
-  );
-  return Promise.resolve(1);
+import type { ParsedArgs } from "./args.ts";
+import { processEnv, systemClock } from "../core/ports.ts";
+import { prepareAgent } from "./setup.ts";
+import { loadSession } from "../core/agent/journal.ts";
+import { checkEffort, effortBackend, InvalidEffortError } from "../core/wires/effort.ts";
+import { colorsWanted, makeStyle } from "./terminal/style.ts";
+import { openNodeTerminal } from "./terminal/node_terminal.ts";
+import { Session } from "./interactive_session.ts";
+
+export class InteractiveError extends Error {
+  override name = "InteractiveError";
+}
+
+export async function runInteractive(args: ParsedArgs): Promise<number> {
+  if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+    throw new InteractiveError(
+      'an interactive session needs a terminal on stdin and stdout; for scripts use agent -p -- "PROMPT"',
+    );
+  }
+  const colors = colorsWanted(processEnv, true);
+  const terminalLoading = openNodeTerminal(colors);
+  terminalLoading.catch(() => {}); // awaited below; a set-up error may come first
+  const ctx = await prepareAgent({
+    flags: args.settingsFlags,
+    mode: args.mode,
+    env: processEnv,
+    fetch: globalThis.fetch,
+    clock: systemClock,
+    cwd: Deno.cwd(),
+    allowMissingKey: true,
+    ...(args.workdir ? { workdir: args.workdir } : {}),
+  });
+  if (args.effort !== undefined) {
+    try {
+      checkEffort(effortBackend(ctx.endpoint), args.effort);
+    } catch (err) {
+      if (err instanceof InvalidEffortError) throw new InteractiveError(`--effort: ${err.message}`);
+      throw err;
+    }
+  }
+  const resumed = args.resume
+    ? { ...(await loadSession(ctx.sessionsDir, args.resume)), id: args.resume }
+    : undefined;
+  const terminal = await terminalLoading;
+  const session = new Session({
+    terminal,
+    style: makeStyle(colors),
+    env: processEnv,
+    fetch: globalThis.fetch,
+    clock: systemClock,
+    args,
+    ctx,
+    ...(resumed ? { resumed } : {}),
+  });
+  // Outside raw mode (between prompts) ctrl+c arrives as SIGINT: interrupt, never die.
+  const onSigint = () => session.interrupt();
+  Deno.addSignalListener("SIGINT", onSigint);
+  try {
+    return await session.run();
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSigint);
+    terminal.close();
+  }
 }

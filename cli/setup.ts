@@ -29,6 +29,8 @@ export interface SetupInput {
   fetch: Fetch;
   clock: Clock;
   cwd: string;
+  /** Interactive sessions open without a key, so /providers can store one. */
+  allowMissingKey?: boolean;
 }
 
 export interface AgentContext {
@@ -50,7 +52,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
   const endpoint = resolveEndpoint(settings, input.env);
   const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
-  if (hosted && !endpoint.api_key) {
+  if (hosted && !endpoint.api_key && !input.allowMissingKey) {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
   }
   const wire = createWire(endpoint, wireOptions(settings), input.fetch);

@@ -161,6 +161,8 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
 
     const results: Part[] = [];
     for (const [i, call] of calls.entries()) {
+      // An interrupt stops the remaining calls of this reply, not just the next request.
+      if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
       const signature = `${call.name}\u0000${stableJson(call.input)}`;
       streak = signature === streak.signature
         ? { signature, count: streak.count + 1 }

@@ -4,13 +4,14 @@
 import type { Usage } from "../wires/types.ts";
 import table from "./prices.json" with { type: "json" };
 
-interface Rate {
+export interface Rate {
   input: number;
   output: number;
   cache_read?: number;
 }
 
-type Table = Record<string, Record<string, Rate> | string>;
+/** USD per million tokens, keyed by provider then sanitized model id. */
+export type Table = Record<string, Record<string, Rate> | string>;
 
 /** Lower-case, drop a `[1m]` tier suffix and a provider prefix such as `openai/`. */
 export function sanitizeModelId(model: string): string {

@@ -1,0 +1,169 @@
+// Session commands (spec 4.2): parsing, /help, and the small ones (/cost, /tokens,
+// /reasoning). /model and /providers live in interactive_model.ts, /effort in
+// interactive_effort.ts, /memory and /reload in interactive_memory.ts.
+
+import { formatCost } from "../core/pricing/pricing.ts";
+import type { Session } from "./interactive_session.ts";
+import { modelCommand, providersCommand } from "./interactive_model.ts";
+import { effortCommand } from "./interactive_effort.ts";
+import { memoryCommand, reloadPrompt } from "./interactive_memory.ts";
+import { renderTokenReport, tokenBreakdown } from "./interactive_tokens.ts";
+
+export interface CommandSpec {
+  name: string;
+  usage: string;
+  help: string;
+}
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "model",
+    usage: "/model [id]",
+    help: "switch model: bare opens the picker (f favorites a row)",
+  },
+  { name: "providers", usage: "/providers [id]", help: "enter a provider's API key (masked)" },
+  { name: "effort", usage: "/effort [level]", help: "reasoning effort: bare opens the picker" },
+  {
+    name: "cost",
+    usage: "/cost [on|off]",
+    help: "cost display: report, enable, or disable and reset",
+  },
+  { name: "tokens", usage: "/tokens", help: "where the context goes, per component" },
+  { name: "reasoning", usage: "/reasoning", help: "show the last reply's reasoning in full" },
+  { name: "reload", usage: "/reload", help: "re-compose the memory index and the system prompt" },
+  {
+    name: "memory",
+    usage: "/memory [init]",
+    help: "reflect into memory now; init builds it from the repo",
+  },
+  { name: "help", usage: "/help", help: "this list" },
+  { name: "exit", usage: "/exit, /quit", help: "quit (memory reflection runs first)" },
+];
+
+export function parseCommand(text: string): { name: string; arg: string } {
+  const trimmed = text.trim().replace(/^\//, "");
+  const space = trimmed.search(/\s/);
+  if (space === -1) return { name: trimmed.toLowerCase(), arg: "" };
+  return { name: trimmed.slice(0, space).toLowerCase(), arg: trimmed.slice(space + 1).trim() };
+}
+
+export async function runCommand(s: Session, text: string): Promise<"quit" | void> {
+  const { name, arg } = parseCommand(text);
+  switch (name) {
+    case "exit":
+    case "quit":
+      return "quit";
+    case "help":
+      return showHelp(s);
+    case "model":
+      return await modelCommand(s, arg);
+    case "providers":
+      return await providersCommand(s, arg);
+    case "effort":
+      return await effortCommand(s, arg);
+    case "cost":
+      return costCommand(s, arg);
+    case "tokens":
+      return tokensCommand(s);
+    case "reasoning":
+      return showReasoning(s);
+    case "reload":
+      return reloadPrompt(s);
+    case "memory":
+      return await memoryCommand(s, arg);
+    default:
+      s.error(`Unknown command /${name}. /help lists the commands.`);
+  }
+}
+
+function showHelp(s: Session): void {
+  for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(18)} ${s.style.dim(c.help)}`);
+  s.print(
+    s.style.dim(
+      "  keys: ctrl+c interrupts a reply (quits at an empty prompt) · ctrl+q quits · " +
+        "↑↓ walk the input history · a line ending in \\ continues",
+    ),
+  );
+}
+
+export function costCommand(s: Session, arg: string): void {
+  const m = s.meter;
+  const sub = arg.trim().toLowerCase();
+  if (sub === "on") {
+    m.enable();
+    return s.print("cost display on; the running total starts at zero");
+  }
+  if (sub === "off") {
+    m.disable();
+    return s.print("cost display off; the running total is reset");
+  }
+  if (sub !== "") {
+    return s.error(`Unknown /cost argument ${JSON.stringify(arg)}: use on, off or nothing.`);
+  }
+  for (const line of costReport(s)) s.print(line);
+}
+
+/** What /cost says: on/off, the running total (or why there is none), footnotes. */
+export function costReport(s: Session): string[] {
+  const m = s.meter;
+  if (!m.enabled) return ["cost display is off (/cost on enables it)"];
+  const model = s.ctx.resolver.displayName;
+  const rate = m.rate(model);
+  const lines: string[] = [];
+  if (!rate) {
+    lines.push(
+      `cost display is on, but the price table has no entry for ${model} on ${m.provider}: no cost is shown`,
+    );
+  } else if (m.total === null) {
+    lines.push(
+      `running total unknown: no price for ${m.unpricedModels.join(", ")} on ${m.provider}`,
+    );
+  } else {
+    lines.push(
+      `running total ${formatCost(m.total)} on ${m.label} over ${m.turns} repl${
+        m.turns === 1 ? "y" : "ies"
+      } ` +
+        `(${model}: $${rate.input} in / $${rate.output} out per million tokens; cache writes at the input rate)`,
+    );
+  }
+  lines.push(...costFootnotes(s));
+  return lines;
+}
+
+function costFootnotes(s: Session): string[] {
+  return s.meter.footnotes.map((f) =>
+    `* before the swap to ${s.meter.label}: ${
+      f.usd === null ? "unknown (unpriced model)" : formatCost(f.usd)
+    } on ${f.label}`
+  );
+}
+
+function tokensCommand(s: Session): void {
+  const memoryIndex = s.ctx.memory?.cachedIndex();
+  const breakdown = tokenBreakdown({
+    system: s.ctx.system,
+    ...(memoryIndex ? { memoryIndex } : {}),
+    tools: s.ctx.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+    })),
+    history: s.history,
+    contextWindow: s.contextWindow,
+  });
+  const m = s.meter;
+  const priced = m.enabled && m.priced(s.ctx.resolver.displayName) && m.total !== null;
+  const lines = renderTokenReport({
+    breakdown,
+    ...(s.lastUsage ? { lastTurn: s.lastUsage } : {}),
+    session: s.sessionUsage,
+    ...(priced ? { cost: `${formatCost(m.total)} on ${m.label}` } : {}),
+    ...(m.enabled ? { footnotes: costFootnotes(s) } : {}),
+  });
+  for (const line of lines) s.print(line);
+}
+
+function showReasoning(s: Session): void {
+  if (s.lastReasoning.length === 0) return s.note("the last reply showed no reasoning");
+  for (const block of s.lastReasoning) s.print(s.style.dim(block));
+}

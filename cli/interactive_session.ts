@@ -1,0 +1,354 @@
+// One interactive session: the input loop, a reply per message, and the state the session
+// commands act on (interactive_commands.ts). Keys: ctrl+c interrupts a reply (at an empty
+// prompt it quits), ctrl+q quits from anywhere, ctrl+d at an empty prompt quits.
+
+import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Message, ServedModel, Usage } from "../core/wires/types.ts";
+import type { Question } from "../core/tools/types.ts";
+import type { Flags } from "../core/settings/resolve.ts";
+import type { AgentContext } from "./setup.ts";
+import type { ParsedArgs } from "./args.ts";
+import type { Terminal, WatchedKey } from "./terminal/terminal.ts";
+import type { Style } from "./terminal/style.ts";
+import { Journal, type LoadedSession, newSessionId } from "../core/agent/journal.ts";
+import { type LoopConfig, runLoop, type ToolCallPart } from "../core/agent/loop.ts";
+import { resumeWith } from "../core/agent/resume.ts";
+import { appendUserText, repairHistory } from "../core/agent/history_convert.ts";
+import { CostMeter } from "../core/pricing/cost_meter.ts";
+import { ReplyView } from "./interactive_view.ts";
+import { banner, statusLine } from "./interactive_status.ts";
+import { runCommand } from "./interactive_commands.ts";
+import { answerEffortProposal } from "./interactive_effort.ts";
+import { reflectOnQuit } from "./interactive_memory.ts";
+import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
+
+export interface SessionDeps {
+  terminal: Terminal;
+  style: Style;
+  env: Env;
+  fetch: Fetch;
+  clock: Clock;
+  args: ParsedArgs;
+  ctx: AgentContext;
+  /** A saved session to continue (--resume). */
+  resumed?: LoadedSession & { id: string };
+}
+
+const PROMPT = "› ";
+const CONTINUATION = "… ";
+
+export class Session {
+  readonly term: Terminal;
+  readonly style: Style;
+  readonly env: Env;
+  readonly fetch: Fetch;
+  readonly clock: Clock;
+  readonly args: ParsedArgs;
+  /** The live agent context; /model and /providers replace its endpoint, wire and settings. */
+  readonly ctx: AgentContext;
+  /** Settings flags the session resolves with (the command line's, then a swap's pins). */
+  flags: Flags;
+  history: Message[] = [];
+  effort: string | undefined;
+  meter: CostMeter;
+  /** The last completed turn's usage as the server reported it. */
+  lastUsage: Usage | undefined;
+  readonly sessionUsage: Usage = { input_tokens: 0, output_tokens: 0 };
+  /** Reasoning blocks of the last reply (/reasoning). */
+  lastReasoning: string[] = [];
+  /** Context window from a `[1m]` model id, unless context_window pins it. */
+  contextOverride: number | undefined;
+  /** The active endpoint's model listing, fetched when the /model picker first needs it. */
+  listing: { endpoint: string; models: ServedModel[] | null } | undefined;
+  completedReplies = 0;
+  #journal: Journal | undefined;
+  #pending: LoadedSession | undefined;
+  #activity: AbortController | undefined;
+  #keys: { stop: () => void; onKey: (k: WatchedKey) => void } | undefined;
+  #quitRequested = false;
+
+  constructor(deps: SessionDeps) {
+    this.term = deps.terminal;
+    this.style = deps.style;
+    this.env = deps.env;
+    this.fetch = deps.fetch;
+    this.clock = deps.clock;
+    this.args = deps.args;
+    this.ctx = deps.ctx;
+    this.flags = { ...deps.args.settingsFlags };
+    this.effort = deps.args.effort;
+    this.meter = new CostMeter({
+      enabled: deps.ctx.settings.pricing_enabled,
+      provider: deps.ctx.settings.provider,
+      label: providerLabel(deps.ctx.settings, deps.ctx.endpoint),
+    });
+    if (deps.resumed) {
+      this.history = repairHistory(deps.resumed.messages);
+      this.#pending = deps.resumed.pending ? deps.resumed : undefined;
+      this.#journal = Journal.reopen(deps.ctx.sessionsDir, deps.resumed.id);
+    }
+  }
+
+  get contextWindow(): number {
+    return this.ctx.settings.context_window ?? this.contextOverride ??
+      this.ctx.resolver.contextWindow;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#journal?.id;
+  }
+
+  /** Runs until the user quits; resolves with the exit code. */
+  async run(): Promise<number> {
+    this.print(banner(this));
+    if (this.#pending) this.#showPending(this.#pending);
+    if (this.args.prompt !== undefined && this.args.prompt.trim() !== "") {
+      await this.turn(this.args.prompt);
+    }
+    while (!this.#quitRequested) {
+      this.print(statusLine(this));
+      const input = await this.term.readInput(this.style.bold(PROMPT), CONTINUATION);
+      if (input.type === "quit") break;
+      if (input.type === "cancel") continue;
+      const text = input.text.trim();
+      if (text === "") continue;
+      try {
+        if (text.startsWith("/")) {
+          if ((await runCommand(this, text)) === "quit") break;
+          continue;
+        }
+        await this.turn(input.text);
+      } catch (err) {
+        // One failed command or reply never ends the session.
+        this.error(`✗ ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    await reflectOnQuit(this);
+    await this.#journal?.flush();
+    if (this.#journal) {
+      this.print(
+        this.style.dim(`session ${this.#journal.id} saved · agent --resume ${this.#journal.id}`),
+      );
+    }
+    return 0;
+  }
+
+  /** ctrl+c outside raw mode (SIGINT): interrupts whatever is running. */
+  interrupt(): void {
+    this.#activity?.abort(new Error("interrupted"));
+  }
+
+  print(text: string): void {
+    this.term.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  note(text: string): void {
+    this.print(this.style.dim(text));
+  }
+
+  error(text: string): void {
+    this.print(this.style.red(text));
+  }
+
+  /**
+   * Runs `fn` with an abort signal that ctrl+c (and, when `escape` is set, esc) fires while
+   * it runs; ctrl+q fires it too and ends the session afterwards.
+   */
+  async guarded<T>(
+    fn: (signal: AbortSignal) => Promise<T>,
+    opts: { escape?: boolean } = {},
+  ): Promise<T> {
+    const controller = new AbortController();
+    this.#activity = controller;
+    const onKey = (key: WatchedKey) => {
+      if (key === "ctrl+q") this.#quitRequested = true;
+      if (key !== "escape" || opts.escape) controller.abort(new Error("interrupted"));
+    };
+    this.#keys = { stop: this.term.watchKeys(onKey), onKey };
+    try {
+      return await fn(controller.signal);
+    } finally {
+      this.#keys?.stop();
+      this.#keys = undefined;
+      this.#activity = undefined;
+    }
+  }
+
+  /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
+  async withPrompt<T>(fn: () => Promise<T>): Promise<T> {
+    const keys = this.#keys;
+    keys?.stop();
+    try {
+      return await fn();
+    } finally {
+      if (keys && this.#keys === keys) {
+        this.#keys = { stop: this.term.watchKeys(keys.onKey), onKey: keys.onKey };
+      }
+    }
+  }
+
+  /** One user message and the agent's reply, tool calls included. */
+  async turn(text: string): Promise<void> {
+    const missing = missingKeyMessage({
+      settings: this.ctx.settings,
+      endpoint: this.ctx.endpoint,
+      keyNeeded: needsKey(this.ctx.settings),
+    });
+    if (missing) return this.error(missing);
+    const journal = await this.#ensureJournal();
+    let messages: Message[];
+    const view = new ReplyView(this.term, this.style);
+    const cfg: LoopConfig = this.loopConfig(view, journal);
+    if (this.#pending) {
+      const pending = this.#pending;
+      this.#pending = undefined;
+      const step = await resumeWith(pending, text, {
+        tools: this.ctx.tools,
+        workdir: this.ctx.workdir,
+        signal: new AbortController().signal,
+      });
+      for (const m of step.appended) journal.append({ type: "message", message: m });
+      messages = step.messages;
+      if (step.effort) this.effort = step.effort;
+    } else {
+      const message: Message = { role: "user", parts: [{ type: "text", text }] };
+      journal.append({ type: "message", message });
+      messages = appendUserText(this.history, text);
+    }
+    this.history = messages;
+
+    const result = await this.guarded(async (signal) => {
+      cfg.signal = signal;
+      if (this.effort) cfg.effort = this.effort;
+      return await runLoop(messages, cfg);
+    });
+    view.finish();
+    this.history = result.messages;
+    this.lastReasoning = view.reasoning;
+    if (this.ctx.resolver.applyResponseModel(result.model)) {
+      this.note(`model: ${this.ctx.resolver.displayName}`);
+    }
+    addUsage(this.sessionUsage, result.usage);
+    if (result.usage.input_tokens + result.usage.output_tokens > 0) {
+      this.meter.add(this.ctx.resolver.displayName, result.usage);
+    }
+    journal.append({
+      type: "outcome",
+      done_reason: result.done_reason,
+      questions: result.questions,
+      final_text: result.final_text,
+      at: this.clock.now().toISOString(),
+    });
+    if (result.done_reason === "stop") this.completedReplies++;
+    else if (result.error === "interrupted") this.print(this.style.yellow("⏹ interrupted"));
+    else this.error(`✗ ${result.error ?? result.done_reason}`);
+  }
+
+  /** The loop configuration of a reply on the current endpoint. */
+  loopConfig(view: ReplyView, journal?: Journal): LoopConfig {
+    const s = this.ctx.settings;
+    const cfg: LoopConfig = {
+      wire: this.ctx.wire,
+      model: s.model,
+      system: this.ctx.system,
+      tools: this.ctx.tools,
+      mode: this.args.mode,
+      workdir: this.ctx.workdir,
+      context_window: this.contextWindow,
+      onEvent: (event) => {
+        view.onEvent(event);
+        if (event.type === "done") this.lastUsage = event.usage;
+      },
+      approve: (call, summary) => this.#approve(call, summary, cfg),
+      answer: (call, questions) => this.#answer(call, questions, cfg, view),
+      ...(journal ? { journal } : {}),
+      ...(this.args.maxTurns ? { max_turns: this.args.maxTurns } : {}),
+      ...(s.max_tokens ? { max_tokens: s.max_tokens } : {}),
+      ...(s.token_budget ? { token_budget: s.token_budget } : {}),
+      ...(s.compaction_threshold ? { compaction_threshold: s.compaction_threshold } : {}),
+    };
+    const memory = this.ctx.memory;
+    if (memory) cfg.reminder = (text: string) => memory.recallReminder(text);
+    return cfg;
+  }
+
+  /** Strict mode: every edit or shell call asks first. */
+  async #approve(call: ToolCallPart, summary: string, cfg: LoopConfig): Promise<boolean> {
+    if (cfg.signal?.aborted) return false;
+    const kind = call.name === "shell" ? "this command" : "this change";
+    const ok = await this.withPrompt(() => this.term.prompts.confirm(`Allow ${kind}? ${summary}`));
+    // Cancelling the question (ctrl+c, esc) interrupts the reply as well.
+    if (ok === null) this.interrupt();
+    if (!ok) this.note("  declined");
+    return ok === true;
+  }
+
+  async #answer(
+    call: ToolCallPart,
+    questions: Question[],
+    cfg: LoopConfig,
+    view: ReplyView,
+  ): Promise<string> {
+    view.finish();
+    if (call.name === "propose_settings") {
+      return await this.withPrompt(() => answerEffortProposal(this, call, cfg));
+    }
+    const answers: string[] = [];
+    for (const q of questions) {
+      const answer = await this.withPrompt(() => this.#ask(q));
+      answers.push(questions.length > 1 ? `${q.text} → ${answer}` : answer);
+    }
+    return answers.join("\n");
+  }
+
+  async #ask(q: Question): Promise<string> {
+    const prompts = this.term.prompts;
+    let answer: string | null;
+    if (q.options && q.options.length > 0) {
+      const other = "\u0000other";
+      answer = await prompts.pick<string>({
+        message: q.text,
+        items: [
+          ...q.options.map((o) => ({ type: "row" as const, value: o, key: o, label: o })),
+          { type: "row" as const, value: other, key: other, label: "something else…" },
+        ],
+      });
+      if (answer === other) answer = await prompts.text(q.text);
+    } else {
+      answer = await prompts.text(q.text);
+    }
+    return answer ?? "(the operator dismissed the question without an answer)";
+  }
+
+  async #ensureJournal(): Promise<Journal> {
+    if (this.#journal) return this.#journal;
+    const now = this.clock.now();
+    this.#journal = await Journal.create(this.ctx.sessionsDir, {
+      id: newSessionId(now),
+      created_at: now.toISOString(),
+      workdir: this.ctx.workdir,
+      provider: this.ctx.settings.provider,
+      model: this.ctx.settings.model,
+      mode: this.args.mode,
+    });
+    return this.#journal;
+  }
+
+  #showPending(session: LoadedSession): void {
+    const questions = session.lastOutcome?.questions ?? [];
+    this.note(`Resumed with ${session.messages.length} messages. The session was waiting for:`);
+    for (const q of questions) this.print(`  ${this.style.yellow("?")} ${q.text}`);
+    this.note("Your next message answers it.");
+  }
+}
+
+export function addUsage(total: Usage, add: Usage): void {
+  total.input_tokens += add.input_tokens;
+  total.output_tokens += add.output_tokens;
+  if (add.cache_read_tokens) {
+    total.cache_read_tokens = (total.cache_read_tokens ?? 0) + add.cache_read_tokens;
+  }
+  if (add.cache_creation_tokens) {
+    total.cache_creation_tokens = (total.cache_creation_tokens ?? 0) + add.cache_creation_tokens;
+  }
+}

@@ -1,0 +1,56 @@
+// The banner at start-up and the status line drawn above every input prompt: resolved model
+// name, endpoint, effort, context use and (when on) the running cost.
+
+import { VERSION } from "./version.ts";
+import { formatCost } from "../core/pricing/pricing.ts";
+import { formatTokens, promptTokens } from "./interactive_tokens.ts";
+import { truncate } from "./terminal/style.ts";
+import type { Session } from "./interactive_session.ts";
+import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
+
+export function banner(s: Session): string {
+  const { style, ctx } = s;
+  const lines = [
+    `${style.bold(`agent ${VERSION}`)} · model ${style.cyan(ctx.resolver.displayName)}`,
+    style.dim(
+      `${ctx.settings.provider} · ${
+        providerLabel(ctx.settings, ctx.endpoint)
+      } · mode ${s.args.mode}` +
+        ` · ${ctx.workdir}`,
+    ),
+    style.dim(
+      "/help lists commands · end a line with \\ to continue it · ctrl+c interrupts a reply · ctrl+q quits",
+    ),
+  ];
+  for (const w of ctx.settings.warnings) lines.push(style.yellow(`warning: ${w}`));
+  const missing = missingKeyMessage({
+    settings: ctx.settings,
+    endpoint: ctx.endpoint,
+    keyNeeded: needsKey(ctx.settings),
+  });
+  if (missing) lines.push(style.yellow(missing));
+  return lines.join("\n");
+}
+
+/** One dim line: model · effort · context · cost. */
+export function statusLine(s: Session): string {
+  const parts = [s.ctx.resolver.displayName, providerLabel(s.ctx.settings, s.ctx.endpoint)];
+  parts.push(`effort ${s.effort ?? "default"}`);
+  parts.push(`ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`);
+  const cost = costText(s);
+  if (cost) parts.push(cost);
+  const width = Math.max(20, s.term.columns() - 2);
+  return s.style.dim(truncate(`─ ${parts.join(" · ")} ─`, width));
+}
+
+/** The context the model saw on the last turn (prompt plus reply). */
+export function lastContextTokens(s: Session): number {
+  return s.lastUsage ? promptTokens(s.lastUsage) + s.lastUsage.output_tokens : 0;
+}
+
+/** The running cost for display, or "" when it is off or the model has no price. */
+export function costText(s: Session): string {
+  const m = s.meter;
+  if (!m.enabled || !m.priced(s.ctx.resolver.displayName) || m.total === null) return "";
+  return `${formatCost(m.total)}${m.footnotes.length > 0 ? "*" : ""}`;
+}

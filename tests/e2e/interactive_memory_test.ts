@@ -1,0 +1,183 @@
+// Quitting an interactive session: memory reflection runs first (bounded; a second ctrl+c or
+// esc skips it); /memory runs it mid-session even when automatic reflection is off.
+
+import assert from "node:assert/strict";
+import { peerTest, probes } from "../peers.ts";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { TmuxAgent } from "./interactive_tmux.ts";
+
+const NOTE = "---\ncategory: preference\n---\n# Indentation\nThe user wants tabs, not spaces.\n";
+
+function isReflection(body: Record<string, unknown> | null): boolean {
+  return /memory reflection pass/.test(JSON.stringify(body?.system ?? body?.messages ?? ""));
+}
+
+peerTest("ctrl+q quits after a reflection pass that writes memory", probes.tmux, async () => {
+  const fake = await startFakeModelServer();
+  const agent = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake.url } });
+  try {
+    await agent.idle();
+    fake.enqueue(reply().text("Noted: tabs."));
+    await agent.submit("I always indent with tabs");
+    await agent.waitFor("Noted: tabs.");
+    await agent.idle();
+
+    fake.enqueue(
+      reply().tool("memory", {
+        command: "create",
+        path: "/memories/preferences/indentation.md",
+        file_text: NOTE,
+      }),
+      reply().text("Recorded the indentation preference."),
+    );
+    await agent.keys("C-q");
+    const screen = await agent.waitFor("memory reflection done (1 memory call)");
+    assert.match(
+      screen,
+      /Reflecting on the session to update memory \(up to 20 s; ctrl\+c or esc skips\)/,
+    );
+    assert.match(screen, /⏺ .*indentation\.md/);
+    assert.equal(await agent.waitForExit(), 0);
+    assert.ok(isReflection(fake.requests[1]!.body));
+    // The reflection saw the whole conversation.
+    assert.match(JSON.stringify(fake.requests[1]!.body!.messages), /I always indent with tabs/);
+    const saved = await Deno.readTextFile(`${agent.agentHome}/memory/preferences/indentation.md`);
+    assert.match(saved, /The user wants tabs, not spaces\./);
+    fake.assertNoViolations();
+  } finally {
+    await agent.close();
+    await fake.close();
+  }
+});
+
+peerTest(
+  "a second ctrl+c (or esc) skips a slow reflection and the session ends",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake.url } });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().text("Sure."));
+      await agent.submit("hello");
+      await agent.waitFor("Sure.");
+      await agent.idle();
+
+      fake.enqueue(reply().text("Still thinking about what to").hang());
+      await agent.submit("/quit");
+      await agent.waitFor("Reflecting on the session");
+      await fake.waitForRequests(2);
+      await agent.keys("C-c");
+      await agent.waitFor("memory reflection skipped");
+      assert.equal(await agent.waitForExit(), 0);
+      const files = [...Deno.readDirSync(`${agent.agentHome}/memory`)].filter((e) =>
+        e.name.endsWith(".md")
+      );
+      assert.deepEqual(files, []);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+
+    const fake2 = await startFakeModelServer();
+    const again = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake2.url } });
+    try {
+      await again.idle();
+      fake2.enqueue(reply().text("Sure."), reply().text("slow").hang());
+      await again.submit("hello");
+      await again.waitFor("Sure.");
+      await again.idle();
+      await again.keys("C-c"); // at an empty prompt: quit
+      await again.waitFor("Reflecting on the session");
+      await fake2.waitForRequests(2);
+      await again.keys("Escape");
+      await again.waitFor("memory reflection skipped");
+      assert.equal(await again.waitForExit(), 0);
+    } finally {
+      await again.close();
+      await fake2.close();
+    }
+  },
+);
+
+peerTest(
+  "/memory reflects mid-session even with automatic reflection off; quit then skips it",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({
+      env: { AGENT_BASE_URL: fake.url, AGENT_MEMORY_REFLECT: "0" },
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().text("Okay."));
+      await agent.submit("the build command is make ci");
+      await agent.waitFor("Okay.");
+      await agent.idle();
+
+      fake.enqueue(
+        reply().tool("memory", {
+          command: "create",
+          path: "/memories/facts/build.md",
+          file_text: "---\ncategory: project-fact\n---\n# Build\nRun `make ci`.\n",
+        }),
+        reply().text("Recorded the build command."),
+      );
+      await agent.submit("/memory");
+      await agent.waitFor("memory reflection done (1 memory call)");
+      await agent.waitFor("/reload puts the updated memory index into the prompt");
+      await agent.submit("/reload");
+      await agent.waitFor(/memory index reloaded \(\d+ lines\)/);
+      fake.enqueue(reply().text("Using the build note."));
+      await agent.submit("what builds it?");
+      await agent.waitFor("Using the build note.");
+      // The reloaded system prompt lists the new memory file.
+      assert.match(JSON.stringify(fake.requests.at(-1)!.body!.system), /build\.md/);
+
+      await agent.submit("/exit");
+      assert.equal(await agent.waitForExit(), 0);
+      assert.equal(fake.requests.length, 4); // no reflection on quit
+      fake.assertNoViolations();
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest("/memory init builds memory from the repository's files", probes.tmux, async () => {
+  const fake = await startFakeModelServer();
+  const agent = await TmuxAgent.start({
+    env: { AGENT_BASE_URL: fake.url, AGENT_MEMORY_REFLECT: "0" },
+  });
+  try {
+    await Deno.writeTextFile(`${agent.workdir}/README.md`, "# Widget\n\nWidget renders widgets.\n");
+    await Deno.writeTextFile(
+      `${agent.workdir}/AGENTS.md`,
+      "Run `deno task ok` before committing.\n",
+    );
+    await agent.idle();
+    fake.enqueue(
+      reply().tool("memory", {
+        command: "create",
+        path: "/memories/facts/widget.md",
+        file_text: "---\ncategory: project-fact\n---\n# Widget\nChecks: `deno task ok`.\n",
+      }),
+      reply().text("Bootstrapped."),
+    );
+    await agent.submit("/memory init");
+    await agent.waitFor(/\/memory init read AGENTS\.md, README\.md and made 1 memory call\b/);
+    await agent.waitFor(/memory index reloaded/);
+    const request = JSON.stringify(fake.requests[0]!.body!.messages);
+    assert.match(request, /Run `deno task ok` before committing/);
+    assert.match(request, /Widget renders widgets/);
+    const saved = await Deno.readTextFile(`${agent.agentHome}/memory/facts/widget.md`);
+    assert.match(saved, /deno task ok/);
+    await agent.submit("/memory nonsense");
+    await agent.waitFor('Unknown /memory command "nonsense": use /memory or /memory init.');
+    fake.assertNoViolations();
+  } finally {
+    await agent.close();
+    await fake.close();
+  }
+});

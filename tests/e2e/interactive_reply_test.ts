@@ -1,0 +1,252 @@
+// Interactive sessions in a real pseudo-terminal: streamed replies, reasoning collapsed and
+// shown again, tool calls, strict-mode approval, ctrl+c interrupting a reply, input history
+// and multi-line input.
+
+import assert from "node:assert/strict";
+import { peerTest, probes } from "../peers.ts";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { lastUserText, TmuxAgent, toolResults, userTexts } from "./interactive_tmux.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
+
+const QUIET = { AGENT_MEMORY_REFLECT: "0" };
+
+peerTest(
+  "a streamed reply: banner, reasoning collapsed, text, status line",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer({
+      models: [{ id: "served-7b", max_model_len: 65536 }],
+    });
+    const agent = await TmuxAgent.start({
+      env: { ...QUIET, AGENT_BASE_URL: fake.url, AGENT_PROVIDER: "chat_completions" },
+    });
+    try {
+      // The banner shows the served model resolved from GET /v1/models, not "default".
+      let screen = await agent.idle();
+      assert.match(screen, /model served-7b/);
+      assert.match(
+        screen,
+        /─ served-7b · http:\/\/127\.0\.0\.1:\d+\/v1 · effort default · ctx 0\/66k ─/,
+      );
+
+      fake.enqueue(
+        reply().reasoning("Let me think about the greeting carefully.").text("Hello from the fake!")
+          .usage(1200, 30),
+      );
+      await agent.submit("say hello");
+      screen = await agent.waitFor(/ctx 1\.2k\/66k/);
+      assert.match(screen, /Hello from the fake!/);
+      // Reasoning collapsed to one line; its text is gone from the screen.
+      assert.match(screen, /✻ thought for 7 words \(\/reasoning shows it\)/);
+      assert.doesNotMatch(screen, /greeting carefully/);
+      await agent.submit("/reasoning");
+      screen = await agent.waitFor("Let me think about the greeting carefully.");
+
+      const body = fake.requests[0]!.body!;
+      assert.equal(body.model, "default");
+      assert.equal(lastUserText(body), "say hello");
+      fake.assertNoViolations();
+
+      await agent.submit("/exit");
+      assert.equal(await agent.waitForExit(), 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest(
+  "tool calls show one line each; strict mode asks before an edit",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({
+      args: ["--mode", "strict"],
+      env: { ...QUIET, AGENT_BASE_URL: fake.url },
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(
+        reply().tool("create", { path: "notes.txt", file_text: "one\ntwo\n" }),
+        reply().text("Created the file."),
+      );
+      await agent.submit("make notes");
+      await agent.waitFor(/Allow this change\?/);
+      await agent.keys("y", "Enter");
+      const screen = await agent.waitFor("Created the file.");
+      assert.match(screen, /⏺ .*notes\.txt/);
+      assert.match(screen, /⎿ /);
+      assert.equal(await Deno.readTextFile(`${agent.workdir}/notes.txt`), "one\ntwo\n");
+
+      // Declining leaves the file alone and tells the model.
+      fake.enqueue(
+        reply().tool("create", { path: "other.txt", file_text: "x" }),
+        reply().text("Understood, not created."),
+      );
+      await agent.submit("make another");
+      await agent.waitFor(/Allow this change\?/, { count: 2 });
+      await agent.keys("n", "Enter");
+      await agent.waitFor("Understood, not created.");
+      await assert.rejects(Deno.stat(`${agent.workdir}/other.txt`));
+      assert.match(toolResults(fake.requests[3]!.body).at(-1)!, /declined/);
+      fake.assertNoViolations();
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest("ctrl+c interrupts a reply and the conversation goes on", probes.tmux, async () => {
+  const fake = await startFakeModelServer();
+  const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
+  try {
+    await agent.idle();
+    fake.enqueue(reply().text("This reply starts and then").hang());
+    await agent.submit("tell me a long story");
+    await agent.waitFor("This reply starts and then");
+    await agent.keys("C-c");
+    await agent.waitFor("⏹ interrupted");
+    await agent.idle();
+
+    fake.enqueue(reply().text("Short answer."));
+    await agent.submit("just the ending");
+    await agent.waitFor("Short answer.");
+    // The interrupted turn left a user message; the new text joins it (valid on both wires).
+    const users = userTexts(fake.requests[1]!.body);
+    assert.equal(users.length, 1);
+    assert.equal(users[0], "tell me a long story\njust the ending");
+    fake.assertNoViolations();
+  } finally {
+    await agent.close();
+    await fake.close();
+  }
+});
+
+peerTest(
+  "a trailing backslash continues the message; ↑ recalls earlier input",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().text("Got both lines."), reply().text("Again."));
+      await agent.submit("first line\\");
+      await agent.waitFor(/…$/);
+      await agent.submit("second line");
+      await agent.waitFor("Got both lines.");
+      assert.equal(lastUserText(fake.requests[0]!.body), "first line\nsecond line");
+
+      await agent.keys("Up", "Enter");
+      await agent.waitFor("Again.");
+      assert.equal(lastUserText(fake.requests[1]!.body), "second line");
+
+      // ctrl+c at an empty prompt quits.
+      await agent.keys("C-c");
+      assert.equal(await agent.waitForExit(), 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest(
+  "the ask tool is answered in a picker; a headless run waiting for a human resumes here",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
+    try {
+      await agent.idle();
+      fake.enqueue(
+        reply().tool("ask", {
+          questions: [{ kind: "question", text: "Which color?", options: ["red", "blue"] }],
+        }),
+        reply().text("Blue it is."),
+      );
+      await agent.submit("paint it");
+      await agent.waitFor(/Which color\?[\s\S]*❯ red[\s\S]*blue[\s\S]*something else…/);
+      await agent.keys("Down", "Enter");
+      await agent.waitFor("Blue it is.");
+      assert.equal(toolResults(fake.requests[1]!.body).at(-1), "The operator answered: blue");
+    } finally {
+      await agent.close();
+    }
+
+    // A headless run stops for a human (exit 2); the interactive session picks it up.
+    const home = await tempHome();
+    try {
+      fake.enqueue(
+        reply().tool("ask", { questions: [{ kind: "question", text: "Ship it on Friday?" }] }),
+      );
+      const run = await runAgent(["-p", "--output-format", "json", "--", "plan the release"], {
+        home,
+        ...QUIET,
+        AGENT_BASE_URL: fake.url,
+      });
+      assert.equal(run.code, 2, run.stderr);
+      const id = JSON.parse(run.stdout).session_id as string;
+      const resumed = await TmuxAgent.start({
+        home,
+        args: ["--resume", id],
+        env: { ...QUIET, AGENT_BASE_URL: fake.url },
+      });
+      try {
+        const screen = await resumed.idle();
+        assert.match(screen, /The session was waiting for:\s+\? Ship it on Friday\?/);
+        fake.enqueue(reply().text("Friday it is."));
+        await resumed.submit("yes, Friday");
+        await resumed.waitFor("Friday it is.");
+        assert.equal(
+          toolResults(fake.requests.at(-1)!.body).at(-1),
+          "The operator answered: yes, Friday",
+        );
+        fake.assertNoViolations();
+      } finally {
+        await resumed.close();
+      }
+    } finally {
+      await Deno.remove(home, { recursive: true });
+      await fake.close();
+    }
+  },
+);
+
+peerTest("NO_COLOR turns every color off, the prompt library included", probes.tmux, async () => {
+  const fake = await startFakeModelServer();
+  for (const noColor of ["1", ""]) {
+    const agent = await TmuxAgent.start({
+      env: { ...QUIET, AGENT_BASE_URL: fake.url, NO_COLOR: noColor },
+    });
+    try {
+      await agent.idle();
+      await agent.submit("/effort high"); // an @inquirer prompt, colored by the library
+      await agent.waitFor(/Set reasoning effort to high\?/);
+      const screen = await agent.screen({ escapes: true });
+      if (noColor) assert.ok(!screen.includes("\x1b["), JSON.stringify(screen));
+      else assert.ok(screen.includes("\x1b[2m") && screen.includes("\x1b[36mfake-model"), screen);
+      await agent.keys("n", "Enter");
+      await agent.idle();
+    } finally {
+      await agent.close();
+    }
+  }
+  await fake.close();
+});
+
+Deno.test("without a terminal, agent (no -p) says to use -p and exits 1", async () => {
+  const home = await tempHome();
+  try {
+    const run = await runAgent([], { home, AGENT_BASE_URL: "http://127.0.0.1:9/v1" });
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stderr,
+      'agent: an interactive session needs a terminal on stdin and stdout; for scripts use agent -p -- "PROMPT"\n',
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
