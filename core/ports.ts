@@ -53,12 +53,19 @@ export interface SpawnRequest {
   env: Record<string, string>;
   /** Where the child's stdout and stderr are appended; omitted means discarded. */
   logPath?: string;
+  /**
+   * When set, stdout is captured into `SpawnedProcess.stdout` instead of the log, keeping at
+   * most this many bytes (the tail: a result printed at exit survives chatter before it).
+   */
+  captureStdout?: number;
 }
 
 export interface SpawnedProcess {
   readonly pid: number;
   /** Resolves with the exit code (128 + signal number when killed by a signal). */
   readonly exited: Promise<number>;
+  /** Captured stdout when the request set `captureStdout`; resolves once stdout closes. */
+  readonly stdout?: Promise<string>;
   /** SIGKILL the whole process group. Safe to call after exit. */
   killGroup(): void;
 }

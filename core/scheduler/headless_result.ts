@@ -1,0 +1,78 @@
+// Reads back the one JSON object a headless child prints on stdout (core/agent/types.ts
+// HeadlessResult). The exit code decides the outcome; this only supplies the details, so a
+// missing or garbled object degrades to nulls rather than failing the run record.
+
+import type { Question } from "../tools/types.ts";
+
+/** Keep at most this much stdout per child; the object is printed last. */
+export const STDOUT_CAPTURE_BYTES = 1024 * 1024;
+
+export interface ParsedResult {
+  session_id: string | null;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  cost_usd: number | null;
+  questions: Question[];
+  error: string | null;
+  final_text: string | null;
+}
+
+export function parseHeadlessResult(stdout: string): ParsedResult | null {
+  const obj = lastJsonObject(stdout);
+  if (!obj) return null;
+  const usage = typeof obj.usage === "object" && obj.usage !== null
+    ? obj.usage as Record<string, unknown>
+    : {};
+  return {
+    session_id: str(obj.session_id),
+    tokens_in: count(usage.input_tokens),
+    tokens_out: count(usage.output_tokens),
+    cost_usd: typeof obj.cost_usd === "number" && Number.isFinite(obj.cost_usd)
+      ? obj.cost_usd
+      : null,
+    questions: questions(obj.questions),
+    error: str(obj.error),
+    final_text: typeof obj.final_text === "string" ? obj.final_text : null,
+  };
+}
+
+function lastJsonObject(text: string): Record<string, unknown> | null {
+  const trimmed = text.trim();
+  if (trimmed === "") return null;
+  const candidates = [
+    trimmed,
+    ...trimmed.split("\n").reverse().filter((l) => l.trim().startsWith("{")),
+  ];
+  for (const c of candidates) {
+    try {
+      const value = JSON.parse(c);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        return value as Record<string, unknown>;
+      }
+    } catch { /* try the next candidate */ }
+  }
+  return null;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+function count(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : null;
+}
+
+/** Keeps well-formed entries; kinds are kept verbatim (the risk classifier judges them). */
+function questions(v: unknown): Question[] {
+  if (!Array.isArray(v)) return [];
+  const out: Question[] = [];
+  for (const q of v) {
+    if (typeof q !== "object" || q === null) continue;
+    const r = q as Record<string, unknown>;
+    if (typeof r.text !== "string") continue;
+    const item = { kind: r.kind, text: r.text } as Question;
+    if (Array.isArray(r.options)) item.options = r.options.filter((o) => typeof o === "string");
+    out.push(item);
+  }
+  return out;
+}

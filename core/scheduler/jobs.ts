@@ -1,0 +1,151 @@
+// Job operations for every door (dashboard routes, machine door, chat verbs), so each
+// applies the same validation and the same side effects on next_run_at and dead-letter state.
+
+import { alertEvent } from "../delivery/events.ts";
+import { errorText } from "../delivery/logger.ts";
+import { NotFoundError } from "../store/errors.ts";
+import type { Job } from "../store/store.ts";
+import { emit, nowIso, type SchedulerContext } from "./context.ts";
+import { JobValidationError, validateJobInput, validateJobPatch } from "./job_input.ts";
+import { firstRunAt } from "./next_run.ts";
+
+type JobsContext = Pick<
+  SchedulerContext,
+  "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger"
+>;
+
+/** Validates and stores a scheduled job with its first next_run_at. */
+export function createJob(ctx: JobsContext, raw: unknown): Job {
+  const now = ctx.clock.now();
+  const input = validateJobInput(raw, { now, defaults: ctx.defaults, class: "scheduled" });
+  return ctx.store.createJob({
+    ...input,
+    next_run_at: input.enabled ? firstRunAt(input.schedule, now) : null,
+    ...(input.enabled ? {} : { disabled_reason: "created disabled" }),
+  });
+}
+
+export interface UpdateResult {
+  job: Job;
+  repin?: RepinResult;
+}
+
+/**
+ * Applies a PUT: field changes (a new schedule recomputes next_run_at), then `enabled`,
+ * then `repin`. Throws JobValidationError or NotFoundError.
+ */
+export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Promise<UpdateResult> {
+  const now = ctx.clock.now();
+  const { patch, enabled, repin: doRepin } = validateJobPatch(raw, { now });
+  let job = mustGet(ctx, id);
+  if (job.class === "api" && patch.schedule) {
+    throw new JobValidationError("schedule", "a one-shot submission has no schedule to change");
+  }
+  if (Object.keys(patch).length > 0) {
+    job = ctx.store.updateJob(id, {
+      ...patch,
+      ...(patch.schedule ? { next_run_at: firstRunAt(patch.schedule, now) } : {}),
+    });
+  }
+  if (enabled !== undefined) job = setEnabled(ctx, id, enabled);
+  if (doRepin) {
+    const repinned = await repin(ctx, id);
+    return { job: repinned.job, repin: repinned };
+  }
+  return { job };
+}
+
+/**
+ * Enabling clears the failure count and dead-letter state and recomputes next_run_at from
+ * now (an unfired `at` keeps its time, so a missed one fires at the next tick). Disabling
+ * keeps the schedule and touches no run.
+ */
+export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reason?: string): Job {
+  const job = mustGet(ctx, id);
+  if (!enabled) {
+    return ctx.store.updateJob(id, {
+      enabled: false,
+      disabled_reason: reason ?? "paused by operator",
+    });
+  }
+  let next: string | null;
+  try {
+    next = job.class === "api"
+      ? null
+      : job.schedule.kind === "at"
+      ? job.next_run_at ?? firstRunAt(job.schedule, ctx.clock.now())
+      : firstRunAt(job.schedule, ctx.clock.now());
+  } catch (err) {
+    return scheduleFailed(ctx, job, err);
+  }
+  return ctx.store.updateJob(id, {
+    enabled: true,
+    failure_count: 0,
+    dead_letter_reason: null,
+    disabled_reason: null,
+    next_run_at: next,
+  });
+}
+
+/** Disables a job whose schedule cannot be computed, with the reason and an alert. */
+export function scheduleFailed(ctx: JobsContext, job: Job, err: unknown): Job {
+  const why = `schedule error: ${errorText(err)}; fix the schedule, then re-enable the job`;
+  const updated = ctx.store.updateJob(job.id, { enabled: false, disabled_reason: why });
+  ctx.store.appendAudit({
+    action: "schedule_error",
+    target: `job:${job.id}`,
+    actor: "scheduler",
+    detail: why,
+  });
+  ctx.logger.log("error", "job disabled: schedule error", {
+    job_id: job.id,
+    error: errorText(err),
+  });
+  emit(ctx, alertEvent("schedule_error", updated, why, nowIso(ctx)));
+  return updated;
+}
+
+export interface RepinResult {
+  job: Job;
+  /** Served model ids, or null when the server gave no answer (nothing changed). */
+  served: string[] | null;
+  changed: boolean;
+  previous_model: string;
+}
+
+/**
+ * Re-resolves the job's model pin against its base_url. A pinned model that is no longer
+ * served is replaced by the first served one; `default` and a still-served model stay.
+ */
+export async function repin(ctx: JobsContext, id: number): Promise<RepinResult> {
+  const job = mustGet(ctx, id);
+  const unchanged = (served: string[] | null) => ({
+    job: mustGet(ctx, id),
+    served,
+    changed: false,
+    previous_model: job.model,
+  });
+  if (!ctx.pinResolver || job.base_url === "") return unchanged(null);
+  let served: string[] | null;
+  try {
+    served = await ctx.pinResolver(job.base_url);
+  } catch {
+    served = null;
+  }
+  if (!served || served.length === 0) return unchanged(null);
+  if (job.model === "default" || served.includes(job.model)) return unchanged(served);
+  const updated = ctx.store.updateJob(id, { model: served[0]! });
+  ctx.store.appendAudit({
+    action: "repin",
+    target: `job:${id}`,
+    actor: "dashboard",
+    detail: `${job.model} -> ${served[0]} at ${job.base_url}`,
+  });
+  return { job: updated, served, changed: true, previous_model: job.model };
+}
+
+function mustGet(ctx: JobsContext, id: number): Job {
+  const job = ctx.store.getJob(id);
+  if (!job) throw new NotFoundError("job", id);
+  return job;
+}

@@ -1,0 +1,167 @@
+// What happens when a child ends (spec 3.1): ok keeps the report; exit 1 or a timeout is a
+// failed attempt, retried after 60 s, 120 s, 300 s until the job's consecutive failures pass
+// max_retries, which dead-letters (disables) it; exit 2 is needs_human: terminal, never
+// retried, opens an inbox item and alerts; a cancelled run stays cancelled.
+
+import { alertEvent, inboxItemEvent, runReportEvent } from "../delivery/events.ts";
+import { classifyRisk } from "../inbox/risk.ts";
+import type { Job, Run, RunStatus } from "../store/store.ts";
+import { emit, nowIso, type SchedulerContext } from "./context.ts";
+import type { ParsedResult } from "./headless_result.ts";
+import { isoZ } from "./schedule.ts";
+
+const BACKOFF_S = [60, 120, 300] as const;
+
+/** Delay before the retry that follows failed attempt `attempt` (1-based), capped at 300 s. */
+export function backoffSeconds(attempt: number): number {
+  return BACKOFF_S[Math.min(Math.max(attempt, 1), BACKOFF_S.length) - 1]!;
+}
+
+export type ExecEnd =
+  /** The child ran and exited (or was killed). */
+  | { kind: "exited"; code: number; result: ParsedResult | null; timedOut: boolean }
+  /** The child could not be started at all. */
+  | { kind: "spawn_failed"; error: string };
+
+/** Records a finished run and its consequences. Returns the final status. */
+export function recordOutcome(
+  ctx: SchedulerContext,
+  runId: number,
+  end: ExecEnd,
+): RunStatus | null {
+  const run = ctx.store.getRun(runId);
+  if (!run) return null; // job deleted meanwhile (runs cascade)
+  const job = ctx.store.getJob(run.job_id);
+  if (!job) return null;
+  const now = nowIso(ctx);
+  const result = end.kind === "exited" ? end.result : null;
+  const details = {
+    exit_code: end.kind === "exited" ? end.code : null,
+    session_id: result?.session_id ?? run.session_id,
+    tokens_in: result?.tokens_in ?? null,
+    tokens_out: result?.tokens_out ?? null,
+    cost_usd: result?.cost_usd ?? null,
+  };
+  if (run.status === "cancelled") {
+    ctx.store.updateRun(runId, details); // cancel already set status, times and reason
+    return "cancelled";
+  }
+  let status: RunStatus;
+  let reason: string | null = null;
+  if (end.kind === "spawn_failed") {
+    status = "error";
+    reason = end.error;
+  } else if (end.timedOut) {
+    status = "error";
+    reason = `timed out after ${job.timeout_s}s; process group killed`;
+  } else if (end.code === 0) {
+    status = "ok";
+  } else if (end.code === 2) {
+    status = "needs_human";
+  } else {
+    status = "error";
+    reason = result?.error ??
+      `agent exited with code ${end.code}${result ? "" : " and printed no result"}`;
+  }
+  const done = ctx.store.updateRun(runId, { ...details, status, reason, finished_at: now });
+  ctx.logger.log(status === "error" ? "warn" : "info", "run finished", {
+    job_id: job.id,
+    run_id: runId,
+    status,
+    exit_code: details.exit_code,
+    ...(reason ? { reason } : {}),
+  });
+  if (status === "error") {
+    failed(ctx, job, done, reason ?? "error");
+    return status;
+  }
+  if (job.failure_count !== 0) ctx.store.updateJob(job.id, { failure_count: 0 });
+  if (status === "needs_human") openInboxItem(ctx, job, done, result, now);
+  if (job.output_surface === "messenger") {
+    const head = reportHead(done.report_path, result?.final_text ?? "");
+    emit(ctx, runReportEvent(job, done, status === "ok" ? "ok" : "needs_human", head, now));
+  }
+  return status;
+}
+
+function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void {
+  const failures = job.failure_count + 1;
+  const now = ctx.clock.now();
+  if (failures > job.max_retries) {
+    const why = `${failures} consecutive failed attempts (max_retries ${job.max_retries}); ` +
+      `last: ${reason}. Fix the cause, then re-enable the job.`;
+    const updated = ctx.store.updateJob(job.id, {
+      failure_count: failures,
+      enabled: false,
+      dead_letter_reason: why,
+      disabled_reason: "dead-letter: " + why,
+    });
+    ctx.store.appendAudit({
+      action: "dead_letter",
+      target: `job:${job.id}`,
+      actor: "scheduler",
+      detail: why,
+    });
+    emit(ctx, alertEvent("dead_letter", updated, why, isoZ(now), { run_id: run.id }));
+    return;
+  }
+  ctx.store.updateJob(job.id, { failure_count: failures });
+  if (!job.enabled) {
+    ctx.store.updateRun(run.id, { reason: `${reason}; not retried: the job is disabled` });
+    return;
+  }
+  const delay = backoffSeconds(run.attempt);
+  ctx.store.createRun({
+    job_id: job.id,
+    status: "queued",
+    attempt: run.attempt + 1,
+    not_before: isoZ(new Date(now.getTime() + delay * 1000)),
+    reason: `retry ${run.attempt} of ${job.max_retries} after ${delay}s backoff`,
+    priority: run.priority,
+    class: run.class,
+    resume_of_run: run.resume_of_run,
+    answer: run.answer,
+  });
+}
+
+function openInboxItem(
+  ctx: SchedulerContext,
+  job: Job,
+  run: Run,
+  result: ParsedResult | null,
+  now: string,
+): void {
+  const questions = result?.questions ?? [];
+  const risk = classifyRisk(questions);
+  const meta: Record<string, unknown> = { risk };
+  if (typeof job.meta.room === "string") meta.room = job.meta.room;
+  const item = ctx.store.createInboxItem({ job_id: job.id, run_id: run.id, questions, meta });
+  emit(ctx, inboxItemEvent(job, item, risk, now));
+  const first = questions[0]?.text ?? "The run stopped without saying what it needs.";
+  emit(
+    ctx,
+    alertEvent("needs_human", job, `Run ${run.id} needs an answer: ${first}`, now, {
+      run_id: run.id,
+      item_id: item.id,
+    }),
+  );
+}
+
+const HEAD_BYTES = 8192;
+
+/**
+ * The start of the report file, or `fallback` when it cannot be read. A synchronous read of
+ * a few KB of a local file is cheaper than a trip through the I/O thread pool.
+ */
+function reportHead(path: string | null, fallback: string): string {
+  if (!path) return fallback;
+  try {
+    using file = Deno.openSync(path, { read: true });
+    const buf = new Uint8Array(HEAD_BYTES);
+    const n = file.readSync(buf);
+    if (!n) return fallback;
+    return new TextDecoder().decode(buf.subarray(0, n)).replace(/\uFFFD+$/, "");
+  } catch {
+    return fallback;
+  }
+}

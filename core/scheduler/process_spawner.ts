@@ -1,0 +1,105 @@
+// The real Spawner: node:child_process with `detached: true`, so each child leads a new
+// process group (pgid = pid) and one SIGKILL to -pgid takes its whole tree down.
+
+import { spawn as nodeSpawn } from "node:child_process";
+import { closeSync, openSync, statSync } from "node:fs";
+import { constants } from "node:os";
+import type { SpawnedProcess, Spawner, SpawnRequest } from "../ports.ts";
+
+export class SpawnError extends Error {
+  override readonly name = "SpawnError";
+  readonly command: string;
+  constructor(command: string, detail: string) {
+    super(`could not start ${JSON.stringify(command)}: ${detail}`);
+    this.command = command;
+  }
+}
+
+/** SIGKILLs process group `pgid`; a group that is already gone is not an error. */
+export function killProcessGroup(pgid: number): void {
+  if (!Number.isInteger(pgid) || pgid <= 1) return; // never -0 / -1 (caller's group, everything)
+  try {
+    Deno.kill(-pgid, "SIGKILL");
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound) && !/ESRCH/.test(String(err))) throw err;
+  }
+}
+
+function exitCode(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const n = signal ? (constants.signals as Record<string, number>)[signal] : undefined;
+  return 128 + (n ?? 0);
+}
+
+export const processSpawner: Spawner = {
+  spawn(req: SpawnRequest): SpawnedProcess {
+    if (req.cwd !== undefined) {
+      let isDir = false;
+      try {
+        isDir = statSync(req.cwd).isDirectory();
+      } catch { /* reported below */ }
+      if (!isDir) throw new SpawnError(req.command, `working directory ${req.cwd} does not exist`);
+    }
+    const logFd = req.logPath === undefined ? undefined : openSync(req.logPath, "a");
+    const out = req.captureStdout !== undefined ? "pipe" : logFd ?? "ignore";
+    let child;
+    try {
+      child = nodeSpawn(req.command, req.args, {
+        detached: true,
+        cwd: req.cwd,
+        env: req.env,
+        stdio: ["ignore", out, logFd ?? "ignore"],
+      });
+    } catch (err) {
+      throw new SpawnError(req.command, err instanceof Error ? err.message : String(err));
+    } finally {
+      if (logFd !== undefined) closeSync(logFd); // the child holds its own copy
+    }
+    const pid = child.pid;
+    if (pid === undefined) {
+      child.on("error", () => {}); // the async ENOENT/EACCES; already reported here
+      throw new SpawnError(req.command, "not found or not executable");
+    }
+    const exited = new Promise<number>((resolve) => {
+      child.on("exit", (code, signal) => resolve(exitCode(code, signal)));
+      child.on("error", () => resolve(127));
+    });
+    let stdout: Promise<string> | undefined;
+    const limit = req.captureStdout;
+    if (limit !== undefined && child.stdout) {
+      const stream = child.stdout;
+      stdout = new Promise<string>((resolve) => {
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        stream.on("data", (chunk: Uint8Array) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          while (size > limit && chunks.length > 1) size -= chunks.shift()!.length;
+        });
+        stream.on("close", () => {
+          let bytes = concat(chunks);
+          if (bytes.length > limit) bytes = bytes.subarray(bytes.length - limit);
+          resolve(new TextDecoder().decode(bytes));
+        });
+        stream.on("error", () => resolve(new TextDecoder().decode(concat(chunks))));
+      });
+    }
+    return {
+      pid,
+      exited,
+      ...(stdout ? { stdout } : {}),
+      killGroup: () => killProcessGroup(pid),
+    };
+  },
+};
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

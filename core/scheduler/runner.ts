@@ -1,0 +1,142 @@
+// One run from queued to finished: provider-pin check, report paths, the child process
+// (its own process group), the wait, and handing the end to outcomes.ts.
+
+import { alertEvent } from "../delivery/events.ts";
+import { errorText } from "../delivery/logger.ts";
+import type { Job, Run, RunStatus } from "../store/store.ts";
+import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.ts";
+import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
+import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
+import { recordOutcome } from "./outcomes.ts";
+import { checkPin } from "./pin.ts";
+import { join } from "node:path";
+
+export interface RunnerHooks {
+  /** The child is running and `active.deadline` is set. */
+  started(active: ActiveRun): void;
+}
+
+/**
+ * Executes an admitted run. Resolves with its final status, or null when it never started
+ * (cancelled while starting, or deleted).
+ */
+export async function executeRun(
+  ctx: SchedulerContext,
+  active: ActiveRun,
+  hooks: RunnerHooks,
+): Promise<RunStatus | null> {
+  const first = load(ctx, active.runId);
+  if (!first) return null;
+
+  const pin = await checkPin(ctx.pinResolver, first.job.base_url, first.job.model);
+  const current = load(ctx, active.runId); // a cancel may have landed during the check
+  if (!current) return null;
+  const { job } = current;
+  if (pin.drift) {
+    const now = nowIso(ctx);
+    consumeAtFire(ctx, job, now);
+    ctx.store.updateRun(active.runId, {
+      status: "skipped_drift",
+      reason: pin.reason,
+      finished_at: now,
+    });
+    emit(ctx, alertEvent("drift", job, pin.reason, now, { run_id: active.runId }));
+    return "skipped_drift";
+  }
+
+  let resume: { sessionId: string; text: string } | undefined;
+  if (current.run.resume_of_run !== null) {
+    const halted = ctx.store.getRun(current.run.resume_of_run);
+    if (halted?.session_id) {
+      resume = { sessionId: halted.session_id, text: current.run.answer ?? "" };
+    }
+  }
+  const dir = runsDir(ctx.home, job.id);
+  if (!ctx.runDirs.has(dir)) {
+    try {
+      await Deno.mkdir(dir, { recursive: true });
+      ctx.runDirs.add(dir);
+    } catch (err) {
+      return recordOutcome(ctx, active.runId, {
+        kind: "spawn_failed",
+        error: `cannot create the run directory ${dir}: ${errorText(err)}`,
+      });
+    }
+  }
+
+  const fresh = load(ctx, active.runId);
+  if (!fresh) return null;
+  const startedIso = nowIso(ctx);
+  let reportPath = join(dir, `${fileStamp(new Date(startedIso))}.md`);
+  // Same second as the job's previous report (a trigger right after a cancel): name this
+  // one after the run so both are kept.
+  if (ctx.lastReport.get(job.id) === reportPath) {
+    reportPath = join(dir, `${fileStamp(new Date(startedIso))}-${active.runId}.md`);
+  }
+  ctx.lastReport.set(job.id, reportPath);
+  // Recorded as running before the spawn: a crash in between leaves a run recovery marks
+  // lost, never one that is started twice.
+  ctx.store.updateRun(active.runId, {
+    status: "running",
+    started_at: startedIso,
+    report_path: reportPath,
+    reason: null,
+  });
+  consumeAtFire(ctx, fresh.job, startedIso);
+  if (current.run.resume_of_run !== null && !resume) {
+    return recordOutcome(ctx, active.runId, {
+      kind: "spawn_failed",
+      error: `run ${current.run.resume_of_run} has no session id to resume`,
+    });
+  }
+
+  let proc;
+  try {
+    proc = ctx.spawner.spawn({
+      command: ctx.agentCommand.command,
+      args: headlessArgs(ctx.agentCommand, {
+        job: fresh.job,
+        reportPath,
+        ...(resume ? { resume } : {}),
+      }),
+      cwd: fresh.job.workdir,
+      env: childEnv(ctx.env, fresh.job, fresh.run.priority),
+      logPath: reportPath.replace(/\.md$/, ".log"),
+      captureStdout: STDOUT_CAPTURE_BYTES,
+    });
+  } catch (err) {
+    return recordOutcome(ctx, active.runId, { kind: "spawn_failed", error: errorText(err) });
+  }
+  ctx.store.updateRun(active.runId, {
+    pid: proc.pid,
+    pid_start: ctx.processes.identity(proc.pid),
+  });
+  active.proc = proc;
+  active.deadline = ctx.clock.now().getTime() + fresh.job.timeout_s * 1000;
+  hooks.started(active);
+
+  const code = await proc.exited;
+  proc.killGroup(); // leftovers of a finished run (a stray grandchild) do not outlive it
+  const stdout = await (proc.stdout ?? Promise.resolve(""));
+  return recordOutcome(ctx, active.runId, {
+    kind: "exited",
+    code,
+    result: parseHeadlessResult(stdout),
+    timedOut: active.timedOut,
+  });
+}
+
+/** The run and its job when the run is still queued; null when it should not start. */
+function load(ctx: SchedulerContext, runId: number): { run: Run; job: Job } | null {
+  const run = ctx.store.getRun(runId);
+  if (!run || run.status !== "queued") return null;
+  const job = ctx.store.getJob(run.job_id);
+  return job ? { run, job } : null;
+}
+
+/** A scheduled `at` job has fired once it starts (or is drift-skipped): no next run. */
+function consumeAtFire(ctx: SchedulerContext, job: Job, now: string): void {
+  if (job.schedule.kind === "at" && job.next_run_at !== null && job.next_run_at <= now) {
+    ctx.store.setNextRunAt(job.id, null);
+  }
+}

@@ -1,0 +1,486 @@
+// The outpost scheduler (spec 3.1, design "How data flows" 4): a 60-second tick on an
+// injected clock fires due jobs, asks the governor for admission, and runs each admitted
+// run as a headless child in its own process group. Between ticks it also wakes for retry
+// backoffs and run timeouts.
+//
+// Order inside one step: timeouts are enforced, then queued runs (retries, held one-shots,
+// resumes, triggers) are admitted in priority order (lower number first), then due jobs
+// fire with what capacity is left. At most one run per job runs at a time (single-flight):
+// a due job whose previous run is still queued or running records a `skipped` run, and
+// queued work of one job (a retry, a resume) starts only when the job has nothing running.
+
+import type { Delivery } from "../delivery/delivery.ts";
+import { errorText, type Logger, stderrLogger } from "../delivery/logger.ts";
+import type { Governor, GovernorUsage, InFlight } from "../governor/governor.ts";
+import type { Clock, Env, Spawner } from "../ports.ts";
+import { NotFoundError } from "../store/errors.ts";
+import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
+import { cancelJob, type CancelResult } from "./cancel.ts";
+import type { ActiveRun, SchedulerContext } from "./context.ts";
+import type { AgentCommand } from "./headless_command.ts";
+import { type JobDefaults, validateAnswer, validateJobInput } from "./job_input.ts";
+import * as jobs from "./jobs.ts";
+import { dueInOrder, type FireHooks, fireJob } from "./fire.ts";
+import { recordOutcome } from "./outcomes.ts";
+import type { PinResolver } from "./pin.ts";
+import { linuxProcessTable, type ProcessTable } from "./proc.ts";
+import { recoverOrphans, type RecoveryReport } from "./recovery.ts";
+import { executeRun } from "./runner.ts";
+import { isoZ } from "./schedule.ts";
+
+export const TICK_MS = 60_000;
+
+export interface SchedulerOptions {
+  store: Store;
+  clock: Clock;
+  env: Env;
+  spawner: Spawner;
+  governor: Governor;
+  delivery: Delivery;
+  agentCommand: AgentCommand;
+  home: string;
+  logger?: Logger;
+  processes?: ProcessTable;
+  pinResolver?: PinResolver | null;
+  defaults?: JobDefaults;
+  tickMs?: number;
+}
+
+export type SchedulerEvent =
+  | { type: "run_started"; run_id: number; job_id: number; pid: number }
+  | { type: "run_finished"; run_id: number; job_id: number; status: RunStatus | null }
+  | { type: "run_skipped"; run_id: number; job_id: number; reason: string };
+
+/** A manual trigger while the job already has a run in flight (routes answer 409). */
+export class InFlightError extends Error {
+  override readonly name = "InFlightError";
+  readonly job_id: number;
+  readonly run_id: number;
+  constructor(jobId: number, run: Run) {
+    super(`job ${jobId} already has run ${run.id} ${run.status}; wait for it or cancel it first`);
+    this.job_id = jobId;
+    this.run_id = run.id;
+  }
+}
+
+export class Scheduler {
+  readonly ctx: SchedulerContext;
+  readonly #tickMs: number;
+  readonly #active = new Map<number, ActiveRun>();
+  readonly #settled = new Map<number, Promise<RunStatus | null>>();
+  readonly #listeners = new Set<(event: SchedulerEvent) => void>();
+  #nextTickAt = -Infinity;
+  #chain: Promise<unknown> = Promise.resolve();
+  #loop: Promise<void> | null = null;
+  #stopped = false;
+  #poked = false;
+  #sleep: AbortController | null = null;
+
+  constructor(options: SchedulerOptions) {
+    this.ctx = {
+      store: options.store,
+      clock: options.clock,
+      env: options.env,
+      spawner: options.spawner,
+      governor: options.governor,
+      delivery: options.delivery,
+      logger: options.logger ?? stderrLogger,
+      processes: options.processes ?? linuxProcessTable(),
+      pinResolver: options.pinResolver ?? null,
+      agentCommand: options.agentCommand,
+      home: options.home,
+      defaults: options.defaults ?? {},
+      runDirs: new Set(),
+      lastReport: new Map(),
+    };
+    this.#tickMs = options.tickMs ?? TICK_MS;
+  }
+
+  // ---- lifecycle ----
+
+  /** Recovers orphans of a previous process, then starts the loop (first tick at once). */
+  start(): RecoveryReport {
+    if (this.#loop) throw new Error("scheduler already started");
+    const report = this.recover();
+    this.#stopped = false;
+    this.#loop = this.#run();
+    return report;
+  }
+
+  /** Ends the loop. Running children are left alone unless `killRunning`. */
+  async stop(options: { killRunning?: boolean } = {}): Promise<void> {
+    this.#stopped = true;
+    this.poke();
+    await this.#loop;
+    this.#loop = null;
+    if (options.killRunning) { for (const a of this.#active.values()) a.proc?.killGroup(); }
+  }
+
+  recover(): RecoveryReport {
+    return recoverOrphans(this.ctx);
+  }
+
+  /** Wakes the loop to re-plan now (something was queued, finished or got a deadline). */
+  poke(): void {
+    this.#poked = true;
+    this.#sleep?.abort();
+  }
+
+  /** One loop iteration: the tick when due, timeouts, admission. */
+  step(): Promise<void> {
+    return this.#serial(async () => {
+      const now = this.ctx.clock.now().getTime();
+      const tick = now >= this.#nextTickAt;
+      if (tick) {
+        // Keep the 60-second cadence; after a long stall, restart it from now.
+        const next = this.#nextTickAt + this.#tickMs;
+        this.#nextTickAt = next > now ? next : now + this.#tickMs;
+      }
+      await this.#plan(new Date(now), tick);
+    });
+  }
+
+  /** A tick now, whatever the cadence (tests and manual use). */
+  tick(): Promise<void> {
+    return this.#serial(() => {
+      const now = this.ctx.clock.now();
+      this.#nextTickAt = now.getTime() + this.#tickMs;
+      return this.#plan(now, true);
+    });
+  }
+
+  /** Epoch ms of the next thing the loop must do: tick, retry backoff end, or timeout. */
+  nextWakeAt(): number {
+    let at = this.#nextTickAt;
+    const now = this.ctx.clock.now().getTime();
+    for (const run of this.ctx.store.queuedRuns()) {
+      const notBefore = run.not_before === null ? NaN : Date.parse(run.not_before);
+      if (notBefore > now) at = Math.min(at, notBefore);
+    }
+    for (const a of this.#active.values()) {
+      if (a.deadline !== null && !a.timedOut) at = Math.min(at, a.deadline);
+    }
+    return at;
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      this.#poked = false;
+      try {
+        await this.step();
+      } catch (err) {
+        this.ctx.logger.log("error", "scheduler step failed", { error: errorText(err) });
+      }
+      if (this.#stopped) break;
+      if (this.#poked) continue;
+      const delay = Math.max(0, this.nextWakeAt() - this.ctx.clock.now().getTime());
+      const sleep = new AbortController();
+      this.#sleep = sleep;
+      try {
+        await this.ctx.clock.sleep(delay, sleep.signal);
+      } catch { /* poked */ }
+      this.#sleep = null;
+    }
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#chain.then(fn);
+    this.#chain = next.catch(() => {});
+    return next;
+  }
+
+  async #plan(now: Date, tick: boolean): Promise<void> {
+    this.#enforceDeadlines(now);
+    await this.#pump(now);
+    if (tick) await this.#fireDue(now);
+  }
+
+  // ---- firing ----
+
+  async #fireDue(now: Date): Promise<void> {
+    const waiting = await this.ctx.governor.readWaiting(); // null at once when defer is off
+    // Read the due list after that await: a run started moments ago may have consumed a
+    // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile.
+    const due = dueInOrder(this.ctx, now);
+    if (due.length === 0) return;
+    const hooks: FireHooks = {
+      inFlight: () => this.#inFlightCounts(),
+      start: (run) => this.#start(run),
+      skipped: (run, reason) =>
+        this.#emitEvent({ type: "run_skipped", run_id: run.id, job_id: run.job_id, reason }),
+    };
+    for (const job of due) fireJob(this.ctx, job, now, waiting, hooks);
+  }
+
+  // ---- admission and execution ----
+
+  async #pump(now: Date): Promise<void> {
+    const queued = this.ctx.store.queuedRuns();
+    if (queued.length === 0) return;
+    const nowText = isoZ(now);
+    let waiting: number | null | undefined;
+    for (const run of queued) {
+      if (this.#active.has(run.id)) continue;
+      if (run.not_before !== null && run.not_before > nowText) continue; // backoff
+      if (this.#jobActive(run.job_id)) continue; // single-flight; its finish re-pumps
+      waiting ??= await this.ctx.governor.readWaiting();
+      const admission = this.ctx.governor.admit(run.class, this.#inFlightCounts(), waiting);
+      if (!admission.ok) {
+        const held = `held: ${admission.reason}`;
+        if (run.reason !== held) this.ctx.store.updateRun(run.id, { reason: held });
+        continue;
+      }
+      const fresh = this.ctx.store.getRun(run.id);
+      if (fresh?.status === "queued") this.#start(fresh);
+    }
+  }
+
+  #start(run: Run): void {
+    const active: ActiveRun = {
+      runId: run.id,
+      jobId: run.job_id,
+      cls: run.class,
+      proc: null,
+      deadline: null,
+      timedOut: false,
+    };
+    this.#active.set(run.id, active);
+    const done = executeRun(this.ctx, active, {
+      started: (a) => {
+        this.#emitEvent({
+          type: "run_started",
+          run_id: a.runId,
+          job_id: a.jobId,
+          pid: a.proc!.pid,
+        });
+        this.poke(); // the loop must now also wake for this run's deadline
+      },
+    })
+      .catch((err) => {
+        this.ctx.logger.log("error", "run failed inside the scheduler", {
+          run_id: run.id,
+          error: errorText(err),
+        });
+        try {
+          return recordOutcome(this.ctx, run.id, {
+            kind: "spawn_failed",
+            error: `internal error: ${errorText(err)}`,
+          });
+        } catch {
+          return null;
+        }
+      })
+      .then((status) => {
+        this.#active.delete(run.id);
+        this.#settled.delete(run.id);
+        this.#emitEvent({ type: "run_finished", run_id: run.id, job_id: run.job_id, status });
+        this.poke(); // a slot is free, or a retry was queued
+        return status;
+      });
+    this.#settled.set(run.id, done);
+  }
+
+  #enforceDeadlines(now: Date): void {
+    for (const a of this.#active.values()) {
+      if (a.proc && a.deadline !== null && !a.timedOut && now.getTime() >= a.deadline) {
+        a.timedOut = true;
+        this.ctx.logger.log("warn", "run timed out; killing its process group", {
+          run_id: a.runId,
+          job_id: a.jobId,
+        });
+        a.proc.killGroup();
+      }
+    }
+  }
+
+  #inFlightCounts(): InFlight {
+    const counts: InFlight = { api: 0, scheduled: 0 };
+    for (const a of this.#active.values()) counts[a.cls]++;
+    return counts;
+  }
+
+  #jobActive(jobId: number): boolean {
+    for (const a of this.#active.values()) if (a.jobId === jobId) return true;
+    return false;
+  }
+
+  #kill(run: Run): void {
+    const live = this.#active.get(run.id)?.proc;
+    if (live) return live.killGroup();
+    const { processes } = this.ctx;
+    if (
+      run.pid !== null && run.pid_start !== null && processes.identity(run.pid) === run.pid_start
+    ) {
+      processes.killGroup(run.pid);
+    }
+  }
+
+  // ---- operations for the doors (dashboard, machine door, chat) ----
+
+  createJob(raw: unknown): Job {
+    const job = jobs.createJob(this.ctx, raw);
+    this.poke();
+    return job;
+  }
+
+  async updateJob(id: number, raw: unknown): Promise<jobs.UpdateResult> {
+    const result = await jobs.updateJob(this.ctx, id, raw);
+    this.poke();
+    return result;
+  }
+
+  setEnabled(id: number, enabled: boolean, reason?: string): Job {
+    const job = jobs.setEnabled(this.ctx, id, enabled, reason);
+    this.poke();
+    return job;
+  }
+
+  repin(id: number): Promise<jobs.RepinResult> {
+    return jobs.repin(this.ctx, id);
+  }
+
+  /** Kills the job's live run, then deletes the job and its history (reports stay on disk). */
+  deleteJob(id: number): boolean {
+    if (!this.ctx.store.getJob(id)) return false;
+    const run = this.ctx.store.inFlightRun(id);
+    if (run?.status === "running") this.#kill(run);
+    return this.ctx.store.deleteJob(id);
+  }
+
+  /** Manual fire with the single-flight guard. Throws InFlightError or NotFoundError. */
+  trigger(jobId: number): Run {
+    const job = this.ctx.store.getJob(jobId);
+    if (!job) throw new NotFoundError("job", jobId);
+    const inFlight = this.ctx.store.inFlightRun(jobId);
+    if (inFlight) throw new InFlightError(jobId, inFlight);
+    const run = this.ctx.store.createRun({
+      job_id: jobId,
+      status: "queued",
+      attempt: 1,
+      priority: this.ctx.governor.priorityFor(job.class, job.priority),
+      class: job.class,
+    });
+    this.poke();
+    return run;
+  }
+
+  /**
+   * A background one-shot (machine door, chat `run`): an api-class job plus one queued run.
+   * Throws CapacityError past queue_depth_max, JobValidationError on bad fields.
+   */
+  submitOneShot(raw: unknown): { job: Job; run: Run } {
+    const { store, governor, clock } = this.ctx;
+    const input = validateJobInput(raw, {
+      now: clock.now(),
+      defaults: this.ctx.defaults,
+      class: "api",
+      oneShot: true,
+    });
+    governor.checkQueueDepth(store.countQueued());
+    const job = store.createJob({ ...input, next_run_at: null });
+    const run = store.createRun({
+      job_id: job.id,
+      status: "queued",
+      attempt: 1,
+      priority: governor.priorityFor("api", job.priority),
+      class: "api",
+    });
+    this.poke();
+    return { job, run };
+  }
+
+  /** The shared cancel core (see cancel.ts). */
+  cancel(jobId: number): CancelResult {
+    const result = cancelJob({
+      store: this.ctx.store,
+      clock: this.ctx.clock,
+      killRun: (run) => this.#kill(run),
+    }, jobId);
+    this.poke();
+    return result;
+  }
+
+  /**
+   * Answers an open inbox item and resumes its halted run: a new queued run continues the
+   * session with the answer as its prompt. `run` is null when the halted run left no
+   * session to resume. Throws NotFoundError, InboxStateError or JobValidationError.
+   */
+  resumeFromInbox(
+    itemId: number,
+    answer: string,
+    via = "dashboard",
+  ): { item: InboxItem; run: Run | null } {
+    validateAnswer(answer);
+    const { store } = this.ctx;
+    const item = store.getInboxItem(itemId);
+    if (!item) throw new NotFoundError("inbox item", itemId);
+    const answered = store.answerInbox(itemId, answer, via);
+    const halted = store.getRun(item.run_id);
+    if (!halted?.session_id || !store.getJob(item.job_id)) return { item: answered, run: null };
+    const run = store.createRun({
+      job_id: item.job_id,
+      status: "queued",
+      attempt: 1,
+      priority: halted.priority,
+      class: halted.class,
+      resume_of_run: halted.id,
+      answer,
+    });
+    this.poke();
+    return { item: answered, run };
+  }
+
+  /** The governor card: live slots per class, queue depth, tokens in the last hour. */
+  usage(): GovernorUsage {
+    const queued = { api: 0, scheduled: 0 };
+    for (const run of this.ctx.store.queuedRuns()) {
+      if (!this.#active.has(run.id)) queued[run.class]++;
+    }
+    return this.ctx.governor.usage(this.#inFlightCounts(), queued);
+  }
+
+  // ---- observation ----
+
+  /** Runs this process is starting or running. */
+  activeRuns(): readonly Readonly<ActiveRun>[] {
+    return [...this.#active.values()];
+  }
+
+  on(listener: (event: SchedulerEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The first future event matching `predicate`. */
+  nextEvent(predicate: (event: SchedulerEvent) => boolean): Promise<SchedulerEvent> {
+    return new Promise((resolve) => {
+      const off = this.on((event) => {
+        if (predicate(event)) {
+          off();
+          resolve(event);
+        }
+      });
+    });
+  }
+
+  /** Resolves with the run's final status once this process has finished handling it. */
+  whenSettled(runId: number): Promise<RunStatus | null> {
+    return this.#settled.get(runId) ??
+      Promise.resolve(this.ctx.store.getRun(runId)?.status ?? null);
+  }
+
+  /** Waits until every run active now has settled. */
+  async idle(): Promise<void> {
+    while (this.#settled.size > 0) await Promise.all([...this.#settled.values()]);
+  }
+
+  #emitEvent(event: SchedulerEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.ctx.logger.log("warn", "scheduler listener threw", { error: errorText(err) });
+      }
+    }
+  }
+}

@@ -1,0 +1,120 @@
+// Builds a scheduler on fakes for the tests in this directory: FakeClock, FakeSpawner,
+// FakeProcessTable, an in-memory store, a recording delivery adapter and a temp home.
+
+import { FakeClock } from "../../tests/fakes/clock.ts";
+import { Delivery } from "../delivery/delivery.ts";
+import { MemoryLogger } from "../delivery/logger.ts";
+import type { DeliveryEvent } from "../delivery/types.ts";
+import { DEFAULT_GOVERNOR_CONFIG, type GovernorConfig, governorPath } from "../governor/config.ts";
+import { Governor } from "../governor/governor.ts";
+import type { WaitingReader } from "../governor/waiting.ts";
+import { envFrom } from "../ports.ts";
+import { SqliteStore } from "../store/sqlite_store.ts";
+import { FakeProcessTable, FakeSpawner } from "./fake_spawner.ts";
+import type { PinResolver } from "./pin.ts";
+import { Scheduler } from "./scheduler.ts";
+
+export interface Kit {
+  home: string;
+  clock: FakeClock;
+  store: SqliteStore;
+  spawner: FakeSpawner;
+  processes: FakeProcessTable;
+  governor: Governor;
+  delivery: Delivery;
+  delivered: DeliveryEvent[];
+  logger: MemoryLogger;
+  scheduler: Scheduler;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface KitOptions {
+  start?: string;
+  env?: Record<string, string>;
+  governor?: Partial<GovernorConfig>;
+  pinResolver?: PinResolver;
+  waiting?: WaitingReader;
+  dbPath?: string;
+}
+
+export async function makeKit(options: KitOptions = {}): Promise<Kit> {
+  const home = await Deno.makeTempDir({ prefix: "outpost_test_" });
+  const clock = new FakeClock(options.start ?? "2026-03-02T09:00:00Z");
+  const env = envFrom({ PATH: "/usr/bin:/bin", ...options.env });
+  const store = new SqliteStore({ path: options.dbPath ?? ":memory:", clock });
+  const logger = new MemoryLogger();
+  const config = { ...structuredClone(DEFAULT_GOVERNOR_CONFIG), ...options.governor };
+  const governor = new Governor({
+    path: governorPath(home),
+    env,
+    clock,
+    store,
+    ...(options.waiting ? { waiting: options.waiting } : {}),
+  }, config);
+  const delivery = new Delivery({ clock, logger });
+  const delivered: DeliveryEvent[] = [];
+  delivery.register({
+    name: "recorder",
+    send: (event) => {
+      delivered.push(event);
+      return Promise.resolve();
+    },
+  });
+  const spawner = new FakeSpawner();
+  const processes = new FakeProcessTable();
+  spawner.onSpawn = (p) => processes.identities.set(p.pid, `boot:${p.pid}`);
+  const scheduler = new Scheduler({
+    store,
+    clock,
+    env,
+    spawner,
+    governor,
+    delivery,
+    logger,
+    processes,
+    pinResolver: options.pinResolver ?? null,
+    agentCommand: { command: "agent", args: [] },
+    home,
+  });
+  return {
+    home,
+    clock,
+    store,
+    spawner,
+    processes,
+    governor,
+    delivery,
+    delivered,
+    logger,
+    scheduler,
+    async [Symbol.asyncDispose]() {
+      await scheduler.stop();
+      // Runs still starting may spawn after a first sweep; kill until nothing is active.
+      while (scheduler.activeRuns().length > 0) {
+        for (const p of spawner.live()) p.killGroup();
+        await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
+      }
+      await delivery.idle();
+      store.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+/** A valid scheduled-job request; override any field. */
+export function jobInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: "nightly",
+    prompt: "summarize the repo",
+    schedule: { kind: "every", expr: "1h", tz: "UTC" },
+    workdir: "/tmp",
+    ...overrides,
+  };
+}
+
+/** Starts a tick and resolves with the child it spawns. */
+export async function tickAndSpawn(kit: Kit) {
+  const spawned = kit.spawner.nextSpawn();
+  await kit.scheduler.tick();
+  return await spawned;
+}

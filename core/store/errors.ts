@@ -1,0 +1,67 @@
+// Typed store errors. Messages name what was wrong and what to do about it.
+
+export const MAX_JOBS = 100;
+
+export class JobLimitError extends Error {
+  override readonly name = "JobLimitError";
+  readonly limit: number;
+  constructor(limit = MAX_JOBS) {
+    super(
+      `job limit reached: at most ${limit} jobs may exist; delete a job before creating another`,
+    );
+    this.limit = limit;
+  }
+}
+
+export class NotFoundError extends Error {
+  override readonly name = "NotFoundError";
+  readonly entity: string;
+  readonly id: number | string;
+  constructor(entity: string, id: number | string) {
+    super(`no ${entity} with id ${id}`);
+    this.entity = entity;
+    this.id = id;
+  }
+}
+
+export class InboxStateError extends Error {
+  override readonly name = "InboxStateError";
+  readonly id: number;
+  readonly state: string;
+  constructor(id: number, state: string, action: string) {
+    super(`inbox item ${id} is ${state}, not open; it cannot be ${action}`);
+    this.id = id;
+    this.state = state;
+  }
+}
+
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+  readonly path: string;
+  readonly found: number;
+  readonly supported: number;
+  constructor(path: string, found: number, supported: number) {
+    super(
+      `${path} has schema version ${found}, newer than this program understands (${supported}); ` +
+        `run a newer agent-outpost, or restore a backup made by this version`,
+    );
+    this.path = path;
+    this.found = found;
+    this.supported = supported;
+  }
+}
+
+export class StoreOpenError extends Error {
+  override readonly name = "StoreOpenError";
+  readonly path: string;
+  constructor(path: string, cause: unknown) {
+    super(
+      `cannot open the outpost store at ${path}: ${
+        cause instanceof Error ? cause.message : cause
+      }; ` +
+        `check the file is a SQLite database and the directory is writable`,
+      { cause },
+    );
+    this.path = path;
+  }
+}

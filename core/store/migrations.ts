@@ -1,0 +1,73 @@
+// Versioned schema steps, applied in order on open. A step is never edited once shipped:
+// a change is a new numbered file. A database newer than the last step here is refused.
+
+import type { DatabaseSync } from "node:sqlite";
+import { SchemaTooNewError } from "./errors.ts";
+import m001 from "./migrations/001_initial.sql" with { type: "text" };
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "initial", sql: m001 },
+];
+
+export class MigrationError extends Error {
+  override readonly name = "MigrationError";
+  readonly version: number;
+  constructor(version: number, name: string, cause: unknown) {
+    super(
+      `schema migration ${version} (${name}) failed and was rolled back: ` +
+        `${cause instanceof Error ? cause.message : cause}`,
+      { cause },
+    );
+    this.version = version;
+  }
+}
+
+/** The highest applied version (0 for a fresh database). */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as
+    | { v: number | null }
+    | undefined;
+  return row?.v ?? 0;
+}
+
+/**
+ * Applies every step above the database's version, each in its own transaction.
+ * Returns the versions applied. Throws SchemaTooNewError before touching anything when
+ * the database is ahead of `migrations`.
+ */
+export function migrate(
+  db: DatabaseSync,
+  path: string,
+  now: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (" +
+      "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
+  const current = schemaVersion(db);
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > latest) throw new SchemaTooNewError(path, current, latest);
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec(m.sql);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+        .run(m.version, m.name, now);
+      db.exec("COMMIT");
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw new MigrationError(m.version, m.name, err);
+    }
+    applied.push(m.version);
+  }
+  return applied;
+}

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { FakeClock } from "../../tests/fakes/clock.ts";
+import { SchemaTooNewError, StoreOpenError } from "./errors.ts";
+import { MigrationError, MIGRATIONS, schemaVersion } from "./migrations.ts";
+import { outpostDbPath, SqliteStore } from "./sqlite_store.ts";
+
+async function withHome(fn: (path: string) => void | Promise<void>) {
+  const home = await Deno.makeTempDir();
+  try {
+    await fn(outpostDbPath(home));
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+function versions(path: string): number[] {
+  const db = new DatabaseSync(path);
+  const rows = db.prepare("SELECT version FROM schema_migrations ORDER BY version").all() as {
+    version: number;
+  }[];
+  db.close();
+  return rows.map((r) => r.version);
+}
+
+Deno.test("migrations apply once, in order, and are recorded", () =>
+  withHome((path) => {
+    const clock = new FakeClock();
+    new SqliteStore({ path, clock }).close();
+    assert.deepEqual(versions(path), MIGRATIONS.map((m) => m.version));
+    const store = new SqliteStore({ path, clock }); // reopening applies nothing again
+    store.createJob({
+      name: "n",
+      prompt: "p",
+      schedule: { kind: "every", expr: "1h", tz: "UTC" },
+      workdir: "/w",
+      mode: "auto",
+      timeout_s: 60,
+      max_retries: 3,
+      token_budget: null,
+      priority: null,
+      output_surface: "",
+      base_url: "",
+      model: "",
+      enabled: true,
+      recipe_id: null,
+      recipe_version: null,
+      next_run_at: null,
+      class: "scheduled",
+      meta: {},
+    });
+    store.close();
+    assert.deepEqual(versions(path), MIGRATIONS.map((m) => m.version));
+  }));
+
+Deno.test("a database newer than the code is refused with a clear error and left untouched", () =>
+  withHome(async (path) => {
+    const clock = new FakeClock();
+    new SqliteStore({ path, clock }).close();
+    const db = new DatabaseSync(path);
+    db.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')");
+    db.close();
+    const before = await Deno.readFile(path);
+    assert.throws(() => new SqliteStore({ path, clock }), (err: unknown) => {
+      assert.ok(err instanceof SchemaTooNewError);
+      assert.equal(err.found, 99);
+      assert.equal(err.supported, MIGRATIONS.at(-1)!.version);
+      assert.match(err.message, /schema version 99, newer than this program understands/);
+      assert.match(err.message, /run a newer agent-outpost/);
+      return true;
+    });
+    assert.deepEqual(await Deno.readFile(path), before);
+  }));
+
+Deno.test("a failing migration rolls back and names its step", () =>
+  withHome((path) => {
+    const clock = new FakeClock();
+    const broken = [
+      ...MIGRATIONS,
+      {
+        version: 2,
+        name: "half-done",
+        sql: "CREATE TABLE extra (x); INSERT INTO nowhere VALUES (1);",
+      },
+    ];
+    assert.throws(() => new SqliteStore({ path, clock, migrations: broken }), (err: unknown) => {
+      assert.ok(err instanceof MigrationError);
+      assert.equal(err.version, 2);
+      assert.match(err.message, /migration 2 \(half-done\) failed and was rolled back/);
+      return true;
+    });
+    const db = new DatabaseSync(path);
+    assert.equal(schemaVersion(db), 1, "step 1 kept, step 2 not recorded");
+    const extra = db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get();
+    assert.equal(extra, undefined, "no half-applied table");
+    db.close();
+    new SqliteStore({ path, clock }).close(); // the good code still opens it
+  }));
+
+Deno.test("a file that is not a SQLite database is a StoreOpenError naming the path", () =>
+  withHome(async (path) => {
+    await Deno.mkdir(path.replace(/\/outpost\.db$/, ""), { recursive: true });
+    await Deno.writeTextFile(path, "this is not a database, just some text ".repeat(100));
+    assert.throws(() => new SqliteStore({ path, clock: new FakeClock() }), (err: unknown) => {
+      assert.ok(err instanceof StoreOpenError);
+      assert.equal(err.path, path);
+      assert.match(err.message, /cannot open the outpost store at .*not a database/);
+      return true;
+    });
+  }));

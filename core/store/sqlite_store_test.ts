@@ -1,0 +1,331 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { FakeClock } from "../../tests/fakes/clock.ts";
+import { JobLimitError } from "./errors.ts";
+import { outpostDbPath, SqliteStore } from "./sqlite_store.ts";
+import type { NewJob } from "./store.ts";
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    name: "job",
+    prompt: "p",
+    schedule: { kind: "every", expr: "1h", tz: "UTC" },
+    workdir: "/w",
+    mode: "auto",
+    timeout_s: 1800,
+    max_retries: 3,
+    token_budget: null,
+    priority: null,
+    output_surface: "",
+    base_url: "",
+    model: "",
+    enabled: true,
+    recipe_id: null,
+    recipe_version: null,
+    next_run_at: "2026-03-02T10:00:00Z",
+    class: "scheduled",
+    meta: {},
+    ...overrides,
+  };
+}
+
+function memStore(clock = new FakeClock("2026-03-02T09:00:00Z")) {
+  return { clock, store: new SqliteStore({ path: ":memory:", clock }) };
+}
+
+const runBase = {
+  status: "queued" as const,
+  attempt: 1,
+  priority: 10,
+  class: "scheduled" as const,
+};
+
+Deno.test("the database lives at <home>/outpost/outpost.db, in WAL mode, migrated", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const path = outpostDbPath(home);
+    assert.equal(path, join(home, "outpost", "outpost.db"));
+    const store = new SqliteStore({ path, clock: new FakeClock() });
+    store.close();
+    const db = new DatabaseSync(path);
+    assert.equal(
+      (db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode,
+      "wal",
+    );
+    const tables =
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+      }[]).map((r) => r.name);
+    for (
+      const t of [
+        "audit",
+        "inbox_items",
+        "jobs",
+        "machine_tokens",
+        "push_subscriptions",
+        "runs",
+        "schema_migrations",
+      ]
+    ) {
+      assert.ok(tables.includes(t), t);
+    }
+    db.close();
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("jobs: create, get, update, timestamps in UTC ISO-Z, meta round-trips", () => {
+  const { clock, store } = memStore();
+  const job = store.createJob(newJob({ meta: { room: "!r", n: 1 }, priority: 7 }));
+  assert.equal(job.id, 1);
+  assert.equal(job.created_at, "2026-03-02T09:00:00Z");
+  assert.equal(job.failure_count, 0);
+  assert.equal(job.dead_letter_reason, null);
+  assert.deepEqual(job.meta, { room: "!r", n: 1 });
+  assert.deepEqual(store.getJob(1), job);
+  clock.set("2026-03-02T09:05:00Z");
+  const updated = store.updateJob(1, {
+    enabled: false,
+    schedule: { kind: "cron", expr: "0 9 * * *", tz: "Europe/Paris" },
+    priority: null,
+    meta: {},
+  });
+  assert.equal(updated.enabled, false);
+  assert.deepEqual(updated.schedule, { kind: "cron", expr: "0 9 * * *", tz: "Europe/Paris" });
+  assert.equal(updated.priority, null);
+  assert.equal(updated.updated_at, "2026-03-02T09:05:00Z");
+  assert.equal(updated.created_at, "2026-03-02T09:00:00Z");
+  assert.throws(() => store.updateJob(99, { name: "x" }), { name: "NotFoundError" });
+  assert.equal(store.getJob(99), null);
+  store.close();
+});
+
+Deno.test("jobs list newest first with the latest run blended in", () => {
+  const { store } = memStore();
+  const a = store.createJob(newJob({ name: "a" }));
+  const b = store.createJob(newJob({ name: "b" }));
+  store.createRun({ ...runBase, job_id: a.id, status: "ok", exit_code: 0 });
+  const latest = store.createRun({
+    ...runBase,
+    job_id: a.id,
+    status: "error",
+    exit_code: 1,
+    attempt: 2,
+  });
+  const list = store.listJobs();
+  assert.deepEqual(list.map((j) => j.name), ["b", "a"]);
+  assert.equal(list[0]!.latest_run, null);
+  assert.deepEqual(list[1]!.latest_run, {
+    id: latest.id,
+    status: "error",
+    exit_code: 1,
+    attempt: 2,
+    queued_at: "2026-03-02T09:00:00Z",
+    finished_at: null,
+  });
+  assert.equal(list[1]!.id, a.id);
+  assert.equal(b.id, 2);
+  store.close();
+});
+
+Deno.test("the 101st scheduled job is refused with JobLimitError and nothing changes", () => {
+  const { store } = memStore();
+  for (let i = 0; i < 100; i++) store.createJob(newJob({ name: `j${i}` }));
+  assert.throws(() => store.createJob(newJob({ name: "one too many" })), (err: unknown) => {
+    assert.ok(err instanceof JobLimitError);
+    assert.equal(err.limit, 100);
+    assert.match(err.message, /at most 100 jobs.*delete a job/);
+    return true;
+  });
+  assert.equal(store.countJobs(), 100);
+  assert.ok(!store.listJobs().some((j) => j.name === "one too many"));
+  // api one-shots are bounded by the governor's queue depth, not by this cap.
+  store.createJob(newJob({ name: "one-shot", class: "api", next_run_at: null }));
+  assert.equal(store.countJobs(), 101);
+  assert.equal(store.countJobs("scheduled"), 100);
+  store.close();
+});
+
+Deno.test("deleting a job cascades its runs and inbox items", () => {
+  const { store } = memStore();
+  const job = store.createJob(newJob());
+  const other = store.createJob(newJob({ name: "other" }));
+  const run = store.createRun({
+    ...runBase,
+    job_id: job.id,
+    status: "needs_human",
+    report_path: "/r/1.md",
+  });
+  const keep = store.createRun({ ...runBase, job_id: other.id });
+  store.createInboxItem({ job_id: job.id, run_id: run.id, questions: [], meta: { risk: "high" } });
+  assert.equal(store.deleteJob(job.id), true);
+  assert.equal(store.getRun(run.id), null);
+  assert.equal(store.listInbox().length, 0);
+  assert.equal(store.getRun(keep.id)!.job_id, other.id);
+  assert.equal(store.deleteJob(job.id), false);
+  store.close();
+});
+
+Deno.test("runs: in-flight lookup, admission order, due jobs and the token window", () => {
+  const { clock, store } = memStore();
+  const a = store.createJob(newJob({ name: "a", next_run_at: "2026-03-02T08:00:00Z" }));
+  const b = store.createJob(newJob({ name: "b", next_run_at: "2026-03-02T08:30:00Z" }));
+  store.createJob(newJob({ name: "later", next_run_at: "2026-03-02T11:00:00Z" }));
+  store.createJob(newJob({ name: "off", enabled: false, next_run_at: "2026-03-02T07:00:00Z" }));
+  assert.deepEqual(store.dueJobs("2026-03-02T09:00:00Z").map((j) => j.name), ["a", "b"]);
+
+  assert.equal(store.inFlightRun(a.id), null);
+  const r1 = store.createRun({ ...runBase, job_id: a.id, priority: 10 });
+  clock.set("2026-03-02T09:00:01Z");
+  const r2 = store.createRun({ ...runBase, job_id: b.id, priority: 5 });
+  const r3 = store.createRun({ ...runBase, job_id: b.id, priority: 10, status: "skipped" });
+  assert.equal(store.inFlightRun(a.id)!.id, r1.id);
+  assert.deepEqual(store.queuedRuns().map((r) => r.id), [r2.id, r1.id]);
+  assert.equal(store.countQueued(), 2);
+  assert.equal(store.runsWithStatus("skipped")[0]!.id, r3.id);
+  store.updateRun(r1.id, {
+    status: "ok",
+    finished_at: "2026-03-02T08:10:00Z",
+    tokens_in: 100,
+    tokens_out: 20,
+  });
+  store.updateRun(r2.id, {
+    status: "error",
+    finished_at: "2026-03-02T08:50:00Z",
+    tokens_in: 5,
+    tokens_out: null,
+  });
+  assert.equal(store.tokensSince("scheduled", "2026-03-02T08:00:00Z"), 125);
+  assert.equal(store.tokensSince("scheduled", "2026-03-02T08:30:00Z"), 5);
+  assert.equal(store.tokensSince("api", "2026-03-02T08:00:00Z"), 0);
+  assert.deepEqual(store.listRuns(b.id).map((r) => r.id), [r3.id, r2.id]);
+  assert.deepEqual(store.listRuns(b.id, { before_id: r3.id }).map((r) => r.id), [r2.id]);
+  assert.deepEqual(store.listRuns(b.id, { limit: 1 }).map((r) => r.id), [r3.id]);
+  assert.throws(() => store.updateRun(999, { status: "ok" }), { name: "NotFoundError" });
+  assert.equal(Object.getPrototypeOf(store.getRun(r1.id)), Object.prototype, "plain objects");
+  store.close();
+});
+
+Deno.test("inbox: answer and dismiss only from open; holds use replace semantics and are cleared", () => {
+  const { store } = memStore();
+  const job = store.createJob(newJob());
+  const run = store.createRun({ ...runBase, job_id: job.id, status: "needs_human" });
+  const q = [{ kind: "approval" as const, text: "Ship it?", options: ["yes", "no"] }];
+  const item = store.createInboxItem({
+    job_id: job.id,
+    run_id: run.id,
+    questions: q,
+    meta: { risk: "high" },
+  });
+  assert.equal(item.state, "open");
+  assert.deepEqual(item.questions, q);
+  assert.equal(store.setHold(item.id, '{"verb":"approve"}').held_json, '{"verb":"approve"}');
+  assert.equal(store.setHold(item.id, '{"verb":"reject"}').held_json, '{"verb":"reject"}');
+  assert.equal(store.countInbox("open"), 1);
+  const answered = store.answerInbox(item.id, "approved", "dashboard-high-risk-confirm");
+  assert.equal(answered.state, "answered");
+  assert.equal(answered.answer, "approved");
+  assert.equal(answered.answered_via, "dashboard-high-risk-confirm");
+  assert.equal(answered.answered_at, "2026-03-02T09:00:00Z");
+  assert.equal(answered.held_json, null, "an answer clears the hold");
+  assert.throws(() => store.answerInbox(item.id, "again", "chat"), {
+    name: "InboxStateError",
+    message: /is answered, not open/,
+  });
+  assert.throws(() => store.dismissInbox(item.id, "chat"), { name: "InboxStateError" });
+  assert.throws(() => store.setHold(item.id, "{}"), { name: "InboxStateError" });
+  assert.equal(store.getInboxItem(item.id)!.answer, "approved", "unchanged by refused calls");
+  const second = store.createInboxItem({ job_id: job.id, run_id: run.id, questions: [], meta: {} });
+  store.setHold(second.id, "{}");
+  const dismissed = store.dismissInbox(second.id, "push-action");
+  assert.equal(dismissed.state, "dismissed");
+  assert.equal(dismissed.held_json, null);
+  assert.deepEqual(store.listInbox({ state: "answered" }).map((i) => i.id), [item.id]);
+  assert.deepEqual(store.listInbox().map((i) => i.id), [second.id, item.id]);
+  assert.throws(() => store.answerInbox(404, "x", "chat"), { name: "NotFoundError" });
+  store.close();
+});
+
+Deno.test("audit rows append and list newest first; a failure never throws", () => {
+  const { store } = memStore();
+  store.appendAudit({ action: "body_read", target: "facts/a.md", actor: "dashboard", detail: "" });
+  const row = store.appendAudit({
+    action: "stop",
+    target: "job:3",
+    actor: "@op:x",
+    detail: "killed",
+  });
+  assert.equal(row!.at, "2026-03-02T09:00:00Z");
+  assert.deepEqual(store.listAudit().map((r) => r.action), ["stop", "body_read"]);
+  assert.deepEqual(store.listAudit({ action: "body_read" }).map((r) => r.target), ["facts/a.md"]);
+  store.close();
+  assert.equal(store.appendAudit({ action: "x", target: "y", actor: "", detail: "" }), null);
+});
+
+Deno.test("push subscriptions upsert by endpoint and track delivery health", () => {
+  const { store } = memStore();
+  const keys = { p256dh: "BPk", auth: "au" };
+  store.upsertPushSubscription({ endpoint: "https://push/1", keys });
+  store.recordPushResult("https://push/1", false);
+  store.recordPushResult("https://push/1", false);
+  assert.equal(store.listPushSubscriptions()[0]!.failure_count, 2);
+  store.recordPushResult("https://push/1", true);
+  const healthy = store.listPushSubscriptions()[0]!;
+  assert.equal(healthy.failure_count, 0);
+  assert.equal(healthy.last_success_at, "2026-03-02T09:00:00Z");
+  const replaced = store.upsertPushSubscription({
+    endpoint: "https://push/1",
+    keys: { p256dh: "new", auth: "a2" },
+  });
+  assert.deepEqual(replaced.keys, { p256dh: "new", auth: "a2" });
+  assert.equal(store.listPushSubscriptions().length, 1);
+  assert.equal(store.deletePushSubscription("https://push/1"), true);
+  assert.equal(store.deletePushSubscription("https://push/1"), false);
+  store.close();
+});
+
+Deno.test("machine tokens: only hashes stored; verify stamps use; revoked tokens fail", () => {
+  const { clock, store } = memStore();
+  const t = store.createMachineToken("ci", "sha256:abc");
+  assert.equal(t.last_used_at, null);
+  assert.throws(() => store.createMachineToken("dup", "sha256:abc"), /UNIQUE/);
+  clock.set("2026-03-02T10:00:00Z");
+  assert.equal(store.verifyMachineToken("sha256:abc")!.last_used_at, "2026-03-02T10:00:00Z");
+  assert.equal(store.verifyMachineToken("sha256:nope"), null);
+  const revoked = store.revokeMachineToken(t.id);
+  assert.equal(revoked.revoked_at, "2026-03-02T10:00:00Z");
+  clock.set("2026-03-02T11:00:00Z");
+  assert.equal(
+    store.revokeMachineToken(t.id).revoked_at,
+    "2026-03-02T10:00:00Z",
+    "first revocation kept",
+  );
+  assert.equal(store.verifyMachineToken("sha256:abc"), null);
+  assert.equal(store.listMachineTokens().length, 1);
+  assert.throws(() => store.revokeMachineToken(42), { name: "NotFoundError" });
+  store.close();
+});
+
+Deno.test("a corrupted JSON column reads as empty instead of breaking the listing", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const path = outpostDbPath(home);
+    const clock = new FakeClock();
+    let store = new SqliteStore({ path, clock });
+    const job = store.createJob(newJob({ meta: { room: "!r" } }));
+    const run = store.createRun({ ...runBase, job_id: job.id });
+    store.createInboxItem({ job_id: job.id, run_id: run.id, questions: [], meta: {} });
+    store.close();
+    const db = new DatabaseSync(path); // a hand edit or a broken tool
+    db.exec("UPDATE jobs SET meta = 'not json'; UPDATE inbox_items SET questions = '{oops'");
+    db.close();
+    store = new SqliteStore({ path, clock });
+    assert.deepEqual(store.listJobs()[0]!.meta, {});
+    assert.deepEqual(store.listInbox()[0]!.questions, []);
+    store.close();
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -1,0 +1,253 @@
+// The outpost's one store: jobs, runs, inbox items, audit rows, push subscriptions and
+// machine-door tokens. Types and the interface live here; sqlite_store.ts implements it.
+// Every timestamp is a UTC ISO-8601 string with Z (isoZ in core/scheduler/schedule.ts).
+
+import type { Question } from "../tools/types.ts";
+import type { Schedule } from "../scheduler/schedule.ts";
+
+export type JobMode = "auto" | "strict";
+/** Code path a job came from; decides its governor class (spec 2.5). */
+export type JobClass = "scheduled" | "api";
+export type OutputSurface = "messenger" | "";
+
+export interface Job {
+  id: number;
+  name: string;
+  prompt: string;
+  schedule: Schedule;
+  workdir: string;
+  mode: JobMode;
+  timeout_s: number;
+  max_retries: number;
+  token_budget: number | null;
+  /** Governor pin 1..100; null means the class default. */
+  priority: number | null;
+  output_surface: OutputSurface;
+  base_url: string;
+  model: string;
+  enabled: boolean;
+  recipe_id: string | null;
+  recipe_version: number | null;
+  /** Next fire; null when nothing is left (a fired `at`, an api one-shot, a dead cron). */
+  next_run_at: string | null;
+  class: JobClass;
+  /** Consecutive failed attempts; reset by a success, a needs_human end or re-enabling. */
+  failure_count: number;
+  dead_letter_reason: string | null;
+  /** Why the job is disabled (dead-letter, schedule error, cancel while queued, pause). */
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Free-form JSON: origin room of a chat-submitted job (`room`), submitter, … */
+  meta: Record<string, unknown>;
+}
+
+/** What a caller supplies to create a job (validated by core/scheduler/job_input.ts). */
+export type NewJob =
+  & Omit<
+    Job,
+    "id" | "created_at" | "updated_at" | "failure_count" | "dead_letter_reason" | "disabled_reason"
+  >
+  & { failure_count?: number; disabled_reason?: string | null };
+
+export type JobPatch = Partial<Omit<Job, "id" | "created_at" | "updated_at">>;
+
+export type RunStatus =
+  | "queued"
+  | "running"
+  | "ok"
+  | "error"
+  | "needs_human"
+  | "skipped"
+  | "skipped_drift"
+  | "killed"
+  | "lost"
+  | "cancelled";
+
+export const IN_FLIGHT: readonly RunStatus[] = ["queued", "running"];
+
+export interface Run {
+  id: number;
+  job_id: number;
+  status: RunStatus;
+  /** 1 for a fire, a trigger or a resume; n+1 for the retry after attempt n. */
+  attempt: number;
+  exit_code: number | null;
+  /** Why: skip reason, hold reason, error cause, drift detail. */
+  reason: string | null;
+  queued_at: string;
+  /** Earliest start (retry backoff). */
+  not_before: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  pid: number | null;
+  /** Process start identity (boot id + start time) so a reused PID is never mistaken for it. */
+  pid_start: string | null;
+  report_path: string | null;
+  session_id: string | null;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  cost_usd: number | null;
+  cancelled_at: string | null;
+  /** Set on a resume run: the needs_human run it continues. */
+  resume_of_run: number | null;
+  /** The inbox answer a resume run passes to the child. */
+  answer: string | null;
+  /** Effective governor priority (lower runs first). */
+  priority: number;
+  class: JobClass;
+}
+
+export type NewRun =
+  & Pick<Run, "job_id" | "status" | "attempt" | "priority" | "class">
+  & Partial<Omit<Run, "id" | "job_id" | "status" | "attempt" | "priority" | "class">>;
+
+export type RunPatch = Partial<Omit<Run, "id" | "job_id">>;
+
+export interface LatestRun {
+  id: number;
+  status: RunStatus;
+  exit_code: number | null;
+  attempt: number;
+  queued_at: string;
+  finished_at: string | null;
+}
+
+export interface JobWithLatestRun extends Job {
+  latest_run: LatestRun | null;
+}
+
+export type InboxState = "open" | "answered" | "dismissed";
+
+export interface InboxItem {
+  id: number;
+  job_id: number;
+  run_id: number;
+  questions: Question[];
+  state: InboxState;
+  answer: string | null;
+  /** Surface that answered: dashboard, chat, push-action, dashboard-high-risk-confirm, … */
+  answered_via: string | null;
+  answered_at: string | null;
+  /** A high-risk chat hold (spec 3.2); stale JSON may stay until the next answer/dismiss. */
+  held_json: string | null;
+  /** JSON; `risk` is stamped by the inbox funnel. */
+  meta: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface NewInboxItem {
+  job_id: number;
+  run_id: number;
+  questions: Question[];
+  meta: Record<string, unknown>;
+}
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  action: string;
+  target: string;
+  actor: string;
+  detail: string;
+}
+
+export type NewAuditRow = Omit<AuditRow, "id" | "at"> & { at?: string };
+
+export interface PushSubscription {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+  created_at: string;
+  last_success_at: string | null;
+  failure_count: number;
+}
+
+export interface MachineToken {
+  id: number;
+  name: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ListOptions {
+  limit?: number;
+  /** Only rows with a smaller id (newest-first paging). */
+  before_id?: number;
+}
+
+/**
+ * The store's contract. Methods are synchronous: the embedded SQLite store makes each one a
+ * single atomic step, which the scheduler relies on for check-then-act (single-flight).
+ * See README.md for how a server database would take its place.
+ */
+export interface Store {
+  // Jobs
+  /**
+   * Throws JobLimitError when a scheduled job would exceed MAX_JOBS scheduled jobs (api
+   * one-shots are not counted: the governor's queue depth bounds them).
+   */
+  createJob(job: NewJob): Job;
+  getJob(id: number): Job | null;
+  /** Newest first, each with its latest run. */
+  listJobs(): JobWithLatestRun[];
+  countJobs(cls?: JobClass): number;
+  /** Throws NotFoundError for an unknown id. */
+  updateJob(id: number, patch: JobPatch): Job;
+  /** Deletes the job, its runs and inbox items; report files stay on disk. False if absent. */
+  deleteJob(id: number): boolean;
+  /** Enabled jobs whose next_run_at is at or before `at`, earliest first. */
+  dueJobs(at: string): Job[];
+  /** Moves a job's next fire (the scheduler's hot path: no row is read back). */
+  setNextRunAt(id: number, next: string | null): void;
+
+  // Runs
+  createRun(run: NewRun): Run;
+  getRun(id: number): Run | null;
+  updateRun(id: number, patch: RunPatch): Run;
+  /** Newest first. */
+  listRuns(jobId: number, options?: ListOptions): Run[];
+  latestRun(jobId: number): Run | null;
+  /** The job's newest queued or running run (a resume and a retry may both be queued). */
+  inFlightRun(jobId: number): Run | null;
+  runsWithStatus(status: RunStatus): Run[];
+  /** Queued runs in admission order: priority (lower first), then queued_at, then id. */
+  queuedRuns(): Run[];
+  countQueued(): number;
+  /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
+  tokensSince(cls: JobClass, since: string): number;
+
+  // Inbox
+  createInboxItem(item: NewInboxItem): InboxItem;
+  getInboxItem(id: number): InboxItem | null;
+  listInbox(options?: ListOptions & { state?: InboxState }): InboxItem[];
+  countInbox(state: InboxState): number;
+  /** Open item → answered (hold cleared). Throws InboxStateError unless open. */
+  answerInbox(id: number, answer: string, via: string): InboxItem;
+  /** Open item → dismissed (hold cleared). Throws InboxStateError unless open. */
+  dismissInbox(id: number, via: string): InboxItem;
+  /** Sets (replace semantics) or clears the hold of an open item. Throws InboxStateError. */
+  setHold(id: number, heldJson: string | null): InboxItem;
+
+  // Audit (best effort: appendAudit never throws)
+  appendAudit(row: NewAuditRow): AuditRow | null;
+  listAudit(options?: ListOptions & { action?: string }): AuditRow[];
+
+  // Push subscriptions
+  upsertPushSubscription(
+    sub: { endpoint: string; keys: { p256dh: string; auth: string } },
+  ): PushSubscription;
+  listPushSubscriptions(): PushSubscription[];
+  deletePushSubscription(endpoint: string): boolean;
+  recordPushResult(endpoint: string, ok: boolean): void;
+
+  // Machine-door tokens (only hashes are stored)
+  createMachineToken(name: string, tokenHash: string): MachineToken;
+  listMachineTokens(): MachineToken[];
+  revokeMachineToken(id: number): MachineToken;
+  /** The live (unrevoked) token with this hash, stamping last_used_at; null otherwise. */
+  verifyMachineToken(tokenHash: string): MachineToken | null;
+
+  close(): void;
+}
