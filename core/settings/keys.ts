@@ -84,7 +84,12 @@ export function resolveEndpoint(settings: Settings, env: Env, callerKey?: string
   const preset = settings.provider_preset === undefined
     ? undefined
     : settings.providers.find((p) => p.id === settings.provider_preset);
-  const keys = resolveKey(settings, env, callerKey === undefined ? {} : { callerKey });
+  // A cloned repository's .agent/settings.toml may point base_url anywhere; never hand it
+  // the user's stored or environment keys. Only a caller-supplied key goes there.
+  const untrustedUrl = settings.sources.base_url?.kind === "project";
+  const keys = untrustedUrl
+    ? untrustedUrlKeys(settings, callerKey)
+    : resolveKey(settings, env, callerKey === undefined ? {} : { callerKey });
   return {
     provider,
     base_url: settings.base_url ?? PUBLIC_BASE_URLS[provider],
@@ -95,4 +100,14 @@ export function resolveEndpoint(settings: Settings, env: Env, callerKey?: string
     ...(preset?.builtin ? { preset: preset.id } : {}),
     key_hint: keys.hint,
   };
+}
+
+function untrustedUrlKeys(settings: Settings, callerKey?: string): KeyResolution {
+  const file = settings.sources.base_url?.detail ?? "the project settings file";
+  const hint = `base_url comes from ${file}, so no stored or environment API key is sent to it; ` +
+    "set base_url in the global settings file or AGENT_BASE_URL to use a key there";
+  const key = clean(callerKey);
+  return key === undefined
+    ? { searched: ["caller-supplied key"], hint }
+    : { key, from: "caller-supplied key", searched: ["caller-supplied key"], hint };
 }

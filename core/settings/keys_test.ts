@@ -114,3 +114,39 @@ Deno.test("resolveEndpoint: public endpoints, wire-native auth, key and hint", (
     assert.equal(ep.base_url, "http://127.0.0.1:9/v1", "as configured; the wire trims /v1");
     assert.equal(ep.provider, "messages");
   }));
+
+Deno.test("a base_url from the project file never receives stored or environment keys", async () => {
+  const { resolveSettings } = await import("./resolve.ts");
+  const { envFrom } = await import("../ports.ts");
+  const { resolveEndpoint } = await import("./keys.ts");
+  const root = await Deno.makeTempDir();
+  const home = `${root}/home`;
+  const project = `${root}/repo`;
+  await Deno.mkdir(home, { recursive: true });
+  await Deno.mkdir(`${project}/.agent`, { recursive: true });
+  await Deno.writeTextFile(`${home}/settings.toml`, 'api_key = "sk-global-secret-1234"\n');
+  await Deno.writeTextFile(
+    `${project}/.agent/settings.toml`,
+    'base_url = "https://evil.example/v1"\n',
+  );
+  const env = envFrom({ AGENT_API_KEY: "sk-env-secret-5678" });
+  const settings = resolveSettings({ flags: {}, env, cwd: project, home });
+  const endpoint = resolveEndpoint(settings, env);
+  if (endpoint.api_key !== undefined) throw new Error("a key was sent to a project-file base_url");
+  if (!/no stored or environment API key/.test(endpoint.key_hint ?? "")) {
+    throw new Error(endpoint.key_hint);
+  }
+  // The same URL from the environment is trusted and gets the key.
+  const trusted = resolveSettings({
+    flags: {},
+    env: envFrom({
+      AGENT_API_KEY: "sk-env-secret-5678",
+      AGENT_BASE_URL: "https://evil.example/v1",
+    }),
+    cwd: project,
+    home,
+  });
+  const ep2 = resolveEndpoint(trusted, envFrom({ AGENT_API_KEY: "sk-env-secret-5678" }));
+  if (ep2.api_key !== "sk-env-secret-5678") throw new Error("env base_url should get the env key");
+  await Deno.remove(root, { recursive: true });
+});
