@@ -22,7 +22,11 @@ export const probes = {
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
   synapse: (): string | null => {
-    const out = new Deno.Command("python3", { args: ["-c", "import synapse"], stderr: "null", stdout: "null" })
+    const out = new Deno.Command("python3", {
+      args: ["-c", "import synapse"],
+      stderr: "null",
+      stdout: "null",
+    })
       .outputSync();
     return out.success ? null : "matrix-synapse not installed (pip install matrix-synapse)";
   },

@@ -1,0 +1,68 @@
+// Best-effort audit rows (spec 2.9): a failing write is logged and never breaks the
+// operation that caused it. Every door (dashboard, machine door, chat, push) writes
+// through here so the action names stay one vocabulary.
+
+import { errorText, type Logger } from "../delivery/logger.ts";
+import type { AuditRow, NewAuditRow, Store } from "../store/store.ts";
+
+/** Action names. The chat verbs (approve, reject, revise, run, pause, resume, stop) join later. */
+export const AUDIT = {
+  bodyRead: "body_read",
+  answer: "answer",
+  dismiss: "dismiss",
+  highRiskHold: "high_risk_hold",
+  highRiskConfirm: "high_risk_confirm",
+  pushApprove: "push_approve",
+  pushDismiss: "push_dismiss",
+  pushSubscribe: "push_subscribe",
+  pushUnsubscribe: "push_unsubscribe",
+  jobCreate: "job_create",
+  jobUpdate: "job_update",
+  jobEnable: "job_enable",
+  jobDisable: "job_disable",
+  jobDelete: "job_delete",
+  jobTrigger: "job_trigger",
+  jobCancel: "job_cancel",
+  apiSubmit: "api_submit",
+  governorUpdate: "governor_update",
+  tokenCreate: "token_create",
+  tokenRevoke: "token_revoke",
+} as const;
+
+export type AuditAction = (typeof AUDIT)[keyof typeof AUDIT];
+
+const DETAIL_MAX = 1000;
+
+/**
+ * Appends one audit row. Never throws: a store that throws or refuses (null) is logged
+ * at warn level with the row, and null is returned.
+ */
+export function audit(
+  store: Pick<Store, "appendAudit">,
+  logger: Logger,
+  row: NewAuditRow,
+): AuditRow | null {
+  const clean: NewAuditRow = {
+    ...row,
+    detail: row.detail.length > DETAIL_MAX ? `${row.detail.slice(0, DETAIL_MAX - 1)}…` : row.detail,
+  };
+  let written: AuditRow | null = null;
+  let failure: string | null = null;
+  try {
+    written = store.appendAudit(clean);
+    if (written === null) failure = "the store refused the row";
+  } catch (err) {
+    failure = errorText(err);
+  }
+  if (failure !== null) {
+    try {
+      logger.log("warn", "audit write failed; the operation went ahead", {
+        error: failure,
+        action: clean.action,
+        target: clean.target,
+        actor: clean.actor,
+      });
+    } catch { /* a broken logger must not break the operation either */ }
+  }
+  return written;
+}

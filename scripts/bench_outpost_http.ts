@@ -1,0 +1,265 @@
+// Outpost HTTP benchmark (issue targets: GET /api/jobs p99 < 20 ms at 32 concurrent
+// connections with 100 jobs and 100,000 runs in the store; idle resident memory < 80 MiB).
+//
+//   deno run -A scripts/bench_outpost_http.ts [--requests 4000] [--seconds 20]
+//
+// 1. Fills a temp AGENT_HOME's store: 100 jobs, 1,000 runs each.
+// 2. Serves, in this process, the real app (createApp over the real wiring) and a bare Hono
+//    handler answering a constant JSON body, each on 127.0.0.1 port 0, and loads both with
+//    the same closed loop: 32 workers issuing fetches back to back, bounded in count and time.
+// 3. Starts `agent-outpost --port 0` as its own process (deno run with the outpost's flags)
+//    on that home, loads it the same way, and reads VmRSS from /proc/<pid>/status after
+//    start (idle) and after the load has settled.
+
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { Hono } from "hono";
+import { silentLogger } from "../core/delivery/logger.ts";
+import { envFrom, systemClock } from "../core/ports.ts";
+import { FakeSpawner } from "../core/scheduler/fake_spawner.ts";
+import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import { createApp } from "../server/app.ts";
+import { openOutpost } from "../server/wiring.ts";
+import { denoRunArgs } from "./permissions.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const JOBS = 100;
+const RUNS_PER_JOB = 1000;
+const CONCURRENCY = 32;
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    requests: { type: "string", default: "4000" },
+    seconds: { type: "string", default: "20" },
+  },
+});
+const REQUESTS = Number(values.requests);
+const SECONDS = Number(values.seconds);
+
+function fill(home: string): void {
+  const path = outpostDbPath(home);
+  const store = new SqliteStore({ path, clock: systemClock }); // creates and migrates
+  for (let i = 0; i < JOBS; i++) {
+    store.createJob({
+      name: `bench job ${i}`,
+      prompt: `summarize repository ${i} and list open risks`,
+      schedule: { kind: "cron", expr: "0 9 * * *", tz: "UTC" },
+      workdir: "/tmp",
+      mode: "auto",
+      timeout_s: 1800,
+      max_retries: 3,
+      token_budget: null,
+      priority: null,
+      output_surface: "",
+      base_url: "",
+      model: "",
+      enabled: true,
+      recipe_id: null,
+      recipe_version: null,
+      next_run_at: "2099-01-01T09:00:00Z",
+      class: "scheduled",
+      meta: {},
+    });
+  }
+  store.close();
+  // Bulk runs through one transaction on a side connection (the store API inserts one by one).
+  const db = new DatabaseSync(path);
+  const insert = db.prepare(
+    `INSERT INTO runs (job_id, status, attempt, exit_code, queued_at, started_at, finished_at,
+       report_path, priority, class) VALUES (?, ?, 1, ?, ?, ?, ?, ?, 10, 'scheduled')`,
+  );
+  db.exec("BEGIN");
+  const statuses = ["ok", "ok", "ok", "error", "needs_human", "skipped"];
+  let t = Date.parse("2025-01-01T00:00:00Z");
+  for (let r = 0; r < RUNS_PER_JOB; r++) {
+    for (let j = 1; j <= JOBS; j++) {
+      t += 1000;
+      const at = new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
+      const status = statuses[(r + j) % statuses.length]!;
+      insert.run(
+        j,
+        status,
+        status === "ok" ? 0 : 1,
+        at,
+        at,
+        at,
+        `${home}/outpost/runs/${j}/${t}.md`,
+      );
+    }
+  }
+  db.exec("COMMIT");
+  db.close();
+}
+
+interface Stats {
+  count: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  max: number;
+  rps: number;
+}
+
+async function load(url: string): Promise<Stats> {
+  for (let i = 0; i < 200; i++) await (await fetch(url)).arrayBuffer(); // warm-up
+  const latencies: number[] = [];
+  const deadline = performance.now() + SECONDS * 1000;
+  let issued = 0;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (issued < REQUESTS && performance.now() < deadline) {
+      issued++;
+      const t0 = performance.now();
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    }
+  }));
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+  return {
+    count: latencies.length,
+    seconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: latencies[latencies.length - 1]!,
+    rps: latencies.length / seconds,
+  };
+}
+
+function show(label: string, s: Stats): void {
+  console.log(
+    `${label.padEnd(34)} n=${s.count} p50=${s.p50.toFixed(2)} ms p99=${s.p99.toFixed(2)} ms ` +
+      `max=${s.max.toFixed(2)} ms ${s.rps.toFixed(0)} req/s`,
+  );
+}
+
+function rssMiB(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]);
+  return kb / 1024;
+}
+
+async function spawnOutpost(home: string): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      AGENT_HOME: home,
+      NO_COLOR: "1",
+      // Keep the module cache, or the child would try to download every npm package again.
+      DENO_DIR: Deno.env.get("DENO_DIR") ??
+        `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`,
+    },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`outpost exited: ${seen}`);
+    seen += value;
+    const m = /listening on (\S+)/.exec(seen);
+    if (m) {
+      reader.releaseLock();
+      void child.stdout.cancel().catch(() => {});
+      return { child, url: m[1]! };
+    }
+  }
+}
+
+const home = await Deno.makeTempDir({ prefix: "bench_outpost_" });
+try {
+  const t0 = performance.now();
+  fill(home);
+  console.log(
+    `store: ${JOBS} jobs, ${JOBS * RUNS_PER_JOB} runs (filled in ${
+      ((performance.now() - t0) / 1000).toFixed(1)
+    } s)`,
+  );
+  console.log(
+    `load: ${CONCURRENCY} concurrent connections, up to ${REQUESTS} requests or ${SECONDS} s each`,
+  );
+  // Latency on a shared machine moves with its load; print it so figures can be compared.
+  console.log(
+    `machine: ${navigator.hardwareConcurrency} CPUs, load average ${
+      Deno.loadavg().map((n) => n.toFixed(2)).join(" ")
+    }\n`,
+  );
+
+  const bare = new Hono();
+  const constant = { jobs: [] };
+  bare.get("/api/jobs", (c) => c.json(constant));
+  const bareServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, bare.fetch);
+
+  const outpost = await openOutpost({
+    home,
+    env: envFrom({ PATH: "/usr/bin:/bin" }),
+    clock: systemClock,
+    logger: silentLogger,
+    spawner: new FakeSpawner(),
+    agentCommand: { command: "false", args: [] },
+    fetch: globalThis.fetch,
+    baseUrl: "http://127.0.0.1",
+    memoryRoot: `${home}/memory`,
+    jobDefaults: {},
+  });
+  const app = createApp(outpost.deps);
+  const appServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+
+  const body = await (await fetch(`http://127.0.0.1:${appServer.addr.port}/api/jobs`)).json();
+  if (body.jobs.length !== JOBS || !body.jobs[0].latest_run) {
+    throw new Error("unexpected /api/jobs body");
+  }
+  const size = JSON.stringify(body).length;
+
+  // The same app with its response cache off: every request queries and serializes.
+  const uncachedApp = createApp({ ...outpost.deps, dataVersion: null });
+  const uncachedServer = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    uncachedApp.fetch,
+  );
+
+  const bareStats = await load(`http://127.0.0.1:${bareServer.addr.port}/api/jobs`);
+  const appStats = await load(`http://127.0.0.1:${appServer.addr.port}/api/jobs`);
+  const uncachedStats = await load(`http://127.0.0.1:${uncachedServer.addr.port}/api/jobs`);
+  show("bare Hono handler (in process)", bareStats);
+  show(`GET /api/jobs (in process, ${(size / 1024).toFixed(0)} KiB)`, appStats);
+  show("GET /api/jobs, cache off (in process)", uncachedStats);
+  const ratio = (s: Stats) =>
+    `p50 ×${(s.p50 / bareStats.p50).toFixed(1)}, p99 ×${(s.p99 / bareStats.p99).toFixed(1)}, ` +
+    `throughput ×${(s.rps / bareStats.rps).toFixed(2)}`;
+  console.log(`ratio vs bare: ${ratio(appStats)}; cache off: ${ratio(uncachedStats)}`);
+  await uncachedServer.shutdown();
+  await appServer.shutdown();
+  await bareServer.shutdown();
+  await outpost.close();
+
+  const proc = await spawnOutpost(home);
+  await new Promise((r) => setTimeout(r, 2000)); // settle: the number wanted is the idle figure
+  const idle = rssMiB(proc.child.pid);
+  const procStats = await load(`${proc.url}api/jobs`);
+  show("GET /api/jobs (agent-outpost process)", procStats);
+  await new Promise((r) => setTimeout(r, 2000));
+  const afterLoad = rssMiB(proc.child.pid);
+  console.log(
+    `\nagent-outpost RSS: idle after start ${idle.toFixed(1)} MiB, after the load ${
+      afterLoad.toFixed(1)
+    } MiB`,
+  );
+  console.log(
+    `targets: p99 < 20 ms -> ${appStats.p99 < 20 && procStats.p99 < 20 ? "met" : "MISSED"}; ` +
+      `idle RSS < 80 MiB -> ${idle < 80 ? "met" : "MISSED"}`,
+  );
+  proc.child.kill("SIGTERM");
+  await proc.child.status;
+} finally {
+  await Deno.remove(home, { recursive: true });
+}

@@ -1,0 +1,84 @@
+// `agent-outpost` command dispatch. Each command is imported only when it runs, so
+// `token` and `schedule next` never load the HTTP app, and `serve` loads only what it needs.
+
+import { VERSION } from "../../cli/version.ts";
+import type { Clock, Env, Fetch, Spawner } from "../../core/ports.ts";
+
+export const OUTPOST_USAGE = `agent-outpost ${VERSION}: the agent's dashboard and scheduler
+
+usage: agent-outpost [serve] [--host HOST] [--port PORT] [--base-url URL]
+       agent-outpost schedule next --kind KIND --expr EXPR [--tz ZONE] [--count N]
+       agent-outpost token create <name> | token list | token revoke <id>
+       agent-outpost --version
+
+Each command takes --help. Environment: AGENT_HOME (default ~/.agent; data under
+$AGENT_HOME/outpost), AGENT_OUTPOST_HOST, AGENT_OUTPOST_PORT, AGENT_OUTPOST_BASE_URL,
+AGENT_OUTPOST_AGENT_BIN, AGENT_OUTPOST_TRUSTED_USER_HEADER, AGENT_MATRIX_HOLD_TTL.`;
+
+export interface OutpostIo {
+  out(line: string): void;
+  err(line: string): void;
+  env: Env;
+  clock: Clock;
+  spawner: () => Promise<Spawner>;
+  fetch: Fetch;
+  shutdownSignal: () => Promise<string>;
+  execPath: string;
+}
+
+/** Runs one command line. Returns the exit code (serve returns after shutdown). */
+export async function runOutpost(args: string[], io: OutpostIo): Promise<number> {
+  const [first, ...rest] = args;
+  if (first === "--help" || first === "-h" || first === "help") {
+    for (const line of OUTPOST_USAGE.split("\n")) io.out(line);
+    return 0;
+  }
+  if (first === "--version" || first === "-V") {
+    io.out(`agent-outpost ${VERSION}`);
+    return 0;
+  }
+  if (first === "schedule") {
+    const [sub, ...more] = rest;
+    const { runScheduleNext, SCHEDULE_NEXT_USAGE } = await import("./schedule_next.ts");
+    if (sub === "--help" || sub === "-h") {
+      for (const line of SCHEDULE_NEXT_USAGE.split("\n")) io.out(line);
+      return 0;
+    }
+    if (sub !== "next") {
+      io.err(
+        `error: unknown schedule command ${JSON.stringify(sub ?? "")}; use: schedule next --help`,
+      );
+      return 1;
+    }
+    return runScheduleNext(more, io.out, { clock: io.clock, err: io.err });
+  }
+  if (first === "token") {
+    const [{ runToken }, { agentHome }] = await Promise.all([
+      import("./token.ts"),
+      import("../../core/settings/project.ts"),
+    ]);
+    let home: string;
+    try {
+      home = agentHome(io.env);
+    } catch (e) {
+      io.err(`error: ${(e as Error).message}`);
+      return 1;
+    }
+    return runToken(rest, { out: io.out, err: io.err, clock: io.clock, home });
+  }
+  if (first === undefined || first === "serve" || first.startsWith("-")) {
+    const { runServe } = await import("./serve.ts");
+    return await runServe(first === "serve" ? rest : args, {
+      out: io.out,
+      err: io.err,
+      env: io.env,
+      clock: io.clock,
+      spawner: await io.spawner(),
+      fetch: io.fetch,
+      shutdownSignal: io.shutdownSignal(),
+      execPath: io.execPath,
+    });
+  }
+  io.err(`error: unknown command ${JSON.stringify(first)}; see agent-outpost --help`);
+  return 1;
+}

@@ -1,0 +1,338 @@
+// app.request() tests of the server-rendered pages, partials and static files (no browser):
+// statuses, the CSP and CSRF meta tag, escaping of every user-controlled string, the Stop
+// button and hold note rules (hold TTL on the injected clock), friendly 404s.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Question } from "../../core/tools/types.ts";
+import { createApp } from "../app.ts";
+import { makeTestOutpost, TEST_CSRF_TOKEN, type TestOutpost } from "../test_deps.ts";
+import { STATIC_ASSETS } from "../static/assets.ts";
+import { PAGE_CSP } from "./pages.ts";
+
+const HOSTILE = `<img src=x onerror="alert(1)">&"'`;
+
+function job(t: TestOutpost, overrides: Record<string, unknown> = {}) {
+  return t.scheduler.createJob({
+    name: "nightly",
+    prompt: "summarize",
+    schedule: { kind: "every", expr: "1h", tz: "UTC" },
+    workdir: "/tmp",
+    ...overrides,
+  });
+}
+
+/** A finished run of `jobId` with a report file holding `report`. */
+async function finishedRun(
+  t: TestOutpost,
+  jobId: number,
+  status: "ok" | "needs_human",
+  report?: string,
+) {
+  const run = t.store.createRun({
+    job_id: jobId,
+    status: "queued",
+    attempt: 1,
+    priority: 10,
+    class: "scheduled",
+  });
+  let report_path: string | null = null;
+  if (report !== undefined) {
+    const dir = join(t.home, "outpost", "runs", String(jobId));
+    await Deno.mkdir(dir, { recursive: true });
+    report_path = join(dir, `r${run.id}.md`);
+    await Deno.writeTextFile(report_path, report);
+  }
+  return t.store.updateRun(run.id, {
+    status,
+    exit_code: status === "ok" ? 0 : 2,
+    started_at: "2026-03-02T09:00:00Z",
+    finished_at: "2026-03-02T09:01:05Z",
+    report_path,
+    session_id: "sess-1",
+  });
+}
+
+function inboxItem(t: TestOutpost, jobId: number, runId: number, questions: Question[]) {
+  return t.store.createInboxItem({ job_id: jobId, run_id: runId, questions, meta: {} });
+}
+
+async function get(
+  t: TestOutpost,
+  path: string,
+): Promise<{ status: number; html: string; res: Response }> {
+  const res = await t.app.request(path);
+  return { status: res.status, html: await res.text(), res };
+}
+
+/** No raw markup from `HOSTILE` survives: the tag opener is always escaped. */
+function assertEscaped(html: string): void {
+  assert.ok(!html.includes("<img src=x"), "raw <img> from user data reached the page");
+  assert.ok(!/onerror="alert/.test(html), "raw event handler reached the page");
+}
+
+Deno.test("GET / renders every card with the CSRF meta tag, CSP and phone viewport", async () => {
+  await using t = await makeTestOutpost();
+  job(t);
+  const { status, html, res } = await get(t, "/");
+  assert.equal(status, 200);
+  assert.match(res.headers.get("Content-Type") ?? "", /^text\/html/);
+  assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP);
+  assert.match(PAGE_CSP, /script-src 'self'/);
+  assert.doesNotMatch(PAGE_CSP, /unsafe-inline|unsafe-eval/);
+  assert.equal(res.headers.get("Cache-Control"), "no-store");
+  assert.match(res.headers.get("Set-Cookie") ?? "", /outpost_csrf=.*HttpOnly; SameSite=Strict/);
+  assert.ok(html.startsWith("<!DOCTYPE html>"));
+  assert.ok(html.includes(`<meta name="csrf-token" content="${TEST_CSRF_TOKEN}">`));
+  assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1/);
+  for (const id of ["card-inbox", "card-runs", "card-jobs", "card-governor", "card-memory"]) {
+    assert.ok(html.includes(`id="${id}"`), `missing ${id}`);
+  }
+  assert.match(html, /id="messenger-pill" data-state="dormant"/);
+  assert.match(html, /Missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST/);
+  assert.match(html, /id="push-badge" data-state="dormant" data-devices="0"/);
+  assert.match(html, /<form id="job-form"/);
+  assert.match(html, /data-lever="max_concurrent.scheduled" value="2"/);
+  // No inline script or style anywhere: the CSP would block them.
+  assert.doesNotMatch(html, /<script>|<script [^>]*>[^<]|<style|\sstyle="|\son[a-z]+="/);
+  assert.match(html, /<script type="module" src="\/static\/app.js\?v=[0-9a-f]{12}"><\/script>/);
+  for (const css of ["base", "controls", "cards"]) {
+    assert.match(
+      html,
+      new RegExp(`<link rel="stylesheet" href="/static/${css}.css\\?v=[0-9a-f]{12}">`),
+    );
+  }
+});
+
+Deno.test("GET / escapes job names, prompts, reasons, questions and answers", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t, { name: HOSTILE, prompt: HOSTILE });
+  t.store.updateJob(j.id, { enabled: false, dead_letter_reason: HOSTILE });
+  const run = await finishedRun(t, j.id, "needs_human");
+  inboxItem(t, j.id, run.id, [{ kind: "question", text: HOSTILE, options: [HOSTILE] }]);
+  const { html } = await get(t, "/");
+  assertEscaped(html);
+  assert.ok(html.includes("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&quot;&#39;"));
+  assert.match(html, /Dead-letter:<\/strong>/);
+  // The edit button carries the job as attribute-escaped JSON the page script parses.
+  const data = /data-action="edit-job" data-job="([^"]*)"/.exec(html)?.[1];
+  assert.ok(data);
+  const decoded = data.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  assert.equal(JSON.parse(decoded).name, HOSTILE);
+});
+
+Deno.test("GET /runs/<job>/<run>: facts, sanitized report, no Stop once finished", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t);
+  const report = `# Done\n\n${HOSTILE}\n\n<script>alert(2)</script>\n\n[x](javascript:alert(3))\n`;
+  const run = await finishedRun(t, j.id, "ok", report);
+  const { status, html, res } = await get(t, `/runs/${j.id}/${run.id}`);
+  assert.equal(status, 200);
+  assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP);
+  assert.match(html, /<dd data-fact="status">ok<\/dd>/);
+  assert.match(html, /<dd data-fact="attempt">1<\/dd>/);
+  assert.match(html, /<dd data-fact="exit-code">0<\/dd>/);
+  assert.match(html, /1 min 5 s/);
+  assert.match(html, /<article class="md" id="report"><h1>Done<\/h1>/);
+  assertEscaped(html);
+  assert.ok(!html.includes("<script>alert(2)"));
+  assert.ok(!html.includes('href="javascript'));
+  assert.doesNotMatch(html, /data-action="stop-job"/);
+  assert.match(html, /id="card-memory"/);
+  assert.match(html, /data-live="run" data-src="\/partials\/run\/1\/1"/);
+});
+
+Deno.test("GET /runs/<job>/<run>: Stop while queued or running; report pending note", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t);
+  const queued = t.scheduler.trigger(j.id);
+  let page = await get(t, `/runs/${j.id}/${queued.id}`);
+  assert.match(page.html, /data-action="stop-job" data-id="1"/);
+  assert.match(page.html, /The report appears when the run finishes/);
+
+  const spawned = t.spawner.nextSpawn();
+  await t.scheduler.step();
+  const child = await spawned;
+  assert.equal(t.store.getRun(queued.id)!.status, "running");
+  page = await get(t, `/runs/${j.id}/${queued.id}`);
+  assert.match(page.html, /data-run-status="running"/);
+  assert.match(page.html, /data-action="stop-job"/);
+
+  child.exit(0, { session_id: "s" });
+  await t.scheduler.whenSettled(queued.id);
+  page = await get(t, `/runs/${j.id}/${queued.id}`);
+  assert.match(page.html, /data-run-status="ok"/);
+  assert.doesNotMatch(page.html, /data-action="stop-job"/);
+  assert.match(page.html, /This run left no report/);
+});
+
+Deno.test("GET /runs and /inbox: unknown, mismatched or malformed ids give the friendly 404", async () => {
+  await using t = await makeTestOutpost();
+  const a = job(t);
+  const b = job(t, { name: "other" });
+  const run = await finishedRun(t, a.id, "ok");
+  const paths = [
+    `/runs/${b.id}/${run.id}`, // run of another job
+    `/runs/${a.id}/999`,
+    "/runs/999/1",
+    "/runs/0/1",
+    "/runs/abc/1",
+    "/runs/1/1e3",
+    "/runs/1/99999999999999999999",
+    "/runs/%3Cscript%3E/1",
+    "/inbox/42",
+    "/inbox/-1",
+    "/inbox/%3Cimg%20src=x%3E",
+  ];
+  for (const path of paths) {
+    const { status, html, res } = await get(t, path);
+    assert.equal(status, 404, path);
+    assert.match(html, /<h1 id="nf-title">Not found<\/h1>/, path);
+    assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP, path);
+    assert.ok(!html.includes("<script>") && !html.includes("<img src"), path);
+  }
+});
+
+Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm until the TTL passes", async () => {
+  await using t = await makeTestOutpost({ holdTtlMs: 60_000 });
+  const j = job(t);
+  const run = await finishedRun(t, j.id, "needs_human");
+  const item = inboxItem(t, j.id, run.id, [{ kind: "approval", text: "Deploy to prod?" }]);
+  let page = await get(t, `/inbox/${item.id}`);
+  assert.equal(page.status, 200);
+  assert.match(page.html, /Deploy to prod\?/);
+  assert.match(page.html, /data-risk="high"/);
+  assert.match(page.html, /<form class="answer-form" data-action="answer" data-id="1">/);
+  assert.match(page.html, /data-action="dismiss" data-id="1"/);
+  assert.doesNotMatch(page.html, /data-hold="live"/);
+
+  t.deps.inbox.hold(item.id, {
+    verb: "approve",
+    answer: "approved",
+    sender: "@op:x.org",
+    room: "!r:x.org",
+  }, "@op:x.org");
+  page = await get(t, `/inbox/${item.id}`);
+  assert.match(page.html, /data-hold="live"/);
+  assert.match(page.html, /data-action="confirm-hold" data-id="1"/);
+  assert.match(page.html, /@op:x\.org/);
+  // The run page shows the same note.
+  assert.match((await get(t, `/runs/${j.id}/${run.id}`)).html, /data-action="confirm-hold"/);
+
+  await t.clock.advance(59_000);
+  assert.match((await get(t, `/inbox/${item.id}`)).html, /data-hold="live"/);
+  await t.clock.advance(1_000);
+  page = await get(t, `/inbox/${item.id}`);
+  assert.doesNotMatch(page.html, /data-hold="live"/, "an expired hold reads as absent");
+  assert.match(page.html, /data-action="dismiss"/, "the item itself stays open");
+});
+
+Deno.test("GET /inbox/<id> of a closed item is read-only", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t);
+  const run = await finishedRun(t, j.id, "needs_human");
+  const item = inboxItem(t, j.id, run.id, [{ kind: "question", text: "Which branch?" }]);
+  t.store.answerInbox(item.id, HOSTILE, "chat");
+  const { status, html } = await get(t, `/inbox/${item.id}`);
+  assert.equal(status, 200);
+  assert.match(html, /data-state="answered"/);
+  assert.match(html, /Answered via chat/);
+  assert.doesNotMatch(html, /answer-form/);
+  assertEscaped(html);
+});
+
+Deno.test("partials render each live region; unknown names and ids answer 404", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t, { name: HOSTILE });
+  const run = await finishedRun(t, j.id, "needs_human");
+  const item = inboxItem(t, j.id, run.id, [{ kind: "question", text: HOSTILE }]);
+  const expect: Record<string, RegExp> = {
+    "/partials/status": /id="inbox-counter"[\s\S]*data-open-inbox="1"/,
+    "/partials/jobs": /data-status="needs_human"/,
+    "/partials/runs": new RegExp(`id="run-${run.id}"`),
+    "/partials/inbox": new RegExp(`id="inbox-${item.id}"`),
+    "/partials/governor": /data-class="scheduled"/,
+    [`/partials/run/${j.id}/${run.id}`]: /data-run-status="needs_human"/,
+    [`/partials/inbox-item/${item.id}`]: /Inbox item 1/,
+  };
+  for (const [path, re] of Object.entries(expect)) {
+    const res = await t.app.request(path);
+    const html = await res.text();
+    assert.equal(res.status, 200, path);
+    assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP, path);
+    assert.match(html, re, path);
+    assert.ok(!html.startsWith("<!DOCTYPE"), `${path} is a fragment`);
+    assertEscaped(html);
+  }
+  for (
+    const path of [
+      "/partials/nope",
+      "/partials/run/1/999",
+      "/partials/run/x/1",
+      "/partials/inbox-item/77",
+    ]
+  ) {
+    assert.equal((await t.app.request(path)).status, 404, path);
+  }
+});
+
+Deno.test("static files: types, hashes, ETag revalidation, no other files", async () => {
+  await using t = await makeTestOutpost();
+  for (const [name, asset] of STATIC_ASSETS) {
+    const res = await t.app.request(`/static/${name}?v=${asset.hash}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("Content-Type"), asset.type);
+    assert.equal(res.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+    assert.equal(await res.text(), asset.body);
+    const bare = await t.app.request(`/static/${name}`);
+    assert.equal(bare.headers.get("Cache-Control"), "no-cache");
+    await bare.body?.cancel();
+    const again = await t.app.request(`/static/${name}`, {
+      headers: { "If-None-Match": `"${asset.hash}"` },
+    });
+    assert.equal(again.status, 304);
+  }
+  for (const path of ["/static/deps.ts", "/static/..%2Fdeps.ts", "/static/", "/static/assets.ts"]) {
+    const res = await t.app.request(path);
+    assert.equal(res.status, 404, path);
+    await res.body?.cancel();
+  }
+});
+
+Deno.test("the memory pane lists files and stats, and degrades when memory cannot open", async () => {
+  await using t = await makeTestOutpost();
+  await Deno.mkdir(join(t.memoryRoot, "facts"), { recursive: true });
+  await Deno.writeTextFile(
+    join(t.memoryRoot, "facts", "a.md"),
+    `---\ncategory: project-fact\nworkspace: global\n---\n${HOSTILE}\n`,
+  );
+  const { html } = await get(t, "/");
+  assert.match(html, /data-path="\/memories\/facts\/a.md"/);
+  assert.match(html, /data-category="project-fact"[\s\S]*?<span class="num">1<\/span>/);
+  assertEscaped(html);
+
+  const broken = createApp({
+    ...t.deps,
+    memory: () => Promise.reject(new Error("root is unreadable")),
+  });
+  const res = await broken.request("/");
+  assert.equal(res.status, 200);
+  assert.match(await res.text(), /Memory is unavailable: root is unreadable/);
+});
+
+Deno.test("mutations from a page still need the CSRF header (the pages add no bypass)", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t);
+  const res = await t.app.request(`/api/jobs/${j.id}/trigger`, {
+    method: "POST",
+    headers: { Cookie: `outpost_csrf=${TEST_CSRF_TOKEN}` },
+  });
+  assert.equal(res.status, 403);
+  await res.body?.cancel();
+  for (const path of ["/", `/runs/${j.id}/1`, "/partials/jobs"]) {
+    const r = await t.app.request(path, { method: "POST" });
+    assert.notEqual(r.status, 200, path);
+    await r.body?.cancel();
+  }
+});

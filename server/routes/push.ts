@@ -1,0 +1,93 @@
+// Browser push subscriptions and the push badge (spec 2.8, 4.5). Sending arrives with the
+// push issue; these routes keep the subscription records and report the lane's state.
+
+import type { Hono } from "hono";
+import { AUDIT, audit } from "../../core/audit/audit.ts";
+import type { AppDeps } from "../deps.ts";
+import { badInput } from "../http/errors.ts";
+import { humanActor, readJsonObject } from "../http/request.ts";
+
+const ENDPOINT_MAX = 2048;
+const KEY_RE = /^[A-Za-z0-9_-]+={0,2}$/;
+
+export function registerPushRoutes(app: Hono, deps: AppDeps): void {
+  const actor = (c: Parameters<typeof humanActor>[0]) => humanActor(c, deps.trustedUserHeader);
+
+  app.get("/api/push/status", (c) => c.json(deps.pushStatus()));
+
+  app.post("/api/push/subscribe", async (c) => {
+    const body = await readJsonObject(c);
+    for (const key of Object.keys(body)) {
+      // Browsers' PushSubscription.toJSON() also carries expirationTime; accept and ignore it.
+      if (key !== "endpoint" && key !== "keys" && key !== "expirationTime") {
+        throw badInput(key, "unknown field; send the browser's subscription.toJSON()");
+      }
+    }
+    const endpoint = checkEndpoint(body.endpoint);
+    const keys = body.keys;
+    if (typeof keys !== "object" || keys === null || Array.isArray(keys)) {
+      throw badInput("keys", "required: {p256dh, auth} from the browser subscription");
+    }
+    const k = keys as Record<string, unknown>;
+    const p256dh = checkKey(k.p256dh, "keys.p256dh", 80, 100);
+    const auth = checkKey(k.auth, "keys.auth", 16, 32);
+    const sub = deps.store.upsertPushSubscription({ endpoint, keys: { p256dh, auth } });
+    audit(deps.store, deps.logger, {
+      action: AUDIT.pushSubscribe,
+      target: `push:${new URL(endpoint).host}`,
+      actor: actor(c),
+      detail: "device subscribed",
+    });
+    return c.json({ subscription: { endpoint: sub.endpoint, created_at: sub.created_at } }, 201);
+  });
+
+  app.post("/api/push/unsubscribe", async (c) => {
+    const body = await readJsonObject(c);
+    for (const key of Object.keys(body)) {
+      if (key !== "endpoint") throw badInput(key, 'unknown field; send {"endpoint": "..."}');
+    }
+    const endpoint = checkEndpoint(body.endpoint);
+    const removed = deps.store.deletePushSubscription(endpoint);
+    if (removed) {
+      audit(deps.store, deps.logger, {
+        action: AUDIT.pushUnsubscribe,
+        target: `push:${new URL(endpoint).host}`,
+        actor: actor(c),
+        detail: "device unsubscribed",
+      });
+    }
+    return c.json({ removed });
+  });
+}
+
+function checkEndpoint(value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw badInput("endpoint", "required: the push service URL of the subscription");
+  }
+  if (value.length > ENDPOINT_MAX) {
+    throw badInput("endpoint", `longer than ${ENDPOINT_MAX} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badInput("endpoint", "not a URL");
+  }
+  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" ||
+    url.hostname === "[::1]";
+  // Push services are https; plain http is accepted only on loopback (test push services).
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
+    throw badInput("endpoint", "must be an https URL");
+  }
+  if (url.username || url.password) throw badInput("endpoint", "must not carry credentials");
+  return value;
+}
+
+function checkKey(value: unknown, field: string, min: number, max: number): string {
+  if (
+    typeof value !== "string" || !KEY_RE.test(value) || value.length < min || value.length > max
+  ) {
+    throw badInput(field, `expected a base64url string of ${min}..${max} characters`);
+  }
+  return value;
+}

@@ -1,0 +1,210 @@
+// The job create/edit form. The page script posts it as JSON to the jobs API, shows the
+// API's 400 field errors next to their fields (data-error-for) and previews the next five
+// fires while the schedule is typed. Without the script nothing is submitted (no action).
+
+import type { Child, FC } from "hono/jsx";
+import {
+  MAX_RETRIES_DEFAULT,
+  MAX_RETRIES_MAX,
+  NAME_MAX,
+  PROMPT_MAX,
+  TIMEOUT_DEFAULT_S,
+  TIMEOUT_MAX_S,
+  TIMEOUT_MIN_S,
+  TOKEN_BUDGET_MAX,
+} from "../../core/scheduler/job_input.ts";
+
+const ZONES: readonly string[] = (() => {
+  try {
+    return Intl.supportedValuesOf("timeZone");
+  } catch {
+    return ["UTC"];
+  }
+})();
+
+const ZoneOption: FC<{ zone: string }> = ({ zone }) => <option value={zone}></option>;
+
+const FieldError: FC<{ field: string }> = ({ field }) => (
+  <p class="field-error" data-error-for={field} id={`err-${field.replace(".", "-")}`} hidden></p>
+);
+
+const Field: FC<
+  { label: string; field: string; hint?: string; children: Child; wide?: boolean }
+> = (p) => (
+  <div class={p.wide ? "field field-wide" : "field"}>
+    <label for={`f-${p.field.replace(".", "-")}`}>{p.label}</label>
+    {p.children}
+    {p.hint ? <p class="hint">{p.hint}</p> : null}
+    <FieldError field={p.field} />
+  </div>
+);
+
+const describedBy = (field: string) => `err-${field.replace(".", "-")}`;
+
+export const JobForm: FC = () => (
+  <details class="job-form-box" id="job-form-box">
+    <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
+    <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
+      <h3 id="job-form-title">New job</h3>
+      <input type="hidden" name="id" value="" />
+      <div class="form-grid">
+        <Field label="Name" field="name" wide>
+          <input
+            id="f-name"
+            name="name"
+            required
+            maxlength={NAME_MAX}
+            autocomplete="off"
+            aria-describedby={describedBy("name")}
+          />
+        </Field>
+        <Field label="Prompt" field="prompt" wide>
+          <textarea
+            id="f-prompt"
+            name="prompt"
+            rows={4}
+            required
+            maxlength={PROMPT_MAX}
+            aria-describedby={describedBy("prompt")}
+          >
+          </textarea>
+        </Field>
+        <Field label="Schedule" field="schedule.kind">
+          <select
+            id="f-schedule-kind"
+            name="schedule.kind"
+            aria-describedby={describedBy("schedule.kind")}
+          >
+            <option value="every">every (interval)</option>
+            <option value="cron">cron (5 fields)</option>
+            <option value="at">at (one time)</option>
+          </select>
+        </Field>
+        <Field
+          label="Expression"
+          field="schedule.expr"
+          hint="every: 30m, 1h, 1d · cron: 0 9 * * 1-5 · at: 2026-04-01T09:00"
+        >
+          <input
+            id="f-schedule-expr"
+            name="schedule.expr"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            class="mono"
+            placeholder="1h"
+            aria-describedby={describedBy("schedule.expr")}
+          />
+        </Field>
+        <Field label="Time zone" field="schedule.tz">
+          <input
+            id="f-schedule-tz"
+            name="schedule.tz"
+            list="tz-list"
+            value="UTC"
+            autocomplete="off"
+            spellcheck={false}
+            aria-describedby={describedBy("schedule.tz")}
+          />
+        </Field>
+        <div class="field field-wide preview-box">
+          <p class="label" id="preview-label">Next 5 fires</p>
+          <ol
+            id="schedule-preview"
+            class="preview mono"
+            aria-labelledby="preview-label"
+            aria-live="polite"
+          >
+            <li class="muted">Type a schedule to preview it.</li>
+          </ol>
+        </div>
+        <Field label="Working directory" field="workdir" wide>
+          <input
+            id="f-workdir"
+            name="workdir"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            class="mono"
+            placeholder="/srv/repo"
+            aria-describedby={describedBy("workdir")}
+          />
+        </Field>
+        <Field label="Mode" field="mode">
+          <select id="f-mode" name="mode" aria-describedby={describedBy("mode")}>
+            <option value="auto">auto</option>
+            <option value="strict">strict (report only)</option>
+          </select>
+        </Field>
+        <Field label="Output" field="output_surface">
+          <select
+            id="f-output_surface"
+            name="output_surface"
+            aria-describedby={describedBy("output_surface")}
+          >
+            <option value="">report</option>
+            <option value="messenger">messenger</option>
+          </select>
+        </Field>
+        <Field label="Timeout (s)" field="timeout_s">
+          <input
+            id="f-timeout_s"
+            name="timeout_s"
+            type="number"
+            inputmode="numeric"
+            min={TIMEOUT_MIN_S}
+            max={TIMEOUT_MAX_S}
+            placeholder={String(TIMEOUT_DEFAULT_S)}
+            aria-describedby={describedBy("timeout_s")}
+          />
+        </Field>
+        <Field label="Max retries" field="max_retries">
+          <input
+            id="f-max_retries"
+            name="max_retries"
+            type="number"
+            inputmode="numeric"
+            min={0}
+            max={MAX_RETRIES_MAX}
+            placeholder={String(MAX_RETRIES_DEFAULT)}
+            aria-describedby={describedBy("max_retries")}
+          />
+        </Field>
+        <Field label="Token budget" field="token_budget" hint="Empty: unlimited">
+          <input
+            id="f-token_budget"
+            name="token_budget"
+            type="number"
+            inputmode="numeric"
+            min={1}
+            max={TOKEN_BUDGET_MAX}
+            aria-describedby={describedBy("token_budget")}
+          />
+        </Field>
+        <Field
+          label="Priority"
+          field="priority"
+          hint="1..100, lower runs first; empty: class default"
+        >
+          <input
+            id="f-priority"
+            name="priority"
+            type="number"
+            inputmode="numeric"
+            min={1}
+            max={100}
+            aria-describedby={describedBy("priority")}
+          />
+        </Field>
+      </div>
+      <p class="form-error" id="job-form-error" role="alert" hidden></p>
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" id="job-form-submit">Create job</button>
+        <button type="button" class="btn btn-quiet" data-action="reset-job-form">Cancel</button>
+      </div>
+      <datalist id="tz-list">
+        {ZONES.map((z) => <ZoneOption key={z} zone={z} />)}
+      </datalist>
+    </form>
+  </details>
+);

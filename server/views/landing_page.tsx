@@ -1,0 +1,55 @@
+// The landing page: Inbox, Jobs (list + create/edit form), Recent runs, GPU fairness and
+// Memory cards. Each live region names the partial route the page script re-fetches.
+
+import type { FC } from "hono/jsx";
+import type { GovernorConfig } from "../../core/governor/config.ts";
+import type { GovernorUsage } from "../../core/governor/governor.ts";
+import type { InboxView } from "../../core/inbox/service.ts";
+import type { JobWithLatestRun } from "../../core/store/store.ts";
+import { GovernorLevers, GovernorUsageView } from "./governor_card.tsx";
+import { InboxList } from "./inbox_item.tsx";
+import { JobForm } from "./job_form.tsx";
+import { JobsList } from "./jobs_card.tsx";
+import { Card } from "./layout.tsx";
+import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
+import { type RecentRun, RunsList } from "./runs_card.tsx";
+
+export interface LandingData {
+  now: Date;
+  jobs: JobWithLatestRun[];
+  runs: RecentRun[];
+  inbox: InboxView[];
+  jobNames: Map<number, string>;
+  governor: { config: GovernorConfig; usage: GovernorUsage };
+  memory: MemoryPaneData;
+}
+
+export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
+  <div class="grid">
+    <Card id="card-inbox" title="Inbox">
+      <div data-live="inbox" data-src="/partials/inbox">
+        <InboxList items={data.inbox} jobNames={data.jobNames} now={data.now} />
+      </div>
+    </Card>
+    <Card id="card-runs" title="Recent runs">
+      <div data-live="runs" data-src="/partials/runs">
+        <RunsList runs={data.runs} now={data.now} />
+      </div>
+    </Card>
+    <Card id="card-jobs" title="Jobs" wide>
+      <div data-live="jobs" data-src="/partials/jobs">
+        <JobsList jobs={data.jobs} now={data.now} />
+      </div>
+      <JobForm />
+    </Card>
+    <Card id="card-governor" title="GPU fairness">
+      <div data-live="governor" data-src="/partials/governor">
+        <GovernorUsageView usage={data.governor.usage} />
+      </div>
+      <GovernorLevers config={data.governor.config} />
+    </Card>
+    <Card id="card-memory" title="Memory">
+      <MemoryPane data={data.memory} />
+    </Card>
+  </div>
+);

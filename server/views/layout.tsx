@@ -1,0 +1,69 @@
+// The document shell every page shares: viewport and CSRF meta tags, the stylesheets and
+// the page script module (all same-origin, so the CSP can say script-src 'self'), the top bar.
+
+import type { Child, FC } from "hono/jsx";
+import type { AssetUrls } from "../static/assets.ts";
+import { StatusBar, type StatusBarData } from "./status_bar.tsx";
+
+const Stylesheet: FC<{ href: string }> = ({ href }) => <link rel="stylesheet" href={href} />;
+
+export interface LayoutProps {
+  title: string;
+  csrf: string;
+  /** Which page this is; the page script picks its live regions by it. */
+  page: "landing" | "run" | "inbox" | "not-found";
+  status: StatusBarData | null;
+  /** Versioned (content-hashed) URLs of the page script and stylesheets. */
+  assets: AssetUrls;
+  /** Extra data-* attributes on <body> for the page script (job/run/item ids). */
+  data?: Record<string, string | number>;
+  children?: Child;
+}
+
+export const Layout: FC<LayoutProps> = (p) => {
+  const bodyData: Record<string, string> = { "data-page": p.page };
+  for (const [k, v] of Object.entries(p.data ?? {})) bodyData[`data-${k}`] = String(v);
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="csrf-token" content={p.csrf} />
+        <title>{p.title} · outpost</title>
+        {p.assets.styles.map((href) => <Stylesheet key={href} href={href} />)}
+        <script type="module" src={p.assets.script}></script>
+      </head>
+      <body {...bodyData}>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="topbar">
+          <a class="brand" href="/" aria-label="outpost home">
+            <span class="brand-mark" aria-hidden="true">◆</span> outpost
+          </a>
+          <div data-live="status" data-src="/partials/status">
+            {p.status ? <StatusBar data={p.status} /> : null}
+          </div>
+        </header>
+        <main id="main">{p.children}</main>
+        <div class="toast" id="toast" role="status" aria-live="polite" hidden></div>
+        <noscript>
+          <p class="noscript">This dashboard needs JavaScript for actions and live updates.</p>
+        </noscript>
+      </body>
+    </html>
+  );
+};
+
+/** A card: a titled section with an id for deep links (/#card-jobs). */
+export const Card: FC<
+  { id: string; title: string; wide?: boolean; actions?: Child; children?: Child }
+> = (p) => (
+  <section class={p.wide ? "card card-wide" : "card"} id={p.id} aria-labelledby={`${p.id}-title`}>
+    <header class="card-head">
+      <h2 id={`${p.id}-title`}>{p.title}</h2>
+      {p.actions ?? null}
+    </header>
+    {p.children}
+  </section>
+);

@@ -1,0 +1,117 @@
+// Gathers what the pages show from AppDeps into plain values, so the views stay pure
+// functions of their props (and the partial routes render exactly what the pages do).
+
+import { errorText } from "../../core/delivery/logger.ts";
+import type { InboxView } from "../../core/inbox/service.ts";
+import type { Job, Run, Store } from "../../core/store/store.ts";
+import type { AppDeps } from "../deps.ts";
+import type { MemoryPaneData } from "./memory_pane.tsx";
+import type { RecentRun } from "./runs_card.tsx";
+import type { StatusBarData } from "./status_bar.tsx";
+
+export const RECENT_RUNS = 15;
+/** Runs looked at per job when merging the recent list. */
+const RUNS_PER_JOB = RECENT_RUNS;
+export const INBOX_SHOWN = 50;
+/** Report bytes read for the run page; the renderer cuts at its own (smaller) cap. */
+const REPORT_READ_MAX = 1024 * 1024;
+
+/** The newest runs over every job, newest first. */
+export function recentRuns(store: Store, limit = RECENT_RUNS): RecentRun[] {
+  const out: RecentRun[] = [];
+  for (const job of store.listJobs()) {
+    for (const run of store.listRuns(job.id, { limit: Math.min(limit, RUNS_PER_JOB) })) {
+      out.push({ run, job_name: job.name });
+    }
+  }
+  out.sort((a, b) => b.run.id - a.run.id);
+  return out.slice(0, limit);
+}
+
+export function jobNames(store: Store): Map<number, string> {
+  return new Map(store.listJobs().map((j) => [j.id, j.name]));
+}
+
+export function openInbox(deps: AppDeps): InboxView[] {
+  return deps.inbox.list({ state: "open", limit: INBOX_SHOWN });
+}
+
+export function statusBarData(deps: AppDeps): StatusBarData {
+  return {
+    messenger: deps.messengerStatus(),
+    push: deps.pushStatus(),
+    openInbox: deps.store.countInbox("open"),
+  };
+}
+
+export async function memoryPaneData(deps: AppDeps): Promise<MemoryPaneData> {
+  try {
+    const memory = await deps.memory();
+    return { ok: true, list: memory.list() };
+  } catch (err) {
+    deps.logger.log("warn", "memory pane could not list the memory root", {
+      error: errorText(err),
+    });
+    return { ok: false, error: errorText(err) };
+  }
+}
+
+export interface RunPageData {
+  job: Job;
+  run: Run;
+  /** The inbox item this run opened (a needs_human halt), if any. */
+  item: InboxView | null;
+  /** The report file's text; null when not written (yet). */
+  report: string | null;
+  /** Other runs of the same job, newest first. */
+  siblings: Run[];
+}
+
+/** Everything the run page shows; null when the job or run does not exist (or mismatch). */
+export async function runPageData(
+  deps: AppDeps,
+  jobId: number,
+  runId: number,
+): Promise<RunPageData | null> {
+  const job = deps.store.getJob(jobId);
+  const run = deps.store.getRun(runId);
+  if (!job || !run || run.job_id !== job.id) return null;
+  return {
+    job,
+    run,
+    item: inboxItemOfRun(deps, run.id),
+    report: await readReport(run.report_path),
+    siblings: deps.store.listRuns(job.id, { limit: 10 }).filter((r) => r.id !== run.id),
+  };
+}
+
+function inboxItemOfRun(deps: AppDeps, runId: number): InboxView | null {
+  const open = deps.inbox.list({ state: "open", limit: 500 }).find((i) => i.run_id === runId);
+  if (open) return open;
+  return deps.inbox.list({ limit: 200 }).find((i) => i.run_id === runId) ?? null;
+}
+
+/** Reads a report written by a run; a missing or unreadable file reads as "no report". */
+export async function readReport(path: string | null): Promise<string | null> {
+  if (!path) return null;
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return null;
+  }
+  try {
+    const buf = new Uint8Array(REPORT_READ_MAX);
+    let n = 0;
+    while (n < buf.length) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch {
+    return null;
+  } finally {
+    file.close();
+  }
+}

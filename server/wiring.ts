@@ -1,0 +1,243 @@
+// Builds AppDeps. `assembleDeps` adds the server-side services (inbox service, live feed,
+// status probes) to already-built core parts, and is shared by tests (server/test_deps.ts)
+// and production; `openOutpost` builds those core parts on the real world for main.ts.
+
+import { Delivery } from "../core/delivery/delivery.ts";
+import { createLogAdapter } from "../core/delivery/log_adapter.ts";
+import { errorText, type Logger } from "../core/delivery/logger.ts";
+import { Governor } from "../core/governor/governor.ts";
+import { governorPath } from "../core/governor/config.ts";
+import { metricsUrlFor, vllmWaitingReader } from "../core/governor/waiting.ts";
+import { holdTtlMsFrom } from "../core/inbox/hold.ts";
+import { InboxService } from "../core/inbox/service.ts";
+import type { MemoryStore } from "../core/memory/mod.ts";
+import type { Clock, Env, Fetch, Spawner } from "../core/ports.ts";
+import type { AgentCommand } from "../core/scheduler/headless_command.ts";
+import type { JobDefaults } from "../core/scheduler/job_input.ts";
+import { httpPinResolver } from "../core/scheduler/pin.ts";
+import type { ProcessTable } from "../core/scheduler/proc.ts";
+import { Scheduler } from "../core/scheduler/scheduler.ts";
+import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import type { Store } from "../core/store/store.ts";
+import type { AppDeps, CsrfTokenSource } from "./deps.ts";
+import { loadOrCreateCsrfToken } from "./http/csrf.ts";
+import { sqliteDataVersion } from "./http/data_version.ts";
+import { LiveFeed } from "./http/live_feed.ts";
+import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
+import { join } from "node:path";
+
+export interface CoreParts {
+  store: Store;
+  scheduler: Scheduler;
+  governor: Governor;
+  delivery: Delivery;
+  clock: Clock;
+  env: Env;
+  logger: Logger;
+  home: string;
+  csrf: CsrfTokenSource;
+  memory: () => Promise<MemoryStore>;
+  baseUrl: string;
+  /** Overrides AGENT_MATRIX_HOLD_TTL (tests). */
+  holdTtlMs?: number;
+  /** The Matrix bot's live report, once a bot runs. */
+  messengerProbe?: () => MessengerProbe | null;
+  /** See AppDeps.dataVersion. */
+  dataVersion?: (() => number) | null;
+}
+
+/** Adds the inbox service, the live feed and the status probes; connects the events. */
+export function assembleDeps(parts: CoreParts): AppDeps {
+  const holdTtlMs = parts.holdTtlMs ?? holdTtlMsFrom(parts.env);
+  const inbox = new InboxService({
+    store: parts.store,
+    clock: parts.clock,
+    logger: parts.logger,
+    resumer: parts.scheduler,
+    holdTtlMs,
+  });
+  const live = new LiveFeed(parts.clock);
+  parts.scheduler.on((e) => {
+    const status = e.type === "run_started"
+      ? "running"
+      : e.type === "run_skipped"
+      ? "skipped"
+      : e.status;
+    live.publish({ type: "run", job_id: e.job_id, run_id: e.run_id, status });
+  });
+  inbox.on(({ item }) => {
+    live.publish({
+      type: "inbox",
+      id: item.id,
+      job_id: item.job_id,
+      run_id: item.run_id,
+      state: item.state,
+    });
+  });
+  // New items are born in the scheduler (needs_human); the delivery seam announces them.
+  parts.delivery.register({
+    name: "live",
+    send(event) {
+      if (event.kind === "inbox_item") {
+        live.publish({
+          type: "inbox",
+          id: event.item_id,
+          job_id: event.job_id,
+          run_id: event.run_id,
+          state: "open",
+        });
+      }
+      return Promise.resolve();
+    },
+  });
+  const pushKeys = new PushKeys(parts.env);
+  const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
+  return {
+    store: parts.store,
+    scheduler: parts.scheduler,
+    governor: parts.governor,
+    inbox,
+    memory: parts.memory,
+    clock: parts.clock,
+    env: parts.env,
+    logger: parts.logger,
+    delivery: parts.delivery,
+    csrf: parts.csrf,
+    live,
+    home: parts.home,
+    holdTtlMs,
+    baseUrl: parts.baseUrl,
+    trustedUserHeader: trusted === "" ? null : trusted,
+    messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
+    pushStatus: () => pushKeys.status(parts.store),
+    dataVersion: parts.dataVersion ?? null,
+  };
+}
+
+/** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
+export function lazyMemory(open: () => Promise<MemoryStore>): {
+  get: () => Promise<MemoryStore>;
+  close: () => Promise<void>;
+} {
+  let pending: Promise<MemoryStore> | null = null;
+  return {
+    get: () => {
+      pending ??= open().catch((err) => {
+        pending = null; // a memory root fixed by the operator is picked up on the next call
+        throw err;
+      });
+      return pending;
+    },
+    close: async () => {
+      const p = pending;
+      pending = null;
+      if (p) (await p.catch(() => null))?.close();
+    },
+  };
+}
+
+export interface OpenOutpostOptions {
+  home: string;
+  env: Env;
+  clock: Clock;
+  logger: Logger;
+  spawner: Spawner;
+  agentCommand: AgentCommand;
+  fetch: Fetch;
+  baseUrl: string;
+  memoryRoot: string;
+  jobDefaults: JobDefaults;
+  processes?: ProcessTable;
+}
+
+export interface Outpost {
+  deps: AppDeps;
+  /** Stops the scheduler loop (children are left to startup recovery) and closes stores. */
+  close(): Promise<void>;
+}
+
+/** The production wiring: SQLite store, governor.json, log delivery, real processes. */
+export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
+  const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
+  const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
+  try {
+    const waiting = o.jobDefaults.base_url
+      ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
+      : undefined;
+    const governor = await Governor.open({
+      path: governorPath(o.home),
+      env: o.env,
+      clock: o.clock,
+      store,
+      ...(waiting ? { waiting } : {}),
+    });
+    const delivery = new Delivery({ clock: o.clock, logger: o.logger });
+    delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
+    const scheduler = new Scheduler({
+      store,
+      clock: o.clock,
+      env: o.env,
+      spawner: o.spawner,
+      governor,
+      delivery,
+      agentCommand: o.agentCommand,
+      home: o.home,
+      logger: o.logger,
+      pinResolver: httpPinResolver({ fetch: o.fetch }),
+      defaults: o.jobDefaults,
+      ...(o.processes ? { processes: o.processes } : {}),
+    });
+    const csrf = await loadOrCreateCsrfToken(o.home);
+    const version = sqliteDataVersion(store.path);
+    const memory = lazyMemory(async () => {
+      const { openMemory, GLOBAL_WORKSPACE } = await import("../core/memory/mod.ts");
+      // Dashboard list and search are unfiltered, so no workspace needs resolving.
+      return await openMemory({
+        root: o.memoryRoot,
+        cwd: o.home,
+        clock: o.clock,
+        workspace: GLOBAL_WORKSPACE,
+      });
+    });
+    const deps = assembleDeps({
+      store,
+      scheduler,
+      governor,
+      delivery,
+      clock: o.clock,
+      env: o.env,
+      logger: o.logger,
+      home: o.home,
+      csrf,
+      memory: memory.get,
+      baseUrl: o.baseUrl,
+      holdTtlMs,
+      dataVersion: version ? version.read : null,
+    });
+    return {
+      deps,
+      async close() {
+        deps.live.close();
+        await scheduler.stop();
+        await withTimeout(delivery.idle(), 5000);
+        await memory.close().catch((err) =>
+          o.logger.log("warn", "closing memory failed", { error: errorText(err) })
+        );
+        version?.close();
+        store.close();
+      },
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    p,
+    new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,170 @@
+// A real outpost for the dashboard's browser tests: the production wiring (SQLite store,
+// governor.json, scheduler on the system clock, process-group spawner) running
+// tests/fixtures/fake_agent.ts as the agent, served by createApp on 127.0.0.1 port 0, and
+// driven by Debian's Chromium through playwright-core. Screenshots land in
+// tests/output/screenshots/<name>.png (CI keeps tests/output as an artifact).
+
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { join } from "node:path";
+import { MemoryLogger } from "../../core/delivery/logger.ts";
+import { envFrom, systemClock } from "../../core/ports.ts";
+import { processSpawner } from "../../core/scheduler/process_spawner.ts";
+import type { Job, RunStatus } from "../../core/store/store.ts";
+import { createApp } from "../../server/app.ts";
+import type { AppDeps } from "../../server/deps.ts";
+import { openOutpost, type Outpost } from "../../server/wiring.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const FAKE_AGENT = new URL("../fixtures/fake_agent.ts", import.meta.url).pathname;
+export const SCREENSHOT_DIR = new URL("../output/screenshots/", import.meta.url).pathname;
+
+export interface Dashboard {
+  base: string;
+  home: string;
+  workdir: string;
+  memoryRoot: string;
+  deps: AppDeps;
+  logger: MemoryLogger;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Script errors and CSP violations the page reported; tests assert it stays empty. */
+  pageErrors: string[];
+  /** Creates a job through the store-backed scheduler (the API's own validation). */
+  createJob(fields: Partial<Record<string, unknown>> & { name: string; prompt: string }): Job;
+  /** Resolves when the run reaches one of `statuses` (scheduler events, no polling). */
+  runReaches(runId: number, statuses: RunStatus[]): Promise<RunStatus>;
+  screenshot(name: string, page?: Page): Promise<string>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface DashboardOptions {
+  /** Memory files to seed: virtual-less relative path → full text. */
+  memory?: Record<string, string>;
+  viewport?: { width: number; height: number };
+}
+
+export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
+  const home = await Deno.makeTempDir({ prefix: "outpost_browser_" });
+  const workdir = join(home, "work");
+  const memoryRoot = join(home, "memory");
+  await Deno.mkdir(workdir, { recursive: true });
+  for (const [rel, text] of Object.entries(options.memory ?? {})) {
+    const path = join(memoryRoot, rel);
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    await Deno.writeTextFile(path, text);
+  }
+  // The fake agent runs under `deno run`, which needs the same module cache as this test.
+  const inherit = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
+  const env = envFrom(Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])));
+  const logger = new MemoryLogger();
+  const outpost: Outpost = await openOutpost({
+    home,
+    env,
+    clock: systemClock,
+    logger,
+    spawner: processSpawner,
+    agentCommand: { command: Deno.execPath(), args: ["run", "-A", "--quiet", FAKE_AGENT] },
+    fetch: globalThis.fetch,
+    baseUrl: "http://127.0.0.1",
+    memoryRoot,
+    jobDefaults: {},
+  });
+  const deps = outpost.deps;
+  deps.scheduler.start();
+  const app = createApp(deps);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+
+  let browser: Browser | null = null;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 900 },
+      baseURL: base,
+      reducedMotion: "reduce",
+    });
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (err) => pageErrors.push(`pageerror: ${err.message}`));
+    page.on("console", (msg) => {
+      if (msg.type() === "error" && !/Failed to load resource/.test(msg.text())) {
+        pageErrors.push(`console: ${msg.text()}`);
+      }
+    });
+    // A page that opens a dialog we did not ask for (an injected alert) fails the test.
+    page.on("dialog", (d) => {
+      if (d.type() !== "confirm") pageErrors.push(`unexpected ${d.type()}: ${d.message()}`);
+      d.accept().catch(() => {});
+    });
+    const dash: Dashboard = {
+      base,
+      home,
+      workdir,
+      memoryRoot,
+      deps,
+      logger,
+      browser,
+      context,
+      page,
+      pageErrors,
+      createJob(fields) {
+        return deps.scheduler.createJob({
+          schedule: { kind: "every", expr: "1h", tz: "UTC" },
+          workdir,
+          ...fields,
+        });
+      },
+      runReaches(runId, statuses) {
+        const now = deps.store.getRun(runId)?.status;
+        if (now && statuses.includes(now)) return Promise.resolve(now);
+        return new Promise((resolve) => {
+          const off = deps.scheduler.on(() => {
+            const s = deps.store.getRun(runId)?.status;
+            if (s && statuses.includes(s)) {
+              off();
+              resolve(s);
+            }
+          });
+        });
+      },
+      async screenshot(name, target = page) {
+        await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });
+        const path = join(SCREENSHOT_DIR, `${name}.png`);
+        await target.screenshot({ path, fullPage: true });
+        return path;
+      },
+      async [Symbol.asyncDispose]() {
+        await browser?.close().catch(() => {});
+        await server.shutdown();
+        // Children still running (a hung agent) are killed with their process groups.
+        for (const a of deps.scheduler.activeRuns()) a.proc?.killGroup();
+        await deps.scheduler.idle();
+        await outpost.close();
+        await Deno.remove(home, { recursive: true });
+      },
+    };
+    return dash;
+  } catch (err) {
+    await browser?.close().catch(() => {});
+    await server.shutdown();
+    await outpost.close();
+    await Deno.remove(home, { recursive: true });
+    throw err;
+  }
+}
+
+/** The run page's status as the page shows it. */
+export async function shownRunStatus(page: Page): Promise<string | null> {
+  return await page.locator(".run-detail").getAttribute("data-run-status");
+}

@@ -1,0 +1,192 @@
+// The whole `agent-outpost` process, started the way `deno task outpost` starts it (exactly
+// the permission flags of scripts/permissions.ts) with --port 0 in an isolated AGENT_HOME:
+// it prints its URL, serves the human door with CSRF, issues and honours machine tokens
+// from its own CLI, runs a job through a fake agent binary, shuts down on SIGTERM, and
+// keeps its CSRF token across restarts.
+
+import assert from "node:assert/strict";
+import { denoRunArgs } from "../../scripts/permissions.ts";
+import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+
+const FAKE_AGENT = `#!/bin/sh
+# Stands in for \`agent -p\`: writes the report named by --output and prints the result JSON.
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --output) out="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) shift ;;
+  esac
+done
+printf '# Report\\n\\nprompt: %s\\n' "$1" > "$out"
+echo '{"session_id":"e2e-session","usage":{"input_tokens":3,"output_tokens":4}}'
+`;
+
+interface Outpost {
+  url: string;
+  child: Deno.ChildProcess;
+  stderr: Promise<string>;
+}
+
+async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
+    env: childEnv({ home, ...env }),
+    clearEnv: true,
+    cwd: home,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
+    seen += value;
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
+    if (m) {
+      reader.releaseLock();
+      void child.stdout.cancel().catch(() => {});
+      return { url: m[1]!, child, stderr };
+    }
+  }
+}
+
+async function stop(o: Outpost): Promise<{ code: number; stderr: string }> {
+  o.child.kill("SIGTERM");
+  const { code } = await o.child.status;
+  return { code, stderr: await o.stderr };
+}
+
+async function cli(
+  home: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...denoRunArgs("agent-outpost", ROOT), ...args],
+    env: childEnv({ home }),
+    clearEnv: true,
+    cwd: home,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Waits (on the event stream, not a timer) until run `runId` reports `status`. */
+async function waitForRun(url: string, runId: number, status: string): Promise<void> {
+  const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("event stream ended");
+      buffer += value;
+      for (const line of buffer.split("\n")) {
+        if (!line.startsWith("data: ")) continue;
+        const data = JSON.parse(line.slice(6));
+        if (data.type === "run" && data.run_id === runId && data.status === status) return;
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+Deno.test("agent-outpost as a process: URL on stdout, CSRF, tokens, a run, SIGTERM, token kept across restarts", async () => {
+  const home = await tempHome();
+  try {
+    const agentBin = `${home}/fake-agent.sh`;
+    await Deno.writeTextFile(agentBin, FAKE_AGENT, { mode: 0o755 });
+    const env = { AGENT_OUTPOST_AGENT_BIN: agentBin };
+    const outpost = await startOutpost(home, env);
+    const { url } = outpost;
+
+    const list = await fetch(`${url}api/jobs`);
+    assert.equal(list.status, 200);
+    assert.deepEqual(await list.json(), { jobs: [] });
+    const cookie = list.headers.get("set-cookie")!;
+    const token = /outpost_csrf=([^;]+)/.exec(cookie)![1]!;
+
+    const refused = await fetch(`${url}api/jobs`, { method: "POST", body: "{}" });
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+    const created = await fetch(`${url}api/jobs`, {
+      method: "POST",
+      headers: {
+        Cookie: `outpost_csrf=${token}`,
+        "X-CSRF-Token": token,
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({
+        name: "e2e",
+        prompt: "hello",
+        schedule: { kind: "every", expr: "1h", tz: "UTC" },
+        workdir: home,
+      }),
+    });
+    assert.equal(created.status, 201);
+    await created.body?.cancel();
+
+    const made = await cli(home, ["token", "create", "e2e"]);
+    assert.equal(made.code, 0, made.stderr);
+    const bearer = made.stdout.trim();
+    const submit = await fetch(`${url}api/v1/jobs`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ prompt: "say hi", workdir: home }),
+    });
+    assert.equal(submit.status, 202);
+    const { job_id, run_id, status_url } = await submit.json();
+    await waitForRun(url, run_id, "ok");
+    const status = await (await fetch(`${url}${status_url.slice(1)}`, {
+      headers: { Authorization: `Bearer ${bearer}` },
+    })).json();
+    assert.equal(status.status, "ok");
+    assert.equal(status.tokens_out, 4);
+    const report = await fetch(`${url}api/v1/jobs/${job_id}/runs/${run_id}/output`, {
+      headers: { Authorization: `Bearer ${bearer}` },
+    });
+    assert.equal(await report.text(), "# Report\n\nprompt: say hi\n");
+
+    const revoked = await cli(home, ["token", "revoke", "1"]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    const after = await fetch(`${url}api/v1/jobs/${job_id}/runs/${run_id}`, {
+      headers: { Authorization: `Bearer ${bearer}` },
+    });
+    assert.equal(after.status, 401);
+    await after.body?.cancel();
+
+    const first = await stop(outpost);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /SIGTERM: shutting down/);
+
+    const again = await startOutpost(home, env);
+    const res = await fetch(`${again.url}api/jobs`);
+    assert.match(
+      res.headers.get("set-cookie")!,
+      new RegExp(`outpost_csrf=${token};`),
+      "same token",
+    );
+    const jobs = (await res.json()).jobs;
+    assert.deepEqual(jobs.map((j: { name: string }) => j.name).sort(), ["api: say hi", "e2e"]);
+    assert.equal((await stop(again)).code, 0);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("agent-outpost as a process: a bad port is one line on stderr and exit 1", async () => {
+  const home = await tempHome();
+  try {
+    const r = await cli(home, ["--port", "http"]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split("\n").length, 1);
+    assert.match(r.stderr, /^error: --port/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
