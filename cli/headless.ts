@@ -45,6 +45,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     fetch: deps.fetch,
     clock: deps.clock,
     cwd: deps.cwd,
+    awaitProbe: false,
     ...(args.workdir ? { workdir: args.workdir } : {}),
   });
   const jobId = deps.env.get("AGENT_JOB_ID");
@@ -86,7 +87,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     tools: ctx.tools,
     mode: args.mode,
     workdir: ctx.workdir,
-    context_window: ctx.resolver.contextWindow,
+    context_window: () => ctx.resolver.contextWindow,
     journal,
     signal: deps.signal,
     ...(effort ? { effort } : {}),
@@ -98,6 +99,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
       : {}),
     ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
   });
+  await ctx.probe;
   ctx.resolver.applyResponseModel(result.model);
   journal.append({
     type: "outcome",

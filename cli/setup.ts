@@ -31,10 +31,14 @@ export interface SetupInput {
   cwd: string;
   /** Interactive sessions open without a key, so /providers can store one. */
   allowMissingKey?: boolean;
+  /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
+  awaitProbe?: boolean;
 }
 
 export interface AgentContext {
   settings: Settings;
+  /** Settles once the startup probe's listing (if any) is applied to the resolver. */
+  probe: Promise<void>;
   home: string;
   workdir: string;
   sessionsDir: string;
@@ -65,12 +69,14 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       : {}),
   });
 
-  // The probe and memory set-up are independent; run them side by side.
-  const probe = settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null);
+  // The probe and memory set-up are independent; run them side by side. Headless runs do
+  // not wait for the probe at all: it overlaps the first model request.
+  const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
+    .then((listing) => void resolver.applyListing(listing));
   const memory = settings.memory_enabled
     ? await openMemoryFor(settings, workdir, input.clock)
     : undefined;
-  resolver.applyListing(await probe);
+  if (input.awaitProbe !== false) await probe;
 
   const tools: Tool[] = [...WORKSPACE_TOOLS];
   if (memory) tools.push(memory.tool());
@@ -82,6 +88,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   });
   return {
     settings,
+    probe,
     home,
     workdir,
     sessionsDir: join(home, "sessions"),

@@ -34,7 +34,8 @@ export interface LoopConfig {
   max_turns?: number;
   /** Compaction threshold as a fraction of the context window; unset = never compact. */
   compaction_threshold?: number;
-  context_window: number;
+  /** A function when the window can still change mid-run (the startup probe may land late). */
+  context_window: number | (() => number);
   /** Per-turn volatile text (memory recall) for the latest user text. */
   reminder?: (userText: string) => string | undefined;
   /** Interactive approval of edit/shell calls in strict mode; absent = needs-human ending. */
@@ -93,7 +94,11 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
 
     if (
       cfg.compaction_threshold !== undefined &&
-      shouldCompact(lastContext, cfg.context_window, cfg.compaction_threshold)
+      shouldCompact(
+        lastContext,
+        typeof cfg.context_window === "function" ? cfg.context_window() : cfg.context_window,
+        cfg.compaction_threshold,
+      )
     ) {
       const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal);
       if (compacted) {
