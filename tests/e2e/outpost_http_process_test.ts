@@ -5,8 +5,8 @@
 // keeps its CSRF token across restarts.
 
 import assert from "node:assert/strict";
-import { denoRunArgs } from "../../scripts/permissions.ts";
-import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { tempHome } from "./agent_process.ts";
+import { cli, startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
 
 const FAKE_AGENT = `#!/bin/sh
 # Stands in for \`agent -p\`: writes the report named by --output and prints the result JSON.
@@ -21,80 +21,6 @@ done
 printf '# Report\\n\\nprompt: %s\\n' "$1" > "$out"
 echo '{"session_id":"e2e-session","usage":{"input_tokens":3,"output_tokens":4}}'
 `;
-
-interface Outpost {
-  url: string;
-  child: Deno.ChildProcess;
-  stderr: Promise<string>;
-}
-
-async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
-    env: childEnv({ home, ...env }),
-    clearEnv: true,
-    cwd: home,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
-    seen += value;
-    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      void child.stdout.cancel().catch(() => {});
-      return { url: m[1]!, child, stderr };
-    }
-  }
-}
-
-async function stop(o: Outpost): Promise<{ code: number; stderr: string }> {
-  o.child.kill("SIGTERM");
-  const { code } = await o.child.status;
-  return { code, stderr: await o.stderr };
-}
-
-async function cli(
-  home: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent-outpost", ROOT), ...args],
-    env: childEnv({ home }),
-    clearEnv: true,
-    cwd: home,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-/** Waits (on the event stream, not a timer) until run `runId` reports `status`. */
-async function waitForRun(url: string, runId: number, status: string): Promise<void> {
-  const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("event stream ended");
-      buffer += value;
-      for (const line of buffer.split("\n")) {
-        if (!line.startsWith("data: ")) continue;
-        const data = JSON.parse(line.slice(6));
-        if (data.type === "run" && data.run_id === runId && data.status === status) return;
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-}
 
 Deno.test("agent-outpost as a process: URL on stdout, CSRF, tokens, a run, SIGTERM, token kept across restarts", async () => {
   const home = await tempHome();

@@ -1,0 +1,79 @@
+// A real `agent-outpost` process for end-to-end tests: started like `deno task outpost`
+// (the permission flags of scripts/permissions.ts) with --port 0 in an isolated AGENT_HOME.
+
+import { denoRunArgs } from "../../scripts/permissions.ts";
+import { childEnv, ROOT } from "./agent_process.ts";
+
+export interface Outpost {
+  url: string;
+  child: Deno.ChildProcess;
+  stderr: Promise<string>;
+}
+
+export async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
+    env: childEnv({ home, ...env }),
+    clearEnv: true,
+    cwd: home,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
+    seen += value;
+    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
+    if (m) {
+      reader.releaseLock();
+      void child.stdout.cancel().catch(() => {});
+      return { url: m[1]!, child, stderr };
+    }
+  }
+}
+
+export async function stop(o: Outpost): Promise<{ code: number; stderr: string }> {
+  o.child.kill("SIGTERM");
+  const { code } = await o.child.status;
+  return { code, stderr: await o.stderr };
+}
+
+export async function cli(
+  home: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...denoRunArgs("agent-outpost", ROOT), ...args],
+    env: childEnv({ home }),
+    clearEnv: true,
+    cwd: home,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Waits (on the event stream, not a timer) until run `runId` reports `status`. */
+export async function waitForRun(url: string, runId: number, status: string): Promise<void> {
+  const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("event stream ended");
+      buffer += value;
+      for (const line of buffer.split("\n")) {
+        if (!line.startsWith("data: ")) continue;
+        const data = JSON.parse(line.slice(6));
+        if (data.type === "run" && data.run_id === runId && data.status === status) return;
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
