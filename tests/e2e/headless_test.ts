@@ -327,3 +327,33 @@ Deno.test("after a stop, reflection writes durable memory; its failure never cha
   assert.equal(asked.code, 2);
   assert.equal(t.fake.requests.length, before + 1);
 });
+
+Deno.test("memory_enabled=false unregisters the memory tool and recall; enabled sends both", async () => {
+  await using t = await setup();
+  const toolNames = (i: number) =>
+    ((t.fake.requests[i]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [])
+      .map((x) => x.function.name);
+  t.fake.enqueue(reply().text("a"));
+  assert.equal(
+    (await runAgent(["-p", "--workdir", t.work, "--no-memory", "--", "q"], t.env)).code,
+    0,
+  );
+  assert.ok(!toolNames(0).includes("memory"));
+  await Deno.mkdir(`${t.home}/.agent/memory/facts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${t.home}/.agent/memory/facts/deploy.md`,
+    "---\ncategory: project-fact\nworkspace: global\n---\n# Deploys\nDeploys go through the blue pipeline.\n",
+  );
+  t.fake.enqueue(reply().text("b"));
+  assert.equal(
+    (await runAgent(["-p", "--workdir", t.work, "--", "how do deploys work?"], t.env)).code,
+    0,
+  );
+  assert.ok(toolNames(1).includes("memory"));
+  // Recall rides the last user turn (the volatile channel), not the frozen system prompt.
+  const body = t.fake.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
+  const lastUser = JSON.stringify(body.messages.filter((m) => m.role === "user").at(-1)?.content);
+  assert.match(lastUser, /blue pipeline/);
+  const system = JSON.stringify(body.messages.find((m) => m.role === "system")?.content);
+  assert.doesNotMatch(system, /blue pipeline/);
+});
