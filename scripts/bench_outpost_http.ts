@@ -11,6 +11,7 @@
 //    on that home, loads it the same way, and reads VmRSS from /proc/<pid>/status after
 //    start (idle) and after the load has settled.
 
+import { newJobFixture } from "../tests/fakes/job_fixture.ts";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
@@ -41,26 +42,13 @@ function fill(home: string): void {
   const path = outpostDbPath(home);
   const store = new SqliteStore({ path, clock: systemClock }); // creates and migrates
   for (let i = 0; i < JOBS; i++) {
-    store.createJob({
+    store.createJob(newJobFixture({
       name: `bench job ${i}`,
       prompt: `summarize repository ${i} and list open risks`,
       schedule: { kind: "cron", expr: "0 9 * * *", tz: "UTC" },
       workdir: "/tmp",
-      mode: "auto",
-      timeout_s: 1800,
-      max_retries: 3,
-      token_budget: null,
-      priority: null,
-      output_surface: "",
-      base_url: "",
-      model: "",
-      enabled: true,
-      recipe_id: null,
-      recipe_version: null,
       next_run_at: "2099-01-01T09:00:00Z",
-      class: "scheduled",
-      meta: {},
-    });
+    }));
   }
   store.close();
   // Bulk runs through one transaction on a side connection (the store API inserts one by one).

@@ -16,32 +16,19 @@ import { processSpawner } from "./process_spawner.ts";
 import { isoZ } from "./schedule.ts";
 import { Scheduler } from "./scheduler.ts";
 import { runSimulation } from "./simulation.ts";
+import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 
 const home = await Deno.makeTempDir({ prefix: "outpost_bench_" });
 const clock = new FakeClock("2026-03-02T09:00:00Z");
 const env = envFrom({});
 let store = new SqliteStore({ path: outpostDbPath(home), clock });
 for (let i = 0; i < 100; i++) {
-  store.createJob({
+  store.createJob(newJobFixture({
     name: `job-${i}`,
-    prompt: "p",
     schedule: { kind: "every", expr: "365d", tz: "UTC" },
     workdir: "/tmp",
-    mode: "auto",
-    timeout_s: 1800,
-    max_retries: 3,
-    token_budget: null,
-    priority: null,
-    output_surface: "",
-    base_url: "",
-    model: "",
-    enabled: true,
-    recipe_id: null,
-    recipe_version: null,
     next_run_at: "2027-03-03T09:00:00Z",
-    class: "scheduled",
-    meta: {},
-  });
+  }));
 }
 store.close();
 {

@@ -6,31 +6,17 @@ import { DatabaseSync } from "node:sqlite";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { isoZ } from "../scheduler/schedule.ts";
 import { outpostDbPath, SqliteStore } from "./sqlite_store.ts";
+import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 
 const home = await Deno.makeTempDir({ prefix: "outpost_store_bench_" });
 const clock = new FakeClock("2026-03-02T09:00:00Z");
 let store = new SqliteStore({ path: outpostDbPath(home), clock });
 for (let i = 0; i < 100; i++) {
-  store.createJob({
+  store.createJob(newJobFixture({
     name: `job-${i}`,
-    prompt: "p",
     schedule: { kind: "cron", expr: "0 * * * *", tz: "UTC" },
-    workdir: "/w",
-    mode: "auto",
-    timeout_s: 1800,
-    max_retries: 3,
-    token_budget: null,
-    priority: null,
-    output_surface: "",
-    base_url: "",
-    model: "",
-    enabled: true,
-    recipe_id: null,
-    recipe_version: null,
-    next_run_at: "2026-03-02T10:00:00Z",
-    class: "scheduled",
     meta: { room: "!r:example.org" },
-  });
+  }));
 }
 store.close();
 {

@@ -4,31 +4,9 @@ import { join } from "node:path";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { JobLimitError } from "./errors.ts";
 import { outpostDbPath, SqliteStore } from "./sqlite_store.ts";
-import type { NewJob } from "./store.ts";
+import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    name: "job",
-    prompt: "p",
-    schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/w",
-    mode: "auto",
-    timeout_s: 1800,
-    max_retries: 3,
-    token_budget: null,
-    priority: null,
-    output_surface: "",
-    base_url: "",
-    model: "",
-    enabled: true,
-    recipe_id: null,
-    recipe_version: null,
-    next_run_at: "2026-03-02T10:00:00Z",
-    class: "scheduled",
-    meta: {},
-    ...overrides,
-  };
-}
+const newJob = newJobFixture;
 
 function memStore(clock = new FakeClock("2026-03-02T09:00:00Z")) {
   return { clock, store: new SqliteStore({ path: ":memory:", clock }) };
