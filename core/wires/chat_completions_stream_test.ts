@@ -3,6 +3,7 @@ import { ChatCompletionsAssembler } from "./chat_completions_stream.ts";
 import { WireError } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
+import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
 
 const URL_ = "http://fake/v1/chat/completions";
 const enc = new TextEncoder();
@@ -37,12 +38,6 @@ function runSlow(text: string): WireEvent[] {
   for (const e of [...parser.feed(enc.encode(text)), ...parser.end()]) asm.push(e.data, events);
   events.push(...asm.finish());
   return events;
-}
-
-function done(events: WireEvent[]): Extract<WireEvent, { type: "done" }> {
-  const last = events.at(-1);
-  if (last?.type !== "done") throw new Error("no done event");
-  return last;
 }
 
 Deno.test("chat stream: vLLM reasoning_content, text and a tool call split across chunks", () => {

@@ -5,28 +5,13 @@ import { reply, startFakeModelServer } from "../../tests/fakes/model_server.ts";
 import { defaultWireOptions, fakeEndpoint } from "../../tests/fakes/model_server_wiring.ts";
 import { ChatCompletionsWire } from "./chat_completions.ts";
 import { createWire } from "./create.ts";
-import type { Message, WireEvent, WireRequest } from "./types.ts";
-
-async function collect(stream: AsyncIterable<WireEvent>): Promise<WireEvent[]> {
-  const out: WireEvent[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
-
-function done(events: WireEvent[]): Extract<WireEvent, { type: "done" }> {
-  const last = events.at(-1);
-  if (last?.type !== "done") throw new Error("no done event");
-  return last;
-}
-
-const user = (text: string): Message => ({ role: "user", parts: [{ type: "text", text }] });
-const req = (extra: Partial<WireRequest> = {}): WireRequest => ({
-  model: "default",
-  system: "sys",
-  messages: [user("hi")],
-  tools: [],
-  ...extra,
-});
+import type { Message } from "./types.ts";
+import {
+  collectEvents as collect,
+  doneEvent as done,
+  userText as user,
+  wireRequest as req,
+} from "../../tests/fakes/model_server_wiring.ts";
 
 Deno.test("chat wire: text, reasoning_content, usage and response.model", async () => {
   const fake = await startFakeModelServer({ models: [{ id: "qwen3-8b", max_model_len: 32768 }] });

@@ -3,6 +3,7 @@ import { WireError } from "./errors.ts";
 import { MessagesAssembler } from "./messages_stream.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
+import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
 
 const enc = new TextEncoder();
 
@@ -22,12 +23,6 @@ function run(text: string, step = 1 << 30): WireEvent[] {
   parser.endTo(asm);
   events.push(...asm.events.splice(0), ...asm.finish());
   return events;
-}
-
-function done(events: WireEvent[]): Extract<WireEvent, { type: "done" }> {
-  const last = events.at(-1);
-  if (last?.type !== "done") throw new Error("no done event");
-  return last;
 }
 
 const SIG =

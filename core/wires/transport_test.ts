@@ -10,7 +10,11 @@ import type { WireKind } from "../settings/types.ts";
 import { createWire } from "./create.ts";
 import { WireError } from "./errors.ts";
 import { retryAfterMs } from "./transport.ts";
-import type { Endpoint, WireEvent, WireRequest } from "./types.ts";
+import type { Endpoint, WireEvent } from "./types.ts";
+import {
+  collectEvents as collect,
+  wireRequest as req,
+} from "../../tests/fakes/model_server_wiring.ts";
 
 /** A FakeClock that tells the test each time someone starts sleeping on it. */
 class WatchedClock implements Clock {
@@ -43,20 +47,6 @@ class WatchedClock implements Clock {
     return this.inner.advance(ms);
   }
 }
-
-async function collect(stream: AsyncIterable<WireEvent>): Promise<WireEvent[]> {
-  const out: WireEvent[] = [];
-  for await (const e of stream) out.push(e);
-  return out;
-}
-
-const req = (extra: Partial<WireRequest> = {}): WireRequest => ({
-  model: "default",
-  system: "sys",
-  messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }],
-  tools: [],
-  ...extra,
-});
 
 function isWireError(check: (e: WireError) => boolean) {
   return (e: unknown) => {
