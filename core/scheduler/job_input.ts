@@ -63,24 +63,13 @@ const CREATE_FIELDS = new Set([
   "meta",
 ]);
 
-/** Fields a PUT may change; `enabled` and `repin` are actions handled by jobs.ts. */
-const PATCH_FIELDS = new Set([
-  "name",
-  "prompt",
-  "schedule",
-  "workdir",
-  "mode",
-  "timeout_s",
-  "max_retries",
-  "token_budget",
-  "priority",
-  "output_surface",
-  "base_url",
-  "model",
-  "enabled",
-  "repin",
-  "meta",
-]);
+/**
+ * Fields a PUT may change: those of a create except the recipe stamp (fixed for a
+ * recipe-made job's lifetime), plus `repin`. `enabled` and `repin` are actions in jobs.ts.
+ */
+const PATCH_FIELDS = new Set(
+  [...CREATE_FIELDS].filter((f) => f !== "recipe_id" && f !== "recipe_version").concat("repin"),
+);
 
 /** Validates a create request, filling defaults. Throws JobValidationError. */
 export function validateJobInput(raw: unknown, ctx: JobInputContext): NewJob {
