@@ -15,7 +15,9 @@ const lines = text.split("\n").filter((l) => !l.trimStart().startsWith("#"));
 const joined = lines.join("\n").replace(/\\\n\s*/g, " ");
 
 function instruction(name: string): string[] {
-  return joined.split("\n").filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
+  return joined.split("\n").filter((l) => l.startsWith(`${name} `)).map((l) =>
+    l.slice(name.length + 1).trim()
+  );
 }
 
 function containerEnv(): Record<string, string> {
