@@ -58,13 +58,19 @@ export async function loadOrCreateCsrfToken(home: string): Promise<CsrfTokenSour
   if (token === null) {
     await Deno.mkdir(join(home, "outpost"), { recursive: true });
     const fresh = mint();
+    // The token is written whole to a private temp file, then hard-linked into place: a link
+    // fails when the name exists, so two processes starting at once agree on whichever token
+    // landed first, and no reader ever sees a created-but-not-yet-written file.
+    const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
     try {
-      // createNew: two processes starting at once agree on whichever token landed first.
-      await Deno.writeTextFile(path, fresh + "\n", { createNew: true, mode: 0o600 });
+      await Deno.writeTextFile(tmp, fresh + "\n", { createNew: true, mode: 0o600 });
+      await Deno.link(tmp, path);
       token = fresh;
     } catch (err) {
       if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
       token = await read();
+    } finally {
+      await Deno.remove(tmp).catch(() => {});
     }
   }
   if (token === null || !TOKEN_RE.test(token)) {
