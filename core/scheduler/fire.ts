@@ -10,13 +10,11 @@ import { scheduleFailed } from "./jobs.ts";
 import { nextRunAfterFire } from "./next_run.ts";
 import { isoZ } from "./schedule.ts";
 
-export interface FireHooks {
-  /** Runs occupying a slot right now. */
-  inFlight(): InFlight;
-  /** Starts an admitted run. */
-  start(run: Run): void;
-  skipped(run: Run, reason: string): void;
-}
+/** What one fire did; the scheduler acts on it once the tick's writes are committed. */
+export type FireOutcome =
+  | { kind: "start"; run: Run }
+  | { kind: "skipped"; run: Run; reason: string }
+  | { kind: "none" };
 
 /** Enabled jobs due at `now`, most urgent first: priority (lower first), then slot, then id. */
 export function dueInOrder(ctx: SchedulerContext, now: Date): Job[] {
@@ -27,13 +25,28 @@ export function dueInOrder(ctx: SchedulerContext, now: Date): Job[] {
   );
 }
 
+/**
+ * Fires one due job as one atomic step (the run row and the schedule's next slot land
+ * together). `inFlight` counts runs occupying a slot, including ones admitted earlier in
+ * this tick; an admitted run is added to it.
+ */
 export function fireJob(
   ctx: SchedulerContext,
   job: Job,
   now: Date,
   waiting: number | null,
-  hooks: FireHooks,
-): void {
+  inFlight: InFlight,
+): FireOutcome {
+  return ctx.store.atomically(() => fireJobWrites(ctx, job, now, waiting, inFlight));
+}
+
+function fireJobWrites(
+  ctx: SchedulerContext,
+  job: Job,
+  now: Date,
+  waiting: number | null,
+  inFlight: InFlight,
+): FireOutcome {
   const { store, governor } = ctx;
   const slot = job.next_run_at!;
   let next: string | null;
@@ -41,7 +54,7 @@ export function fireJob(
     next = nextRunAfterFire(job.schedule, new Date(slot), now);
   } catch (err) {
     scheduleFailed(ctx, job, err);
-    return;
+    return { kind: "none" };
   }
   const base = {
     job_id: job.id,
@@ -49,29 +62,26 @@ export function fireJob(
     priority: governor.priorityFor(job.class, job.priority),
     class: job.class,
   };
-  const skip = (reason: string) => {
+  const skip = (reason: string): FireOutcome => {
     const run = store.createRun({ ...base, status: "skipped", reason, finished_at: isoZ(now) });
     store.setNextRunAt(job.id, next);
-    hooks.skipped(run, reason);
+    return { kind: "skipped", run, reason };
   };
   const isAt = job.schedule.kind === "at";
-  const inFlight = store.inFlightRun(job.id);
-  if (inFlight) {
+  const previous = store.inFlightRun(job.id);
+  if (previous) {
     // A held `at` fire is already queued for this slot; admission retries it.
-    if (isAt && inFlight.status === "queued" && inFlight.queued_at >= slot) return;
-    skip(`previous run ${inFlight.id} still ${inFlight.status} (single-flight)`);
-    return;
+    if (isAt && previous.status === "queued" && previous.queued_at >= slot) return { kind: "none" };
+    return skip(`previous run ${previous.id} still ${previous.status} (single-flight)`);
   }
-  const admission = governor.admit(job.class, hooks.inFlight(), waiting);
+  const admission = governor.admit(job.class, inFlight, waiting);
   if (!admission.ok) {
-    if (isAt) {
-      store.createRun({ ...base, status: "queued", reason: `held: ${admission.reason}` });
-    } else {
-      skip(`governor: ${admission.reason}`);
-    }
-    return;
+    if (!isAt) return skip(`governor: ${admission.reason}`);
+    store.createRun({ ...base, status: "queued", reason: `held: ${admission.reason}` });
+    return { kind: "none" };
   }
   const run = store.createRun({ ...base, status: "queued" });
   store.setNextRunAt(job.id, next);
-  hooks.start(run);
+  inFlight[job.class]++;
+  return { kind: "start", run };
 }

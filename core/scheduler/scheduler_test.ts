@@ -194,3 +194,31 @@ Deno.test("a schedule change recomputes next_run_at; other edits leave it alone"
     name: "NotFoundError",
   });
 });
+
+Deno.test("a job whose fire fails is rolled back alone and logged; the others in the tick fire", async () => {
+  await using kit = await makeKit({ start: "2026-03-02T09:00:00Z" });
+  const good = kit.scheduler.createJob(jobInput({ name: "good" }));
+  const bad = kit.scheduler.createJob(jobInput({ name: "bad" }));
+  const setNextRunAt = kit.store.setNextRunAt.bind(kit.store);
+  kit.store.setNextRunAt = (id, next) => {
+    if (id === bad.id) throw new Error("disk trouble");
+    setNextRunAt(id, next);
+  };
+  kit.clock.set("2026-03-02T10:00:00Z");
+  await tickAndSpawn(kit);
+  assert.equal(kit.store.latestRun(good.id)!.status, "running");
+  assert.equal(kit.store.getJob(good.id)!.next_run_at, "2026-03-02T11:00:00Z");
+  assert.equal(kit.store.listRuns(bad.id).length, 0, "its run row was rolled back with it");
+  assert.equal(kit.store.getJob(bad.id)!.next_run_at, "2026-03-02T10:00:00Z", "still due");
+  assert.equal(kit.spawner.spawned.length, 1);
+  assert.ok(
+    kit.logger.entries.some((e) =>
+      e.message === "firing a due job failed" && /disk trouble/.test(String(e.data?.error))
+    ),
+  );
+  // Once the store recovers, the job fires at the next tick.
+  kit.store.setNextRunAt = setNextRunAt;
+  kit.clock.set("2026-03-02T10:01:00Z");
+  await tickAndSpawn(kit);
+  assert.equal(kit.store.latestRun(bad.id)!.status, "running");
+});

@@ -60,6 +60,9 @@ export interface SqliteStoreOptions {
 
 /** The condition of the live-run partial indexes (migration 001). */
 const LIVE = "status IN ('queued', 'running')";
+const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS.join(", ")}) VALUES (${
+  RUN_COLUMNS.map(() => "?").join(", ")
+})`;
 
 /** <home>/outpost/outpost.db — home defaults to ~/.agent and is passed by the caller. */
 export function outpostDbPath(home: string): string {
@@ -72,6 +75,7 @@ export class SqliteStore implements Store {
   readonly #clock: Clock;
   readonly #maxJobs: number;
   readonly #statements = new Map<string, StatementSync>();
+  #savepoints = 0; // depth of nested atomically() calls
   #nowMs = NaN;
   #nowText = "";
 
@@ -203,9 +207,16 @@ export class SqliteStore implements Store {
   // ---- runs ----
 
   createRun(run: NewRun): Run {
-    const row = pickColumns(run, RUN_COLUMNS);
+    // Every run column is named (absent ones as NULL, which is what the table would store
+    // for them), so one prepared statement serves every insert and the stored row is known
+    // without reading it back: this is the scheduler's hottest write (a skipped run per
+    // blocked fire).
+    const row: Row = { id: 0 };
+    for (const col of RUN_COLUMNS) row[col] = (run as Row)[col] ?? null;
     row.queued_at ??= this.#now();
-    return toRun(this.#insert("runs", row));
+    const values = RUN_COLUMNS.map((c) => row[c]!);
+    row.id = Number(this.#stmt(INSERT_RUN).run(...values).lastInsertRowid);
+    return toRun(row);
   }
 
   getRun(id: number): Run | null {
@@ -481,6 +492,25 @@ export class SqliteStore implements Store {
       cols.map((c) => `${c} = ?`).join(", ")
     } WHERE id = ? RETURNING *`;
     return this.#stmt(sql).get(...cols.map((c) => row[c] ?? null), id) as Row | undefined;
+  }
+
+  atomically<T>(fn: () => T): T {
+    if (!this.#db.isTransaction) return this.#tx(fn);
+    // Nested: a savepoint, so an inner failure rolls back only the inner writes.
+    const name = `nested_${++this.#savepoints}`;
+    // Prepared once per depth: exec() would parse the SQL on every fire of every tick.
+    this.#stmt(`SAVEPOINT ${name}`).run();
+    try {
+      const result = fn();
+      this.#stmt(`RELEASE ${name}`).run();
+      return result;
+    } catch (err) {
+      this.#stmt(`ROLLBACK TO ${name}`).run();
+      this.#stmt(`RELEASE ${name}`).run();
+      throw err;
+    } finally {
+      this.#savepoints--;
+    }
   }
 
   #tx<T>(fn: () => T): T {

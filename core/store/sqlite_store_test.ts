@@ -307,3 +307,80 @@ Deno.test("a corrupted JSON column reads as empty instead of breaking the listin
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("atomically: all writes land together; a nested failure rolls back only its own part", () => {
+  const { store } = memStore();
+  const a = store.createJob(newJob({ name: "a" }));
+  const b = store.createJob(newJob({ name: "b" }));
+  // An outer failure keeps nothing.
+  assert.throws(
+    () =>
+      store.atomically(() => {
+        store.createRun({ ...runBase, job_id: a.id });
+        store.setNextRunAt(a.id, "2030-01-01T00:00:00Z");
+        throw new Error("boom");
+      }),
+    /boom/,
+  );
+  assert.equal(store.listRuns(a.id).length, 0);
+  assert.notEqual(store.getJob(a.id)!.next_run_at, "2030-01-01T00:00:00Z");
+  // A caught inner failure loses only the inner writes; the rest commits.
+  const kept = store.atomically(() => {
+    const run = store.createRun({ ...runBase, job_id: a.id });
+    try {
+      store.atomically(() => {
+        store.createRun({ ...runBase, job_id: b.id });
+        store.setNextRunAt(b.id, "2030-01-01T00:00:00Z");
+        throw new Error("inner");
+      });
+    } catch { /* the caller decides to go on */ }
+    store.atomically(() => store.setNextRunAt(a.id, "2031-01-01T00:00:00Z"));
+    return run;
+  });
+  assert.deepEqual(store.listRuns(a.id).map((r) => r.id), [kept.id]);
+  assert.equal(store.getJob(a.id)!.next_run_at, "2031-01-01T00:00:00Z");
+  assert.equal(store.listRuns(b.id).length, 0);
+  assert.notEqual(store.getJob(b.id)!.next_run_at, "2030-01-01T00:00:00Z");
+  // The store is usable afterwards: no transaction was left open.
+  store.createRun({ ...runBase, status: "skipped", job_id: b.id });
+  assert.equal(store.listRuns(b.id).length, 1);
+});
+
+Deno.test("createRun returns exactly the row it stored, minimal or full; a bad run stores nothing", () => {
+  const { store } = memStore();
+  const job = store.createJob(newJob());
+  const minimal = store.createRun({ ...runBase, job_id: job.id });
+  assert.deepEqual(minimal, store.getRun(minimal.id));
+  assert.equal(minimal.queued_at, "2026-03-02T09:00:00Z");
+  assert.equal(minimal.exit_code, null);
+  const full = store.createRun({
+    ...runBase,
+    job_id: job.id,
+    status: "ok",
+    attempt: 2,
+    exit_code: 0,
+    reason: "done",
+    queued_at: "2026-03-02T08:00:00Z",
+    not_before: "2026-03-02T08:01:00Z",
+    started_at: "2026-03-02T08:02:00Z",
+    finished_at: "2026-03-02T08:03:00Z",
+    pid: 42,
+    pid_start: "boot:42",
+    report_path: "/r/1.md",
+    session_id: "s-1",
+    tokens_in: 10,
+    tokens_out: 5,
+    cost_usd: 0.25,
+    cancelled_at: null,
+    resume_of_run: minimal.id,
+    answer: "yes",
+    class: "api",
+  });
+  assert.deepEqual(full, store.getRun(full.id));
+  assert.throws(() => store.createRun({ ...runBase, job_id: 9999 }), /FOREIGN KEY/);
+  assert.throws(
+    () => store.createRun({ ...runBase, job_id: job.id, status: "bogus" as never }),
+    /CHECK/,
+  );
+  assert.deepEqual(store.listRuns(job.id).map((r) => r.id), [full.id, minimal.id]);
+});

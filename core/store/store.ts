@@ -183,6 +183,13 @@ export interface ListOptions {
  * See README.md for how a server database would take its place.
  */
 export interface Store {
+  /**
+   * Runs `fn` as one atomic step: everything it writes lands together or not at all. Calls
+   * nest; an inner call that throws rolls back only its own writes, so a caller that catches
+   * the error keeps the rest. `fn` must be synchronous.
+   */
+  atomically<T>(fn: () => T): T;
+
   // Jobs
   /**
    * Throws JobLimitError when a scheduled job would exceed MAX_JOBS scheduled jobs (api
