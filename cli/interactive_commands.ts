@@ -7,7 +7,12 @@ import type { Session } from "./interactive_session.ts";
 import { modelCommand, providersCommand } from "./interactive_model.ts";
 import { effortCommand } from "./interactive_effort.ts";
 import { memoryCommand, reloadPrompt } from "./interactive_memory.ts";
-import { renderTokenReport, tokenBreakdown } from "./interactive_tokens.ts";
+import {
+  countPrompt,
+  promptForCount,
+  renderTokenReport,
+  tokenBreakdown,
+} from "./interactive_tokens.ts";
 
 export interface CommandSpec {
   name: string;
@@ -28,7 +33,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: "/cost [on|off]",
     help: "cost display: report, enable, or disable and reset",
   },
-  { name: "tokens", usage: "/tokens", help: "where the context goes, per component" },
+  {
+    name: "tokens",
+    usage: "/tokens",
+    help: "where the context goes, per component, and the server's count",
+  },
   { name: "reasoning", usage: "/reasoning", help: "show the last reply's reasoning in full" },
   { name: "reload", usage: "/reload", help: "re-compose the memory index and the system prompt" },
   {
@@ -64,7 +73,7 @@ export async function runCommand(s: Session, text: string): Promise<"quit" | voi
     case "cost":
       return costCommand(s, arg);
     case "tokens":
-      return tokensCommand(s);
+      return await tokensCommand(s);
     case "reasoning":
       return showReasoning(s);
     case "reload":
@@ -138,23 +147,36 @@ function costFootnotes(s: Session): string[] {
   );
 }
 
-function tokensCommand(s: Session): void {
+async function tokensCommand(s: Session): Promise<void> {
   const memoryIndex = s.ctx.memory?.cachedIndex();
+  const tools = s.ctx.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.input_schema,
+  }));
   const breakdown = tokenBreakdown({
     system: s.ctx.system,
     ...(memoryIndex ? { memoryIndex } : {}),
-    tools: s.ctx.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.input_schema,
-    })),
+    tools,
     history: s.history,
     contextWindow: s.contextWindow,
   });
+  // The same system prompt, tools, history and effort the next reply sends (loopConfig).
+  const request = promptForCount({
+    model: s.ctx.settings.model,
+    system: s.ctx.system,
+    tools,
+    history: s.history,
+    effort: s.effort,
+  });
+  const serverCount = await s.guarded((signal) =>
+    countPrompt(s.ctx.wire, request, { clock: s.clock, signal })
+  );
   const m = s.meter;
   const priced = m.enabled && m.priced(s.ctx.resolver.displayName) && m.total !== null;
   const lines = renderTokenReport({
     breakdown,
+    serverCount,
     ...(s.lastUsage ? { lastTurn: s.lastUsage } : {}),
     session: s.sessionUsage,
     ...(priced ? { cost: `${formatCost(m.total)} on ${m.label}` } : {}),

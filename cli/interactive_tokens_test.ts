@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
+import { FakeClock } from "../tests/fakes/clock.ts";
+import { ScriptedWire } from "../tests/fakes/scripted_wire.ts";
+import type { Message } from "../core/wires/types.ts";
 import {
+  COUNT_TIMEOUT_MS,
+  countPrompt,
   estimateTokens,
   formatTokens,
+  NEXT_MESSAGE_PLACEHOLDER,
+  promptForCount,
   renderTokenReport,
+  type TokenBreakdown,
   tokenBreakdown,
 } from "./interactive_tokens.ts";
 
@@ -71,7 +79,7 @@ Deno.test("the report shows every component, the server's figures and the cost",
     footnotes: ["* before the swap: $0.20 on hosted"],
   });
   assert.deepEqual(lines.slice(0, 6), [
-    "Context (estimated at ~4 characters per token):",
+    "Context by component (estimates at ~4 characters per token):",
     "  system prompt        100",
     "  memory index          20",
     "  tools                300",
@@ -81,4 +89,120 @@ Deno.test("the report shows every component, the server's figures and the cost",
   assert.match(lines.join("\n"), /Last turn \(server\): prompt 450 \(400 cached\) · output 7/);
   assert.match(lines.join("\n"), /Session: input 900 · output 30/);
   assert.ok(lines.join("\n").includes("Running cost: $0.0100 on local\n  * before the swap"));
+});
+
+const BREAKDOWN: TokenBreakdown = {
+  system: 100,
+  memoryIndex: 0,
+  tools: 300,
+  history: 80,
+  total: 480,
+  messages: 2,
+  contextWindow: 2000,
+};
+const SESSION = { input_tokens: 0, output_tokens: 0 };
+
+Deno.test("the report shows the server's count of the whole prompt under the estimates", () => {
+  const lines = renderTokenReport({
+    breakdown: BREAKDOWN,
+    serverCount: { tokens: 1234 },
+    session: SESSION,
+  });
+  assert.match(lines[0]!, /estimates/);
+  assert.match(lines[5]!, /^ {2}total/);
+  assert.equal(lines[6], "Counted by the server: 1,234 tokens (whole prompt, 62% of 2,000)");
+});
+
+Deno.test("the report says why the server's count is missing", () => {
+  const lines = renderTokenReport({
+    breakdown: { ...BREAKDOWN, contextWindow: 0 },
+    serverCount: { tokens: null, reason: "the server has no token-counting endpoint" },
+    session: SESSION,
+  });
+  assert.equal(
+    lines[6],
+    "Counted by the server: not available (the server has no token-counting endpoint)",
+  );
+  const unasked = renderTokenReport({ breakdown: BREAKDOWN, session: SESSION });
+  assert.ok(!unasked.join("\n").includes("Counted by the server"));
+});
+
+const said = (role: Message["role"], text: string): Message => ({
+  role,
+  parts: [{ type: "text", text }],
+});
+
+Deno.test("the counted prompt is the next request's: a user turn stands in for the next message", () => {
+  const tools = [{ name: "view", description: "d", input_schema: {} }];
+  const base = { model: "m", system: "sys", tools };
+  const after = promptForCount({
+    ...base,
+    history: [said("user", "q"), said("assistant", "a")],
+    effort: "high",
+  });
+  assert.deepEqual(after, {
+    model: "m",
+    system: "sys",
+    tools,
+    effort: "high",
+    messages: [said("user", "q"), said("assistant", "a"), said("user", NEXT_MESSAGE_PLACEHOLDER)],
+  });
+  assert.deepEqual(promptForCount({ ...base, history: [] }).messages, [
+    said("user", NEXT_MESSAGE_PLACEHOLDER),
+  ]);
+  const pending = [said("user", "q")];
+  const asIs = promptForCount({ ...base, history: pending });
+  assert.deepEqual(asIs.messages, pending);
+  assert.equal("effort" in asIs, false);
+});
+
+Deno.test("countPrompt: a number, or null with the wire's reason", async () => {
+  const clock = new FakeClock();
+  const wire = new ScriptedWire([]);
+  const req = promptForCount({ model: "m", system: "s", tools: [], history: [] });
+  wire.count = 4321;
+  assert.deepEqual(await countPrompt(wire, req, { clock }), { tokens: 4321 });
+  assert.deepEqual(wire.countRequests[0]?.messages, req.messages);
+  wire.count = null;
+  wire.problem = "HTTP 500: down";
+  assert.deepEqual(await countPrompt(wire, req, { clock }), {
+    tokens: null,
+    reason: "HTTP 500: down",
+  });
+  wire.count = () => Promise.reject(new Error("render failed: bad effort"));
+  assert.deepEqual(await countPrompt(wire, req, { clock }), {
+    tokens: null,
+    reason: "render failed: bad effort",
+  });
+  assert.equal(clock.pending, 0, "the timeout timer is stopped once the count is in");
+});
+
+Deno.test("countPrompt: gives up after the timeout even if the wire ignores the abort", async () => {
+  const clock = new FakeClock();
+  const wire = new ScriptedWire([]);
+  let seen: AbortSignal | undefined;
+  wire.count = (_req, signal) => {
+    seen = signal;
+    return new Promise(() => {/* never answers, ignores the signal */});
+  };
+  const req = promptForCount({ model: "m", system: "s", tools: [], history: [] });
+  const counting = countPrompt(wire, req, { clock });
+  await clock.advance(COUNT_TIMEOUT_MS - 1);
+  assert.equal(seen?.aborted, false);
+  await clock.advance(1);
+  assert.deepEqual(await counting, { tokens: null, reason: "no answer within 5 s" });
+  assert.equal(seen?.aborted, true, "the wire's request was aborted too");
+});
+
+Deno.test("countPrompt: ctrl+c (the caller's signal) interrupts the count", async () => {
+  const clock = new FakeClock();
+  const wire = new ScriptedWire([]);
+  wire.count = (_req, signal) =>
+    new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
+  const stop = new AbortController();
+  const req = promptForCount({ model: "m", system: "s", tools: [], history: [] });
+  const counting = countPrompt(wire, req, { clock, signal: stop.signal });
+  stop.abort(new Error("interrupted"));
+  assert.deepEqual(await counting, { tokens: null, reason: "interrupted" });
+  assert.equal(clock.pending, 0);
 });

@@ -1,11 +1,14 @@
 // The Messages wire: POST {base_url without /v1}/v1/messages with stream: true, normalized
 // into WireEvents. Rendering lives in messages_render.ts, assembly in messages_stream.ts,
-// HTTP (retries, idle timeout) in transport.ts.
+// HTTP (retries, idle timeout) in transport.ts. countTokens() is the real token count of
+// spec 4.3 rule 5: POST …/v1/messages/count_tokens with the same headers and the rendered
+// body minus what that endpoint refuses (max_tokens, stream); see count_tokens.ts.
 
+import { COUNT_TOKENS_FIELDS, pickFields, TokenCountEndpoint } from "./count_tokens.ts";
 import { endpointTier } from "./effort.ts";
 import { renderMessagesRequest } from "./messages_render.ts";
 import { MessagesAssembler } from "./messages_stream.ts";
-import { messagesUrl, modelsUrl } from "./paths.ts";
+import { countTokensUrl, messagesUrl, modelsUrl } from "./paths.ts";
 import { probeModels, type ProbeOptions } from "./probe.ts";
 import { pump } from "./pump.ts";
 import {
@@ -25,12 +28,18 @@ export class MessagesWire implements Wire {
   readonly options: WireOptions;
   readonly url: string;
   #deps: ResolvedDeps;
+  #counter: TokenCountEndpoint;
 
   constructor(endpoint: Endpoint, options: WireOptions, deps: WireDeps = {}) {
     this.endpoint = endpoint;
     this.options = options;
     this.url = messagesUrl(endpoint.base_url);
     this.#deps = resolveDeps(deps);
+    this.#counter = new TokenCountEndpoint(
+      this.#deps.fetch,
+      countTokensUrl(endpoint.base_url),
+      "input_tokens",
+    );
   }
 
   /** The request body this wire would send. */
@@ -55,6 +64,23 @@ export class MessagesWire implements Wire {
       signal: req.signal,
     });
     yield* pump(chunks, assembler);
+  }
+
+  /** The count_tokens body for `req`: the real render, reduced to the documented fields. */
+  renderCount(req: WireRequest): Record<string, unknown> {
+    return pickFields(this.render(req), COUNT_TOKENS_FIELDS);
+  }
+
+  async countTokens(req: WireRequest, signal?: AbortSignal): Promise<number | null> {
+    return await this.#counter.count({
+      headers: this.#headers(),
+      body: this.renderCount(req),
+      signal: signal ?? req.signal,
+    });
+  }
+
+  get countProblem(): string | undefined {
+    return this.#counter.problem;
   }
 
   listModels(signal?: AbortSignal): Promise<ServedModel[] | null> {

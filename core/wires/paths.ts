@@ -21,6 +21,16 @@ export function messagesUrl(base: string): string {
   return `${baseWithoutV1(base)}/v1/messages`;
 }
 
+/** Messages token counting: {model_base_without_v1}/v1/messages/count_tokens. */
+export function countTokensUrl(base: string): string {
+  return `${messagesUrl(base)}/count_tokens`;
+}
+
+/** vLLM's tokenizer (Chat Completions wire): {model_base_without_v1}/tokenize, not under /v1. */
+export function tokenizeUrl(base: string): string {
+  return `${baseWithoutV1(base)}/tokenize`;
+}
+
 /** The startup probe, GET /v1/models on the same server, for either wire. */
 export function modelsUrl(base: string): string {
   return `${baseWithoutV1(base)}/v1/models`;

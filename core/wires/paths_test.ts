@@ -2,9 +2,11 @@ import { equal } from "node:assert/strict";
 import {
   baseWithoutV1,
   chatCompletionsUrl,
+  countTokensUrl,
   messagesUrl,
   modelsUrl,
   selectProvider,
+  tokenizeUrl,
 } from "./paths.ts";
 
 Deno.test("paths: Chat Completions uses the base as-is", () => {
@@ -32,6 +34,25 @@ Deno.test("paths: Messages trims one trailing /v1 (and slashes)", () => {
 Deno.test("paths: the models probe is GET /v1/models on the same server, for either wire", () => {
   equal(modelsUrl("http://h:8000/v1"), "http://h:8000/v1/models");
   equal(modelsUrl("https://api.anthropic.com"), "https://api.anthropic.com/v1/models");
+});
+
+Deno.test("paths: token counting sits next to each wire's endpoint", () => {
+  equal(countTokensUrl("http://h:8000/v1"), "http://h:8000/v1/messages/count_tokens");
+  equal(countTokensUrl("http://h:8000/v1/"), "http://h:8000/v1/messages/count_tokens");
+  equal(
+    countTokensUrl("https://api.anthropic.com"),
+    "https://api.anthropic.com/v1/messages/count_tokens",
+  );
+  equal(
+    countTokensUrl("http://proxy/anthropic/v1"),
+    "http://proxy/anthropic/v1/messages/count_tokens",
+  );
+  // vLLM serves /tokenize at the server root, beside /v1, not under it.
+  equal(tokenizeUrl("http://h:8000/v1"), "http://h:8000/tokenize");
+  equal(tokenizeUrl("http://h:8000/v1//"), "http://h:8000/tokenize");
+  equal(tokenizeUrl("http://h:8000"), "http://h:8000/tokenize");
+  equal(tokenizeUrl("https://openrouter.ai/api/v1"), "https://openrouter.ai/api/tokenize");
+  equal(tokenizeUrl("http://h/xv1"), "http://h/xv1/tokenize");
 });
 
 Deno.test("wire selection (4.3 rule 1): provider wins, then base_url → messages, else chat", () => {

@@ -116,4 +116,14 @@ export interface Wire {
   stream(req: WireRequest): AsyncIterable<WireEvent>;
   /** GET /v1/models; null on transport errors or an empty listing (a silent no-op). */
   listModels(signal?: AbortSignal): Promise<ServedModel[] | null>;
+  /**
+   * The whole prompt's input tokens as the server counts them (spec 4.3 rule 5), rendered
+   * exactly as stream() would send `req`. Null when the server cannot say: no counting
+   * endpoint (remembered per wire after a 404/405), a transport error, a non-2xx answer or a
+   * malformed body. Never throws for server trouble; an abort of `signal` (default
+   * `req.signal`) rejects with the signal's reason. There is no built-in timeout.
+   */
+  countTokens(req: WireRequest, signal?: AbortSignal): Promise<number | null>;
+  /** Why the last countTokens() gave null, short enough for one line; unset after a count. */
+  readonly countProblem?: string | undefined;
 }

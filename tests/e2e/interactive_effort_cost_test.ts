@@ -2,7 +2,13 @@
 
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
-import { type FakeModelServer, reply, startFakeModelServer } from "../fakes/model_server.ts";
+import {
+  fakeCountTokens,
+  type FakeModelServer,
+  fakeTokenizeCount,
+  reply,
+  startFakeModelServer,
+} from "../fakes/model_server.ts";
 import { TmuxAgent, toolResults } from "./interactive_tmux.ts";
 
 const QUIET = { AGENT_MEMORY_REFLECT: "0" };
@@ -15,7 +21,8 @@ peerTest(
   "/effort: inline asks to confirm, bare opens the backend's picker, default clears",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
+    // A Messages server without count_tokens (/tokens then says so, and asks only once).
+    const fake = await startFakeModelServer({ countTokens: false });
     // base_url and no provider: the Messages wire, levels low … max.
     const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
     try {
@@ -71,6 +78,14 @@ peerTest(
       assert.match(toolResults(fake.requests[3]!.body).at(-1)!, /approved: effort is now max/);
       screen = await agent.idle();
       assert.match(screen, /· effort max ·/);
+
+      const absent = "Counted by the server: not available " +
+        "(the server has no token-counting endpoint)";
+      await agent.submit("/tokens");
+      await agent.waitFor(absent);
+      await agent.submit("/tokens");
+      await agent.waitFor(absent, { count: 2 });
+      assert.equal(fake.countRequests.length, 1, "the missing endpoint is asked once per wire");
       fake.assertNoViolations();
     } finally {
       await agent.close();
@@ -132,7 +147,7 @@ peerTest(
 
       await agent.submit("/tokens");
       screen = await agent.waitFor(/Running cost: \$0\.07 on priced-msgs/);
-      const report = screen.slice(screen.lastIndexOf("Context (estimated"));
+      const report = screen.slice(screen.lastIndexOf("Context by component (estimates"));
       for (const row of ["system prompt", "memory index", "tools", "history", "total"]) {
         assert.match(report, new RegExp(`  ${row} +[\\d,]+`), report);
       }
@@ -140,6 +155,22 @@ peerTest(
       assert.match(report, /total +[\d,]+ {2}of 200,000 \(\d+%\)/);
       assert.match(report, /Last turn \(server\): prompt 13,000 \(10,000 cached\) · output 0/);
       assert.match(report, /Session: input 23,000 · output 2,000/);
+      // The whole prompt as the server counts it: the next request's system prompt, tools and
+      // history, sent to count_tokens.
+      const counted = msgs.countRequests.at(-1)!;
+      assert.equal(counted.wire, "count_tokens");
+      const n = fakeCountTokens(counted.body!).toLocaleString("en-US");
+      assert.match(
+        report,
+        new RegExp(`Counted by the server: ${n} tokens \\(whole prompt, \\d+% of 200,000\\)`),
+      );
+      const lastCall = msgs.requests.at(-1)!.body!;
+      assert.deepEqual(counted.body!.system, lastCall.system);
+      assert.deepEqual(counted.body!.tools, lastCall.tools);
+      assert.match(
+        JSON.stringify(counted.body!.messages),
+        /one[\s\S]*First\.[\s\S]*two[\s\S]*Second\./,
+      );
 
       // off resets and hides; on starts again at zero.
       await agent.submit("/cost off");
@@ -176,6 +207,19 @@ peerTest(
       chat.enqueue(reply().text("Fourth.").usage(1_000_000, 0));
       await agent.submit("four");
       await agent.waitFor(/· \$2\.00\* ─/);
+      // On Chat Completions the count comes from vLLM's /tokenize.
+      await agent.submit("/tokens");
+      screen = await agent.waitFor(/Counted by the server: [\d,]+ tokens/, { count: 2 });
+      const tokenized = chat.countRequests.at(-1)!;
+      assert.equal(tokenized.wire, "tokenize");
+      assert.equal(tokenized.body!.add_generation_prompt, true);
+      assert.ok(
+        screen.includes(
+          `Counted by the server: ${
+            fakeTokenizeCount(tokenized.body!).toLocaleString("en-US")
+          } tokens (whole prompt`,
+        ),
+      );
       await agent.submit("/cost");
       await agent.waitFor(/\* before the swap to priced-chat: \$0\.30 on priced-msgs/);
       msgs.assertNoViolations();

@@ -9,6 +9,8 @@
 //     apiKey: "sk-test",         // optional: when set, requests without it get 401
 //     responseModel: "qwen3-8b", // response.model (default: the first served model id)
 //     chunkBytes: 7,             // optional: split every frame into 7-byte writes
+//     countTokens: false,        // POST /v1/messages/count_tokens answers 404 (default: served)
+//     tokenize: false,           // POST /tokenize answers 404, like a hosted server
 //   });
 //   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
 //   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
@@ -27,6 +29,11 @@
 //   fake.assertNoViolations();
 //   fake.setWaiting(3)  // /metrics: vllm:num_requests_waiting 3
 //   fake.setModels([...]) / fake.failModels(503)
+//   fake.countRequests  // POST /v1/messages/count_tokens and /tokenize calls (also in
+//                       // allRequests, never in requests); counts follow the rule in
+//                       // model_server_count.ts (fakeCountTokens / fakeTokenizeCount)
+//   fake.enqueueCount(httpError(500))            // the next counting call answers this
+//   fake.enqueueCount(httpError(200, { n: 1 }))  // a 200 without a count (malformed)
 //   await fake.close();  // ends hung streams, then shuts down
 //
 // Replies are consumed in FIFO order by POST /v1/chat/completions and POST /v1/messages and
@@ -53,6 +60,12 @@ import {
   messagesErrorBody,
   renderMessages,
 } from "./model_server_messages.ts";
+import {
+  checkCountTokensRequest,
+  checkTokenizeRequest,
+  countTokensAnswer,
+  tokenizeAnswer,
+} from "./model_server_count.ts";
 import type { HttpErrorReply, ReplyBuilder } from "./model_server_reply.ts";
 
 export {
@@ -62,6 +75,7 @@ export {
   reply,
   ReplyBuilder,
 } from "./model_server_reply.ts";
+export { fakeCountTokens, fakeTokenizeCount, fakeTokens } from "./model_server_count.ts";
 
 export interface FakeModel {
   id: string;
@@ -74,9 +88,20 @@ export interface FakeServerOptions {
   apiKey?: string;
   responseModel?: string;
   chunkBytes?: number;
+  /** Serve POST /v1/messages/count_tokens (default true; false answers 404). */
+  countTokens?: boolean;
+  /** Serve vLLM's POST /tokenize (default true; false answers 404 like a hosted server). */
+  tokenize?: boolean;
 }
 
-export type FakeWire = "chat_completions" | "messages" | "models" | "metrics" | "unknown";
+export type FakeWire =
+  | "chat_completions"
+  | "messages"
+  | "count_tokens"
+  | "tokenize"
+  | "models"
+  | "metrics"
+  | "unknown";
 
 export interface RecordedRequest {
   method: string;
@@ -105,9 +130,13 @@ export interface FakeModelServer {
   readonly requests: readonly RecordedRequest[];
   readonly allRequests: readonly RecordedRequest[];
   readonly violations: readonly Violation[];
+  /** Token-counting calls (count_tokens and /tokenize), refused ones included. */
+  readonly countRequests: readonly RecordedRequest[];
   /** Scripted replies not yet consumed. */
   readonly pending: number;
   enqueue(...replies: ScriptedReply[]): void;
+  /** Answers for the next counting calls, FIFO, before the computed count. */
+  enqueueCount(...answers: HttpErrorReply[]): void;
   setWaiting(n: number): void;
   setRunning(n: number | undefined): void;
   setModels(models: FakeModel[]): void;
@@ -132,6 +161,7 @@ export async function startFakeModelServer(
     waiting: 0,
     running: undefined as number | undefined,
     queue: [] as ScriptedReply[],
+    countQueue: [] as HttpErrorReply[],
     requests: [] as RecordedRequest[],
     all: [] as RecordedRequest[],
     violations: [] as Violation[],
@@ -203,8 +233,54 @@ export async function startFakeModelServer(
   const authorized = (req: Request, wire: FakeWire): boolean => {
     if (!options.apiKey) return true;
     const bearer = req.headers.get("authorization") === `Bearer ${options.apiKey}`;
-    if (wire === "chat_completions") return bearer;
+    if (wire === "chat_completions" || wire === "tokenize") return bearer;
     return bearer || req.headers.get("x-api-key") === options.apiKey;
+  };
+
+  const scriptedAnswer = (scripted: HttpErrorReply): Response => {
+    const isText = typeof scripted.body === "string";
+    return new Response(isText ? String(scripted.body) : JSON.stringify(scripted.body), {
+      status: scripted.status,
+      headers: { "content-type": isText ? "text/plain" : "application/json", ...scripted.headers },
+    });
+  };
+
+  const handleCount = async (
+    req: Request,
+    rec: RecordedRequest,
+    kind: "count_tokens" | "tokenize",
+  ): Promise<Response> => {
+    const style = kind === "count_tokens" ? "messages" : "chat_completions";
+    const text = await req.text();
+    try {
+      rec.body = text ? JSON.parse(text) : null;
+    } catch {
+      rec.body = null;
+    }
+    const served = kind === "count_tokens" ? options.countTokens : options.tokenize;
+    if (served === false) {
+      // A server without the route: a plain 404, not a violation.
+      return Response.json(chatErrorBody(404, `Not Found: POST ${rec.path}`), { status: 404 });
+    }
+    if (text && rec.body === null) {
+      return reject(rec, { status: 400, message: "the body is not valid JSON" }, style);
+    }
+    if (!authorized(req, kind)) {
+      const message = kind === "count_tokens" ? "invalid x-api-key" : "Incorrect API key provided";
+      return reject(rec, { status: 401, message }, style);
+    }
+    const problem = kind === "count_tokens"
+      ? checkCountTokensRequest(rec.body, req.headers)
+      : checkTokenizeRequest(rec.body);
+    if (problem) return reject(rec, problem, style);
+    const scripted = state.countQueue.shift();
+    if (scripted) return scriptedAnswer(scripted);
+    const body = rec.body ?? {};
+    return Response.json(
+      kind === "count_tokens"
+        ? countTokensAnswer(body)
+        : tokenizeAnswer(body, state.models[0]?.max_model_len ?? 32768),
+    );
   };
 
   const handleModelCall = async (
@@ -238,16 +314,7 @@ export async function startFakeModelServer(
         return Response.json(body, { status: 500, headers: { "x-should-retry": "false" } });
       }
       const scripted = typeof next === "function" ? next(rec) : next;
-      if (scripted.kind === "http_error") {
-        const isText = typeof scripted.body === "string";
-        return new Response(isText ? String(scripted.body) : JSON.stringify(scripted.body), {
-          status: scripted.status,
-          headers: {
-            "content-type": isText ? "text/plain" : "application/json",
-            ...scripted.headers,
-          },
-        });
-      }
+      if (scripted.kind === "http_error") return scriptedAnswer(scripted);
       const model = scripted.modelValue ?? responseModel();
       const body = rec.body ?? {};
       return stream(
@@ -298,6 +365,14 @@ export async function startFakeModelServer(
           message: `Not Found: ${path}. The base_url still ends in /v1 and was not trimmed.`,
         }, "messages");
       }
+      if (path === "/v1/messages/count_tokens" && req.method === "POST") {
+        rec.wire = "count_tokens";
+        return await handleCount(req, rec, "count_tokens");
+      }
+      if (path === "/tokenize" && req.method === "POST") {
+        rec.wire = "tokenize";
+        return await handleCount(req, rec, "tokenize");
+      }
       if (path === "/v1/chat/completions" && req.method === "POST") {
         rec.wire = "chat_completions";
         return await handleModelCall(req, rec, "chat_completions");
@@ -337,11 +412,17 @@ export async function startFakeModelServer(
     get violations() {
       return state.violations;
     },
+    get countRequests() {
+      return state.all.filter((r) => r.wire === "count_tokens" || r.wire === "tokenize");
+    },
     get pending() {
       return state.queue.length;
     },
     enqueue(...replies) {
       state.queue.push(...replies);
+    },
+    enqueueCount(...answers) {
+      state.countQueue.push(...answers);
     },
     setWaiting(n) {
       state.waiting = n;

@@ -49,8 +49,13 @@ export function checkChatRequest(body: unknown, rules: ChatRules): Rejection | n
         `enabled.`,
     };
   }
+  return checkChatPrompt(body, body.messages);
+}
+
+/** Tool calls answered in order and tool_choice naming a sent tool (shared with /tokenize). */
+export function checkChatPrompt(body: Json, messages: unknown[]): Rejection | null {
   const calls = new Set<string>();
-  for (const [i, m] of body.messages.entries()) {
+  for (const [i, m] of messages.entries()) {
     if (!isRecord(m)) return { status: 400, message: `messages[${i}] is not an object` };
     if (m.role === "assistant" && Array.isArray(m.tool_calls)) {
       for (const tc of m.tool_calls) {

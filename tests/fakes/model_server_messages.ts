@@ -37,9 +37,8 @@ const ALLOWED_KEYS = new Set([
 const SAMPLING = ["temperature", "top_p", "top_k"];
 
 export function checkMessagesRequest(body: unknown, headers: Headers): Rejection | null {
-  if (!headers.get("anthropic-version")) {
-    return { status: 400, message: "anthropic-version: header is required" };
-  }
+  const base = checkVersionAndBody(body, headers);
+  if (base) return base;
   if (!isRecord(body)) return { status: 400, message: "the body must be a JSON object" };
   for (const knob of SAMPLING) {
     if (knob in body) {
@@ -79,9 +78,23 @@ export function checkMessagesRequest(body: unknown, headers: Headers): Rejection
       }
     }
   }
+  return checkPrompt(body);
+}
+
+/** The anthropic-version header and a JSON object body, required on every Messages route. */
+export function checkVersionAndBody(body: unknown, headers: Headers): Rejection | null {
+  if (!headers.get("anthropic-version")) {
+    return { status: 400, message: "anthropic-version: header is required" };
+  }
+  if (!isRecord(body)) return { status: 400, message: "the body must be a JSON object" };
+  return null;
+}
+
+/** Thinking against a forced tool, and the history (shared with count_tokens). */
+export function checkPrompt(body: Json): Rejection | null {
   const choice = body.tool_choice;
   const forced = isRecord(choice) && (choice.type === "tool" || choice.type === "any");
-  if (forced && isRecord(thinking) && thinking.type !== "disabled") {
+  if (forced && isRecord(body.thinking) && body.thinking.type !== "disabled") {
     return {
       status: 400,
       message: "Thinking may not be enabled when tool_choice forces tool use.",
@@ -93,7 +106,8 @@ export function checkMessagesRequest(body: unknown, headers: Headers): Rejection
   return checkHistory(body.messages);
 }
 
-function checkHistory(messages: unknown[]): Rejection | null {
+/** Message-by-message rules shared with count_tokens (model_server_count.ts). */
+export function checkHistory(messages: unknown[]): Rejection | null {
   const calls = new Set<string>();
   for (const [i, m] of messages.entries()) {
     if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant")) {

@@ -2,7 +2,14 @@
 
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { SseParser } from "../../core/wires/sse.ts";
-import { httpError, reply, startFakeModelServer } from "./model_server.ts";
+import {
+  fakeCountTokens,
+  fakeTokenizeCount,
+  fakeTokens,
+  httpError,
+  reply,
+  startFakeModelServer,
+} from "./model_server.ts";
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
@@ -337,6 +344,136 @@ Deno.test("fake: reachable from a child process", async () => {
     }).output();
     equal(new TextDecoder().decode(out.stdout).trim(), "child-visible");
   } finally {
+    await fake.close();
+  }
+});
+
+const countBody = (extra: Record<string, unknown> = {}) => ({
+  model: "default",
+  system: [{ type: "text", text: "sys" }],
+  messages: [{ role: "user", content: [{ type: "text", text: "héllo" }] }],
+  ...extra,
+});
+
+Deno.test("fake: count_tokens answers the documented count and refuses what the API refuses", async () => {
+  const fake = await startFakeModelServer({ apiKey: "sk-c" });
+  const url = `${fake.url}/messages/count_tokens`;
+  const key = { ...V, "x-api-key": "sk-c" };
+  try {
+    fake.enqueue(reply().text("kept for the model call"));
+    const ok1 = await post(url, countBody(), key);
+    equal(ok1.status, 200);
+    const body = countBody();
+    const expected = fakeTokens(JSON.stringify([body.system, body.messages, null]));
+    deepEqual(JSON.parse(ok1.text), { input_tokens: expected });
+    equal(fakeCountTokens(body), expected);
+    equal((await post(url, countBody(), { ...V, authorization: "Bearer sk-c" })).status, 200);
+    const cases: [unknown, Record<string, string>, number, string][] = [
+      [countBody(), V, 401, "invalid x-api-key"],
+      [countBody(), { "x-api-key": "sk-c" }, 400, "anthropic-version"],
+      [countBody({ max_tokens: 100 }), key, 400, "max_tokens: Extra inputs are not permitted"],
+      [countBody({ stream: true }), key, 400, "stream: Extra inputs are not permitted"],
+      [countBody({ temperature: 1 }), key, 400, "temperature: Extra inputs are not permitted"],
+      [countBody({ model: undefined }), key, 400, "model: Field required"],
+      [countBody({ messages: [] }), key, 400, "at least one message"],
+      [
+        countBody({
+          tools: [{ name: "f", input_schema: {} }],
+          tool_choice: { type: "tool", name: "f" },
+          thinking: { type: "adaptive" },
+        }),
+        key,
+        400,
+        "Thinking may not be enabled",
+      ],
+    ];
+    for (const [b, headers, status, needle] of cases) {
+      const res = await post(url, b, headers);
+      equal(res.status, status, needle);
+      ok(res.text.includes(needle), `${needle} in ${res.text}`);
+      equal(JSON.parse(res.text).type, "error");
+    }
+    equal(fake.violations.length, cases.length);
+    equal(fake.countRequests.length, cases.length + 2);
+    equal(fake.countRequests[0]?.wire, "count_tokens");
+    deepEqual(fake.countRequests[0]?.body, countBody());
+    equal(fake.requests.length, 0, "counting is not a model call");
+    equal(fake.pending, 1, "and consumes no scripted reply");
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("fake: vLLM /tokenize, chat and prompt forms, with vLLM's rules", async () => {
+  const fake = await startFakeModelServer({
+    apiKey: "sk-t",
+    models: [{ id: "qwen3-8b", max_model_len: 4096 }],
+  });
+  const url = `${fake.origin}/tokenize`;
+  const key = { authorization: "Bearer sk-t" };
+  const messages = [{ role: "user", content: "hi" }];
+  const tools = [{ type: "function", function: { name: "f", parameters: {} } }];
+  try {
+    const chat = await post(
+      url,
+      { model: "default", messages, tools, add_generation_prompt: true },
+      key,
+    );
+    equal(chat.status, 200);
+    const answer = JSON.parse(chat.text);
+    equal(answer.count, fakeTokens(JSON.stringify([messages, tools])));
+    equal(answer.count, fakeTokenizeCount({ messages, tools }));
+    equal(answer.max_model_len, 4096);
+    equal(answer.tokens.length, answer.count);
+    const prompt = JSON.parse(
+      (await post(url, { prompt: "abcdefghi", return_token_strs: true }, key)).text,
+    );
+    equal(prompt.count, 3);
+    equal(prompt.token_strs.length, 3);
+    const cases: [unknown, Record<string, string>, number, string][] = [
+      [{ messages }, { "x-api-key": "sk-t" }, 401, "Incorrect API key"],
+      [{ model: "default" }, key, 400, "`messages` (chat form) or `prompt`"],
+      [
+        { messages, add_generation_prompt: true, continue_final_message: true },
+        key,
+        400,
+        "Cannot set both `continue_final_message` and `add_generation_prompt` to True.",
+      ],
+      [{ messages, stream: true }, key, 400, "`stream` is not a /tokenize field"],
+      [{ messages, max_tokens: 9 }, key, 400, "`max_tokens` is not a /tokenize field"],
+      [{ messages: [{ role: "tool", tool_call_id: "x", content: "r" }] }, key, 400, "no earlier"],
+      [{ messages, tools: [{ name: "f" }] }, key, 400, "tools[0]"],
+    ];
+    for (const [b, headers, status, needle] of cases) {
+      const res = await post(url, b, headers);
+      equal(res.status, status, needle);
+      ok(res.text.includes(needle), `${needle} in ${res.text}`);
+    }
+    equal(fake.violations.length, cases.length);
+    equal(fake.countRequests.at(-1)?.wire, "tokenize");
+    equal(fake.requests.length, 0);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("fake: counting endpoints can be absent (404) or scripted", async () => {
+  const bare = await startFakeModelServer({ countTokens: false, tokenize: false });
+  const fake = await startFakeModelServer();
+  try {
+    const a = await post(`${bare.url}/messages/count_tokens`, countBody(), V);
+    const b = await post(`${bare.origin}/tokenize`, { messages: [] });
+    deepEqual([a.status, b.status], [404, 404]);
+    equal(bare.violations.length, 0, "a missing route is not a client mistake");
+    equal(bare.countRequests.length, 2);
+
+    fake.enqueueCount(httpError(500, { error: { message: "down" } }), httpError(200, "nonsense"));
+    const url = `${fake.origin}/tokenize`;
+    equal((await post(url, { prompt: "x" })).status, 500);
+    equal((await post(url, { prompt: "x" })).text, "nonsense");
+    deepEqual(JSON.parse((await post(url, { prompt: "x" })).text).count, 1);
+  } finally {
+    await bare.close();
     await fake.close();
   }
 });

@@ -20,6 +20,15 @@ export interface ScriptedTurn {
   error?: Error;
 }
 
+/**
+ * What countTokens() answers: a number, null (with `problem` as countProblem), or a function
+ * of the request and signal (e.g. one that waits for the abort).
+ */
+export type ScriptedCount =
+  | number
+  | null
+  | ((req: WireRequest, signal: AbortSignal | undefined) => Promise<number | null>);
+
 export class ScriptedWire implements Wire {
   readonly kind = "chat_completions" as const;
   readonly endpoint = {
@@ -28,6 +37,13 @@ export class ScriptedWire implements Wire {
     auth_style: "bearer" as const,
   };
   readonly requests: WireRequest[] = [];
+  /** Requests given to countTokens(), in order. */
+  readonly countRequests: WireRequest[] = [];
+  /** countTokens()'s answer (default null: "the server cannot say"). */
+  count: ScriptedCount = null;
+  /** countProblem after a null count. */
+  problem = "scripted wire: no count";
+  countProblem: string | undefined;
   #turns: Array<ScriptedTurn | ((req: WireRequest) => ScriptedTurn)>;
 
   constructor(turns: Array<ScriptedTurn | ((req: WireRequest) => ScriptedTurn)>) {
@@ -61,6 +77,15 @@ export class ScriptedWire implements Wire {
 
   listModels() {
     return Promise.resolve(null);
+  }
+
+  async countTokens(req: WireRequest, signal?: AbortSignal): Promise<number | null> {
+    this.countRequests.push({ ...req, messages: structuredClone(req.messages) as Message[] });
+    const n = typeof this.count === "function"
+      ? await this.count(req, signal ?? req.signal)
+      : this.count;
+    this.countProblem = n === null ? this.problem : undefined;
+    return n;
   }
 }
 
