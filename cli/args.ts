@@ -182,11 +182,11 @@ export function parseFlags(
       if (eq !== -1) inline = arg.slice(eq + 1);
     } else {
       const long = arg.length === 2 ? byShort.get(arg[1]!) : undefined;
-      if (!long) throw new UsageError(`unknown option ${arg} (see agent --help)`);
+      if (!long) throw new UsageError(`unknown option ${arg}`);
       name = long;
     }
     const option = options[name];
-    if (!option) throw new UsageError(`unknown option --${name} (see agent --help)`);
+    if (!option) throw new UsageError(`unknown option --${name}`);
     if (option.type === "boolean") {
       if (inline !== undefined) throw new UsageError(`option --${name} does not take a value`);
       values[name] = true;

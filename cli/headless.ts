@@ -38,47 +38,28 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   const outputPath = args.output ? resolve(deps.cwd, args.output) : undefined;
   if (outputPath) await checkWritable(outputPath);
 
-  const ctx = await prepareAgent({
-    flags: args.settingsFlags,
-    mode: args.mode,
-    env: deps.env,
-    fetch: deps.fetch,
-    clock: deps.clock,
-    cwd: deps.cwd,
-    awaitProbe: false,
-    ...(args.workdir ? { workdir: args.workdir } : {}),
-  });
   const jobId = deps.env.get("AGENT_JOB_ID");
   const jobName = deps.env.get("AGENT_JOB_NAME");
-
-  let history: Message[];
-  let journal: Journal;
-  let effort = args.effort;
-  if (args.resume) {
-    const session = await loadSession(ctx.sessionsDir, args.resume);
-    const step = await resumeWith(session, prompt, {
-      tools: ctx.tools,
-      workdir: ctx.workdir,
-      signal: deps.signal,
-    });
-    journal = Journal.reopen(ctx.sessionsDir, args.resume);
-    for (const m of step.appended) journal.append({ type: "message", message: m });
-    history = step.messages;
-    if (step.effort) effort = step.effort;
-  } else {
-    journal = await Journal.create(ctx.sessionsDir, {
-      id: newSessionId(deps.clock.now()),
-      created_at: deps.clock.now().toISOString(),
-      workdir: ctx.workdir,
-      provider: ctx.settings.provider,
-      model: ctx.settings.model,
-      mode: args.mode,
-      ...(jobId ? { job_id: jobId } : {}),
-      ...(jobName ? { job_name: jobName } : {}),
-    });
-    history = [{ role: "user", parts: [{ type: "text", text: prompt }] }];
-    journal.append({ type: "message", message: history[0]! });
+  const fixed = {
+    ...(outputPath ? { report_path: outputPath } : {}),
+    ...(jobId ? { job_id: jobId } : {}),
+    ...(jobName ? { job_name: jobName } : {}),
+  };
+  let begun: Begun;
+  try {
+    begun = await begin(args, deps, prompt, jobId, jobName);
+  } catch (err) {
+    // No key, a bad setting, a missing workdir or session: still one result, so a CI step
+    // or the outpost reading the JSON or the report learns the cause, not just "exit 1".
+    const failed = Object.freeze(setupFailure(err, started, fixed));
+    if (outputPath) {
+      await writeFileAtomic(outputPath, renderReport(failed, prompt), { createDirs: true });
+    }
+    if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
+    else deps.stderr(`agent: ${failed.error}\n`);
+    return failed.exit_code;
   }
+  const { ctx, journal, history, effort } = begun;
 
   const result = await runLoop(history, {
     wire: ctx.wire,
@@ -110,11 +91,9 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   });
 
   // Outcome fields are fixed here, before reflection, so reflection cannot change them.
-  const outcome: HeadlessResult = Object.freeze(buildResult(result, ctx, journal.id, started, {
-    ...(outputPath ? { report_path: outputPath } : {}),
-    ...(jobId ? { job_id: jobId } : {}),
-    ...(jobName ? { job_name: jobName } : {}),
-  }));
+  const outcome: HeadlessResult = Object.freeze(
+    buildResult(result, ctx, journal.id, started, fixed),
+  );
 
   if (ctx.memory && ctx.settings.memory_reflect && result.done_reason === "stop") {
     await reflectHeadless(ctx, result, deps);
@@ -132,6 +111,82 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     } else if (outcome.error) deps.stderr(`agent: ${outcome.error}\n`);
   }
   return outcome.exit_code;
+}
+
+interface Begun {
+  ctx: AgentContext;
+  journal: Journal;
+  history: Message[];
+  effort: ParsedArgs["effort"];
+}
+
+/** Settings, key, wire, memory and the session (new or resumed): everything before turn one. */
+async function begin(
+  args: ParsedArgs,
+  deps: HeadlessDeps,
+  prompt: string,
+  jobId: string | undefined,
+  jobName: string | undefined,
+): Promise<Begun> {
+  const ctx = await prepareAgent({
+    flags: args.settingsFlags,
+    mode: args.mode,
+    env: deps.env,
+    fetch: deps.fetch,
+    clock: deps.clock,
+    cwd: deps.cwd,
+    awaitProbe: false,
+    ...(args.workdir ? { workdir: args.workdir } : {}),
+  });
+  let effort = args.effort;
+  if (args.resume) {
+    const session = await loadSession(ctx.sessionsDir, args.resume);
+    const step = await resumeWith(session, prompt, {
+      tools: ctx.tools,
+      workdir: ctx.workdir,
+      signal: deps.signal,
+    });
+    const journal = Journal.reopen(ctx.sessionsDir, args.resume);
+    for (const m of step.appended) journal.append({ type: "message", message: m });
+    if (step.effort) effort = step.effort;
+    return { ctx, journal, history: step.messages, effort };
+  }
+  const journal = await Journal.create(ctx.sessionsDir, {
+    id: newSessionId(deps.clock.now()),
+    created_at: deps.clock.now().toISOString(),
+    workdir: ctx.workdir,
+    provider: ctx.settings.provider,
+    model: ctx.settings.model,
+    mode: args.mode,
+    ...(jobId ? { job_id: jobId } : {}),
+    ...(jobName ? { job_name: jobName } : {}),
+  });
+  const history: Message[] = [{ role: "user", parts: [{ type: "text", text: prompt }] }];
+  journal.append({ type: "message", message: history[0]! });
+  return { ctx, journal, history, effort };
+}
+
+/** The result of a run that failed before its first turn. */
+function setupFailure(
+  err: unknown,
+  started: number,
+  extra: Partial<HeadlessResult>,
+): HeadlessResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    outcome: "error",
+    exit_code: EXIT_CODES.error,
+    done_reason: "error",
+    session_id: null,
+    model: "",
+    usage: { input_tokens: 0, output_tokens: 0 },
+    cost_usd: null,
+    final_text: "",
+    questions: [],
+    error: message.replace(/\s*\n\s*/g, " ").trim(),
+    duration_ms: Math.round(performance.now() - started),
+    ...extra,
+  };
 }
 
 function buildResult(

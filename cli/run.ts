@@ -43,8 +43,8 @@ export async function main(argv: string[]): Promise<number> {
     const { runInteractive } = await import("./interactive.ts");
     return await runInteractive(args);
   } catch (e) {
-    err(`agent: ${oneLine(e)}\n`);
-    if (e instanceof UsageError) err("see agent --help\n");
+    const hint = e instanceof UsageError ? " (see agent --help)" : "";
+    err(`agent: ${oneLine(e)}${hint}\n`);
     return 1;
   }
 }

@@ -9,12 +9,12 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   const facts: Array<[string, string]> = [
     ["Outcome", `${r.outcome} (exit ${r.exit_code})`],
     ["Done reason", r.done_reason],
-    ["Model", r.model],
+    ["Model", r.model || "(not resolved)"],
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];
   if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(4)}`]);
   facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
-  facts.push(["Session", r.session_id]);
+  facts.push(["Session", r.session_id ?? "none (the run failed before it began)"]);
   if (r.job_id) facts.push(["Job", r.job_name ? `${r.job_id} (${r.job_name})` : r.job_id]);
   for (const [k, v] of facts) lines.push(`- **${k}:** ${v}`);
   if (r.error) lines.push(`- **Error:** ${r.error}`);

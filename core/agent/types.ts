@@ -28,8 +28,11 @@ export interface HeadlessResult {
   outcome: Outcome;
   exit_code: 0 | 1 | 2;
   done_reason: DoneReason;
-  /** Journal id; `agent --resume <session_id>` continues it. */
-  session_id: string;
+  /**
+   * Journal id; `agent --resume <session_id>` continues it. Null when the run failed before
+   * its session began (no key, a bad setting, a missing workdir).
+   */
+  session_id: string | null;
   /** Resolved model name (the served name for the `default` sentinel when known). */
   model: string;
   usage: Usage;

@@ -84,7 +84,7 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
   const resumed = await runAgent([
     "-p",
     "--resume",
-    result.session_id,
+    result.session_id!,
     "--workdir",
     t.work,
     "--mode",
@@ -229,8 +229,17 @@ Deno.test("JSON output carries outcome, exit code, done_reason, usage, cost, fin
   assert.equal(result.job_name, "nightly");
 });
 
+/** A loopback port with nothing listening on it (bound, then released). */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
 Deno.test("bad input: each gives a one-line error and exit 1, never a stack trace", async () => {
   await using t = await setup();
+  const port = closedPort();
   const cases: Array<[string[], Record<string, string>, RegExp]> = [
     [["-p", "--bogus", "--", "x"], {}, /unknown option --bogus/],
     [["-p", "--workdir", `${t.home}/missing`, "--", "x"], {}, /workdir .*missing does not exist/],
@@ -246,8 +255,8 @@ Deno.test("bad input: each gives a one-line error and exit 1, never a stack trac
     ],
     [
       ["-p", "--workdir", t.work, "--", "x"],
-      { AGENT_BASE_URL: "http://127.0.0.1:9/v1" },
-      /127\.0\.0\.1:9/,
+      { AGENT_BASE_URL: `http://127.0.0.1:${port}/v1` },
+      new RegExp(`Could not connect to http://127\\.0\\.0\\.1:${port}/.*connection refused`),
     ],
     [
       ["-p", "--workdir", t.work, "--mode", "yolo", "--", "x"],
@@ -262,8 +271,34 @@ Deno.test("bad input: each gives a one-line error and exit 1, never a stack trac
     assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, pattern, args.join(" "));
     assert.ok(!/\n\s+at /.test(r.stderr), `stack trace for ${args.join(" ")}: ${r.stderr}`);
-    assert.ok(r.stderr.trim().split("\n").length <= 2, `more than one line: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split("\n").length, 1, `not one line: ${r.stderr}`);
   }
+});
+
+Deno.test("a run that fails before its first turn still gives JSON and a report with the cause", async () => {
+  await using t = await setup();
+  const report = `${t.home}/reports/r.md`;
+  const noKey = { ...t.env, AGENT_BASE_URL: "", AGENT_PROVIDER: "messages" };
+  const args = ["-p", "--workdir", t.work, "--output", report, "--output-format", "json"];
+  const r = await runAgent([...args, "--", "hi"], noKey);
+  assert.equal(r.code, 1, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.outcome, "error");
+  assert.equal(result.exit_code, 1);
+  assert.equal(result.done_reason, "error");
+  assert.equal(result.session_id, null);
+  assert.match(result.error, /no API key/);
+  assert.equal(result.report_path, report);
+  const md = await Deno.readTextFile(report);
+  assert.match(md, /- \*\*Outcome:\*\* error \(exit 1\)/);
+  assert.match(md, /- \*\*Error:\*\* .*no API key/);
+  assert.match(md, /- \*\*Session:\*\* none/);
+  assert.equal(t.fake.requests.length, 0, "no model call was made");
+  // A session that does not exist: the same, with the cause named.
+  const resumed = await runAgent([...args, "--resume", "nope", "--", "yes"], t.env);
+  assert.equal(resumed.code, 1);
+  assert.match(JSON.parse(resumed.stdout).error, /nope/);
+  assert.match(await Deno.readTextFile(report), /nope/);
 });
 
 Deno.test("the Messages wire works end to end too", async () => {
