@@ -19,7 +19,14 @@ export function backoffSeconds(attempt: number): number {
 
 export type ExecEnd =
   /** The child ran and exited (or was killed). */
-  | { kind: "exited"; code: number; result: ParsedResult | null; timedOut: boolean }
+  | {
+    kind: "exited";
+    code: number;
+    result: ParsedResult | null;
+    timedOut: boolean;
+    /** The last line the child wrote to stderr, when it printed no result. */
+    stderrTail?: string;
+  }
   /** The child could not be started at all. */
   | { kind: "spawn_failed"; error: string };
 
@@ -61,7 +68,9 @@ export function recordOutcome(
   } else {
     status = "error";
     reason = result?.error ??
-      `agent exited with code ${end.code}${result ? "" : " and printed no result"}`;
+      `agent exited with code ${end.code}${
+        result ? "" : ` and printed no result${end.stderrTail ? `: ${end.stderrTail}` : ""}`
+      }`;
   }
   const done = ctx.store.updateRun(runId, { ...details, status, reason, finished_at: now });
   ctx.logger.log(status === "error" ? "warn" : "info", "run finished", {

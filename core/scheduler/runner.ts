@@ -90,6 +90,7 @@ export async function executeRun(
     });
   }
 
+  const logPath = reportPath.replace(/\.md$/, ".log");
   let proc;
   try {
     proc = ctx.spawner.spawn({
@@ -101,7 +102,7 @@ export async function executeRun(
       }),
       cwd: fresh.job.workdir,
       env: childEnv(ctx.env, fresh.job, fresh.run.priority),
-      logPath: reportPath.replace(/\.md$/, ".log"),
+      logPath,
       captureStdout: STDOUT_CAPTURE_BYTES,
     });
   } catch (err) {
@@ -118,11 +119,16 @@ export async function executeRun(
   const code = await proc.exited;
   proc.killGroup(); // leftovers of a finished run (a stray grandchild) do not outlive it
   const stdout = await (proc.stdout ?? Promise.resolve(""));
+  const result = parseHeadlessResult(stdout);
+  // A child that died without its JSON result (a crash, a runtime error) said why on
+  // stderr; its last line becomes the run's reason instead of a bare exit code.
+  const stderrTail = result === null && code !== 0 ? await lastLogLine(logPath) : null;
   return recordOutcome(ctx, active.runId, {
     kind: "exited",
     code,
-    result: parseHeadlessResult(stdout),
+    result,
     timedOut: active.timedOut,
+    ...(stderrTail ? { stderrTail } : {}),
   });
 }
 
@@ -138,5 +144,34 @@ function load(ctx: SchedulerContext, runId: number): { run: Run; job: Job } | nu
 function consumeAtFire(ctx: SchedulerContext, job: Job, now: string): void {
   if (job.schedule.kind === "at" && job.next_run_at !== null && job.next_run_at <= now) {
     ctx.store.setNextRunAt(job.id, null);
+  }
+}
+
+const LOG_TAIL_BYTES = 4096;
+const LOG_LINE_MAX = 300;
+
+/** The last error line (or else the last line) of a run's log (its stderr), or null. */
+async function lastLogLine(path: string): Promise<string | null> {
+  try {
+    using file = await Deno.open(path, { read: true });
+    const size = (await file.stat()).size;
+    const start = Math.max(0, size - LOG_TAIL_BYTES);
+    await file.seek(start, Deno.SeekMode.Start);
+    const buf = new Uint8Array(size - start);
+    let filled = 0;
+    while (filled < buf.length) {
+      const n = await file.read(buf.subarray(filled));
+      if (n === null) break;
+      filled += n;
+    }
+    const text = new TextDecoder().decode(buf.subarray(0, filled));
+    // ANSI colour codes make no sense in a reason shown on a page.
+    const lines = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim());
+    // An uncaught error ends with its stack; the line that names the error says more.
+    const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
+    if (!last) return null;
+    return last.length > LOG_LINE_MAX ? `${last.slice(0, LOG_LINE_MAX)}…` : last;
+  } catch {
+    return null; // no log (a fake spawner) or unreadable: the exit code alone will do
   }
 }

@@ -209,3 +209,16 @@ Deno.test("exit 2 opens an inbox item; answering resumes the session in a new re
   assert.match(report, new RegExp(`resume: sess-${run.pid}`));
   assert.match(report, /prompt: main, -- carefully/);
 });
+
+Deno.test("a child that dies without its result: the run's reason carries its last stderr line", async () => {
+  await using kit = await realKit();
+  const job = kit.job("crash", { max_retries: 0 });
+  const run = await kit.fire(job.id);
+  assert.equal(await kit.scheduler.whenSettled(run.id), "error");
+  const done = kit.store.getRun(run.id)!;
+  assert.equal(done.exit_code, 1);
+  assert.equal(
+    done.reason,
+    "agent exited with code 1 and printed no result: error: Uncaught Error: the disk is on fire",
+  );
+});
