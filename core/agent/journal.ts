@@ -100,7 +100,7 @@ export async function loadSession(dir: string, id: string): Promise<LoadedSessio
     text = await Deno.readTextFile(sessionPath(dir, id));
   } catch {
     throw new JournalError(
-      `no session ${JSON.stringify(id)} in ${dir} (agent --sessions lists them)`,
+      `no session ${JSON.stringify(id)} in ${dir} (agent sessions lists them)`,
     );
   }
   let meta: JournalMeta | undefined;

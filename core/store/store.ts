@@ -180,7 +180,7 @@ export interface ListOptions {
 /**
  * The store's contract. Methods are synchronous: the embedded SQLite store makes each one a
  * single atomic step, which the scheduler relies on for check-then-act (single-flight).
- * See README.md for how a server database would take its place.
+ * ARCHITECTURE.md ("Scaling out") says how a server database would take its place.
  */
 export interface Store {
   /**

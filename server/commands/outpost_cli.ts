@@ -7,7 +7,7 @@ import type { Clock, Env, Fetch, Spawner } from "../../core/ports.ts";
 export const OUTPOST_USAGE = `agent-outpost ${VERSION}: the agent's dashboard and scheduler
 
 usage: agent-outpost [serve] [--host HOST] [--port PORT] [--base-url URL]
-       agent-outpost schedule next --kind KIND --expr EXPR [--tz ZONE] [--count N]
+       agent-outpost schedule next --kind KIND --expr EXPR [--tz ZONE] [--from ISO] [--count N]
        agent-outpost token create <name> | token list | token revoke <id>
        agent-outpost --version
 
