@@ -37,6 +37,8 @@ Deno.test("POST /api/jobs: every bad field is a 400 naming it, and nothing is st
     [jobInput({ schedule: { kind: "every", expr: "1h", when: 1 } }), "schedule.when"],
     [jobInput({ workdir: undefined }), "workdir"],
     [jobInput({ workdir: "relative/dir" }), "workdir"],
+    [jobInput({ workdir: "/nonexistent/agent-workdir" }), "workdir"],
+    [jobInput({ workdir: Deno.execPath() }), "workdir"], // a file, not a directory
     [jobInput({ mode: "yolo" }), "mode"],
     [jobInput({ timeout_s: 5 }), "timeout_s"],
     [jobInput({ timeout_s: "60" }), "timeout_s"],
@@ -127,6 +129,7 @@ Deno.test("PUT /api/jobs/<id>: bad fields are 400 naming the field and change no
     [{ name: "fine", mode: "bad" }, "mode"],
     [{ prompt: "" }, "prompt"],
     [{ workdir: "rel" }, "workdir"],
+    [{ workdir: "/nonexistent/agent-workdir" }, "workdir"],
     [{ max_retries: 11 }, "max_retries"],
     [{ token_budget: "lots" }, "token_budget"],
     [{ output_surface: "sms" }, "output_surface"],

@@ -97,6 +97,7 @@ Deno.test("POST /api/v1/jobs: bad fields are 400 naming the field and store noth
     [{ prompt: "", workdir: "/tmp" }, "prompt"],
     [{ prompt: "x" }, "workdir"],
     [{ prompt: "x", workdir: "tmp" }, "workdir"],
+    [{ prompt: "x", workdir: "/nonexistent/agent-workdir" }, "workdir"],
     [{ ...SUBMIT, schedule: { kind: "every", expr: "1h" } }, "schedule"],
     [{ ...SUBMIT, base_url: "http://x" }, "base_url"],
     [{ ...SUBMIT, max_retries: 1 }, "max_retries"],
