@@ -16,6 +16,7 @@ import { ModelNameResolver } from "../core/wires/probe.ts";
 import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
+import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 
 export class SetupError extends Error {
   override name = "SetupError";
@@ -33,6 +34,8 @@ export interface SetupInput {
   allowMissingKey?: boolean;
   /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
   awaitProbe?: boolean;
+  /** One warning line (no newline); default: stderr. The start-up memory sweep reports here. */
+  warn?: (line: string) => void;
 }
 
 export interface AgentContext {
@@ -76,6 +79,9 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const memory = settings.memory_enabled
     ? await openMemoryFor(settings, workdir, input.clock)
     : undefined;
+  // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
+  // Cheap (the index was just reconciled: only due files are touched) and it never throws.
+  if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
   if (input.awaitProbe !== false) await probe;
 
   const tools: Tool[] = [...WORKSPACE_TOOLS];
@@ -110,6 +116,10 @@ export function wireOptions(s: Settings): WireOptions {
   if (s.request_priority !== undefined) o.request_priority = s.request_priority;
   if (s.max_tokens !== undefined) o.max_tokens = s.max_tokens;
   return o;
+}
+
+function warnOnStderr(line: string): void {
+  console.error(`agent: warning: ${line}`);
 }
 
 async function realWorkdir(path: string): Promise<string> {

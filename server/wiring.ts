@@ -23,6 +23,7 @@ import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
 import { sqliteDataVersion } from "./http/data_version.ts";
 import { LiveFeed } from "./http/live_feed.ts";
+import { MemorySweeper } from "./memory_sweeper.ts";
 import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
 import { join } from "node:path";
 
@@ -152,6 +153,8 @@ export interface OpenOutpostOptions {
 
 export interface Outpost {
   deps: AppDeps;
+  /** The memory lifecycle job: swept at open, then daily on the clock; stopped by close(). */
+  sweeper: MemorySweeper;
   /** Stops the scheduler loop (children are left to startup recovery) and closes stores. */
   close(): Promise<void>;
 }
@@ -214,10 +217,20 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       holdTtlMs,
       dataVersion: version ? version.read : null,
     });
+    // Started last: nothing below can fail, so close() is always there to stop it.
+    const sweeper = new MemorySweeper({
+      memory: memory.get,
+      store,
+      clock: o.clock,
+      logger: o.logger,
+    });
+    sweeper.start();
     return {
       deps,
+      sweeper,
       async close() {
         deps.live.close();
+        await sweeper.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
         await memory.close().catch((err) =>

@@ -27,6 +27,7 @@ export const AUDIT = {
   governorUpdate: "governor_update",
   tokenCreate: "token_create",
   tokenRevoke: "token_revoke",
+  memorySweep: "memory_sweep",
 } as const;
 
 export type AuditAction = (typeof AUDIT)[keyof typeof AUDIT];

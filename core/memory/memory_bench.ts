@@ -102,3 +102,12 @@ Deno.bench("memory: refresh with nothing changed (stat 10k files)", { n: 20, war
 Deno.bench("memory: full index rebuild (10k files)", { n: 5, warmup: 1 }, () => {
   store.rebuildIndex();
 });
+
+// The `agent` start-up sweep (cli/setup.ts): right after openMemory, so no second walk.
+Deno.bench("memory: start-up sweep, nothing due (refresh: false, 10k files)", () => {
+  store.sweep({ refresh: false });
+});
+
+Deno.bench("memory: sweep with refresh, nothing due (10k files)", { n: 20, warmup: 2 }, () => {
+  store.sweep();
+});

@@ -24,7 +24,9 @@ export { MEMORY_TOOL_NAME, memoryKind, memoryTool } from "./memory_tool.ts";
 export { toFtsQuery } from "./fts_query.ts";
 export { RANKING } from "./recall_index.ts";
 export type { ReconcileReport } from "./recall_index.ts";
-export type { SweepReport } from "./sweep.ts";
+export type { SweepOptions, SweepReport } from "./sweep.ts";
+export { sweepAtStartup, sweepCounts, sweepFailureLine } from "./sweep_runner.ts";
+export type { Sweepable } from "./sweep_runner.ts";
 export {
   reflect,
   REFLECTION_TIMEOUT_HEADLESS_MS,

@@ -16,7 +16,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemoryPathError } from "./errors.ts";
 import { type Category, extractTitle, parseMemory } from "./frontmatter.ts";
 import type { FileStat, WalkEntry } from "./guarded_fs.ts";
-import { DAY, STALE_AFTER_MS } from "./limits.ts";
+import { DAY, EPISODIC_TTL_MS, SESSION_TTL_MS, STALE_AFTER_MS } from "./limits.ts";
 
 export const INDEX_DIR = ".index";
 export const INDEX_FILE = "recall.db";
@@ -387,6 +387,24 @@ export class RecallIndex {
     const rows = this.#stmt(
       "SELECT path, mtime_ms, size, category, workspace, legacy, title FROM files ORDER BY path",
     ).all() as unknown as FileRowRaw[];
+    return rows.map(toIndexed);
+  }
+
+  /**
+   * Files a sweep at `nowMs` may act on: session and episodic files past their lifetime and
+   * project facts past the stale age (planSweep still decides). Filtering in SQL keeps a
+   * start-up sweep of a large root from materializing every row.
+   */
+  sweepCandidates(nowMs: number): IndexedFile[] {
+    const rows = this.#stmt(
+      "SELECT path, mtime_ms, size, category, workspace, legacy, title FROM files " +
+        "WHERE (category = 'session' AND mtime_ms < ?) OR (category = 'episodic' AND mtime_ms < ?) " +
+        "OR (category = 'project-fact' AND mtime_ms < ?) ORDER BY path",
+    ).all(
+      nowMs - SESSION_TTL_MS,
+      nowMs - EPISODIC_TTL_MS,
+      nowMs - STALE_AFTER_MS,
+    ) as unknown as FileRowRaw[];
     return rows.map(toIndexed);
   }
 

@@ -20,7 +20,7 @@ import { BODY_CAP_BYTES, CACHED_INDEX_MAX_LINES, RECALL_LIMIT, SEARCH_LIMIT } fr
 import { memoryTool } from "./memory_tool.ts";
 import { type MemoryPath, resolveMemoryPath, virtualOf } from "./path_guard.ts";
 import { RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
-import { isStale, planSweep, type SweepReport } from "./sweep.ts";
+import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep.ts";
 import { resolveWorkspace } from "./workspace.ts";
 
 export const CURATED_FILE = "MEMORY.md";
@@ -366,11 +366,15 @@ export class MemoryStore implements commands.CommandContext {
 
   // ---- lifecycle and index maintenance ----
 
-  /** Deletes expired session/episodic files and reports stale project facts. */
-  sweep(): SweepReport {
-    this.refresh();
+  /**
+   * Deletes expired session/episodic files and reports stale project facts. `refresh: false`
+   * plans from the index as it stands (right after openMemory, which has just reconciled it):
+   * only the files that are due get touched. Each is still re-read before it is deleted.
+   */
+  sweep(opts: SweepOptions = {}): SweepReport {
+    if (opts.refresh !== false) this.refresh();
     const nowMs = this.clock.now().getTime();
-    const plan = planSweep(this.#index.all(), nowMs);
+    const plan = planSweep(this.#index.sweepCandidates(nowMs), nowMs);
     const report: SweepReport = { deleted: [], stale: plan.stale.map(virtualOf), failed: [] };
     for (const rel of plan.expired) {
       const virtual = virtualOf(rel);

@@ -12,6 +12,11 @@ export interface SweepPlan {
   stale: string[];
 }
 
+export interface SweepOptions {
+  /** Reconcile the index with the files first (default true; a full walk of the root). */
+  refresh?: boolean;
+}
+
 export interface SweepReport {
   /** Virtual paths deleted. */
   deleted: string[];

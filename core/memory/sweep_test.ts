@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DAY } from "./limits.ts";
 import { planSweep } from "./sweep.ts";
+import { RecallIndex } from "./recall_index.ts";
 import { sandbox, touch } from "../../tests/fixtures/memory/sandbox.ts";
 
 const HOUR = DAY / 24;
@@ -93,4 +94,36 @@ Deno.test("sweep: the planner is pure", () => {
     { ...base, path: "p", category: "preference", mtimeMs: 0 },
   ], 200 * DAY);
   assert.deepEqual(plan, { expired: ["s", "e"], stale: ["f"] });
+});
+
+Deno.test("sweep: the index's candidate filter agrees with the planner at every boundary", async () => {
+  const sb = await sandbox();
+  try {
+    const now = sb.clock.now().getTime();
+    const ages = [0, HOUR, DAY - 1, DAY, DAY + 1, 42 * DAY, 42 * DAY + 1, 182 * DAY, 182 * DAY + 1];
+    const kinds = ["session", "episodic", "project-fact", "preference", null];
+    let i = 0;
+    for (const kind of kinds) {
+      for (const age of ages) {
+        const name = `f${i++}.md`;
+        const text = kind ? `---\ncategory: ${kind}\n---\nx\n` : "legacy, no frontmatter\n";
+        Deno.writeTextFileSync(`${sb.root}/${name}`, text);
+        touch(`${sb.root}/${name}`, new Date(now - age));
+      }
+    }
+    sb.store.refresh();
+    const index = RecallIndex.open(sb.store.root);
+    try {
+      const all = index.all();
+      assert.equal(all.length, kinds.length * ages.length);
+      for (const at of [now, now + 1, now + DAY, now + 200 * DAY]) {
+        assert.deepEqual(planSweep(index.sweepCandidates(at), at), planSweep(all, at));
+      }
+      assert.ok(planSweep(all, now).expired.length > 0 && planSweep(all, now).stale.length > 0);
+    } finally {
+      index.close();
+    }
+  } finally {
+    await sb.cleanup();
+  }
 });

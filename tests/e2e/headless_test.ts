@@ -17,7 +17,16 @@ async function setup(models = [{ id: "served-model", max_model_len: 32768 }]) {
     AGENT_PROVIDER: "chat_completions",
     AGENT_MEMORY_REFLECT: "0",
   };
-  return { fake, home, work, env, [Symbol.asyncDispose]: () => fake.close() };
+  return {
+    fake,
+    home,
+    work,
+    env,
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
 }
 
 Deno.test("a tool-calling headless run edits a file, writes the report and exits 0", async () => {
@@ -391,4 +400,57 @@ Deno.test("memory_enabled=false unregisters the memory tool and recall; enabled 
   assert.match(lastUser, /blue pipeline/);
   const system = JSON.stringify(body.messages.find((m) => m.role === "system")?.content);
   assert.doesNotMatch(system, /blue pipeline/);
+});
+
+Deno.test("start-up sweep: expired session and episodic files go, fresh ones stay, failures only warn", async () => {
+  await using t = await setup();
+  const root = `${t.home}/.agent/memory`;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  const DAY = 24 * 3600 * 1000;
+  const put = async (rel: string, category: string, mtime: Date) => {
+    const path = `${root}/${rel}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, `---\ncategory: ${category}\n---\n# ${rel}\nnotes\n`);
+    await Deno.utime(path, mtime, mtime);
+    return path;
+  };
+  const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+  const oldSession = await put("scratch/yesterday.md", "session", ago(2 * DAY));
+  const oldEpisode = await put("episodes/last-winter.md", "episodic", ago(50 * DAY));
+  const freshSession = await put("scratch/today.md", "session", ago(3600 * 1000));
+  const freshEpisode = await put("episodes/last-week.md", "episodic", ago(7 * DAY));
+  // Expired too, but 17 levels deep: the index sees it and the path guard refuses to touch
+  // it, so the sweep reports it as not deleted (a real failure, no test seam).
+  const deep = await put(
+    `${Array.from({ length: 16 }, (_, i) => `d${i}`).join("/")}/s.md`,
+    "session",
+    ago(2 * DAY),
+  );
+
+  // Memory off: no sweep either.
+  t.fake.enqueue(reply().text("off"));
+  const off = await runAgent(["-p", "--workdir", t.work, "--no-memory", "--", "q"], t.env);
+  assert.equal(off.code, 0, off.stderr);
+  assert.ok(await exists(oldSession) && await exists(oldEpisode));
+
+  t.fake.enqueue(reply().text("swept"));
+  const r = await runAgent(["-p", "--workdir", t.work, "--", "q"], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "swept");
+  assert.equal(await exists(oldSession), false);
+  assert.equal(await exists(oldEpisode), false);
+  assert.ok(await exists(freshSession) && await exists(freshEpisode) && await exists(deep));
+  const warnings = r.stderr.trim().split("\n");
+  assert.equal(warnings.length, 1, r.stderr);
+  assert.match(
+    warnings[0]!,
+    /^agent: warning: memory sweep could not delete 1 expired file: \/memories\/d0\/.*\/s\.md: /,
+  );
+  // The sweep runs before the memory index is composed: the prompt never lists a deleted file.
+  const system = JSON.stringify(
+    (t.fake.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> })
+      .messages.find((m) => m.role === "system")?.content,
+  );
+  assert.match(system, /last-week\.md/);
+  assert.doesNotMatch(system, /yesterday\.md|last-winter\.md/);
 });

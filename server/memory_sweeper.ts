@@ -1,0 +1,123 @@
+// The outpost's memory lifecycle job (spec 8): sweep the memory root at start-up and then once
+// a day on the injected clock. A sweep that deletes files writes a `memory_sweep` audit row;
+// a failing sweep (memory root unusable, index broken) is logged and retried the next day,
+// never stopping the service. stop() ends the loop with no timer left behind.
+
+import { AUDIT, audit } from "../core/audit/audit.ts";
+import { errorText, type Logger } from "../core/delivery/logger.ts";
+import { DAY } from "../core/memory/limits.ts";
+import type { SweepReport } from "../core/memory/sweep.ts";
+import { type Sweepable, sweepCounts, sweepFailureLine } from "../core/memory/sweep_runner.ts";
+import type { Clock } from "../core/ports.ts";
+import type { Store } from "../core/store/store.ts";
+
+/** Audit action of a sweep that deleted files. */
+export const MEMORY_SWEEP_ACTION = AUDIT.memorySweep;
+export const MEMORY_SWEEP_INTERVAL_MS = DAY;
+const DETAIL_PATHS = 20;
+
+export interface MemorySweeperOptions {
+  /** Opens (or returns the already open) memory store; may reject. */
+  memory: () => Promise<Sweepable>;
+  store: Pick<Store, "appendAudit">;
+  clock: Clock;
+  logger: Logger;
+  intervalMs?: number;
+}
+
+export class MemorySweeper {
+  readonly #o: MemorySweeperOptions;
+  readonly #interval: number;
+  #abort: AbortController | null = null;
+  #loop: Promise<void> | null = null;
+  #count = 0;
+  #waiters: { n: number; resolve: () => void }[] = [];
+
+  constructor(o: MemorySweeperOptions) {
+    this.#o = o;
+    this.#interval = o.intervalMs ?? MEMORY_SWEEP_INTERVAL_MS;
+  }
+
+  /** Sweeps now, then every interval until stop(). Calling it again while running is a no-op. */
+  start(): void {
+    if (this.#loop) return;
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#loop = this.#run(abort.signal);
+  }
+
+  /** Sweeps finished so far (successful or not). */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Resolves once `n` sweeps have finished (tests wait on this instead of sleeping). */
+  swept(n: number): Promise<void> {
+    if (this.#count >= n) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
+  }
+
+  /** Ends the loop: cancels the pending sleep and waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    this.#abort?.abort(new Error("memory sweeper stopped"));
+    await this.#loop;
+    this.#loop = null;
+    this.#abort = null;
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      await this.#sweepOnce(signal);
+      // Parked before anyone hears of the sweep, so a waiter can move the clock at once.
+      const nap = this.#o.clock.sleep(this.#interval, signal);
+      this.#finished();
+      try {
+        await nap;
+      } catch {
+        return; // stopped
+      }
+    }
+  }
+
+  #finished(): void {
+    this.#count++;
+    const ready = this.#waiters.filter((w) => w.n <= this.#count);
+    this.#waiters = this.#waiters.filter((w) => w.n > this.#count);
+    for (const w of ready) w.resolve();
+  }
+
+  async #sweepOnce(signal: AbortSignal): Promise<void> {
+    try {
+      const memory = await this.#o.memory();
+      // Stopped while the store was opening: the store may be closing under us.
+      if (signal.aborted) return;
+      this.#record(memory.sweep());
+    } catch (err) {
+      this.#log("warn", "memory sweep failed; the outpost goes on and retries tomorrow", {
+        error: errorText(err),
+      });
+    }
+  }
+
+  #record(report: SweepReport): void {
+    const failure = sweepFailureLine(report);
+    if (failure !== null) this.#log("warn", failure, { counts: sweepCounts(report) });
+    if (report.deleted.length === 0) return;
+    const shown = report.deleted.slice(0, DETAIL_PATHS).join(", ");
+    const more = report.deleted.length > DETAIL_PATHS
+      ? ` and ${report.deleted.length - DETAIL_PATHS} more`
+      : "";
+    audit(this.#o.store, this.#o.logger, {
+      action: MEMORY_SWEEP_ACTION,
+      target: "memory",
+      actor: "outpost",
+      detail: `${sweepCounts(report)}; deleted: ${shown}${more}`,
+    });
+  }
+
+  #log(level: "warn", message: string, data: Record<string, unknown>): void {
+    try {
+      this.#o.logger.log(level, message, data);
+    } catch { /* a broken logger must not stop the loop */ }
+  }
+}
