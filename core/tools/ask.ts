@@ -30,14 +30,13 @@ export const askTool: Tool = {
   },
   kind: "ask",
   summarize: (input) => `ask: ${parseQuestions(input).map((q) => q.text).join(" / ")}`,
-  execute(input) {
-    const questions = parseQuestions(input);
-    return Promise.resolve({
+  // Promise.try: a bad input rejects the promise rather than throwing synchronously.
+  execute: (input) =>
+    Promise.try(() => ({
       type: "needs_human",
-      questions,
+      questions: parseQuestions(input),
       content: "Waiting for the operator's answer.",
-    });
-  },
+    })),
 };
 
 /** Validates the ask tool's input; an unknown kind is refused rather than guessed. */

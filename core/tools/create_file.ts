@@ -1,7 +1,7 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { ToolInputError } from "./text_edit.ts";
-import { writeFileAtomic } from "../atomic_write.ts";
+import { existingMode, writeText } from "./text_file.ts";
 import description from "./create_file.md" with { type: "text" };
 
 export const createFileTool: Tool = {
@@ -27,7 +27,9 @@ export const createFileTool: Tool = {
       }
       return true;
     }, () => false);
-    await writeFileAtomic(path, input.file_text, { createDirs: true });
+    // Overwriting keeps the old file's permission bits, like an editor saving it.
+    const mode = existed ? await existingMode(path) : undefined;
+    await writeText(path, input.file_text, mode, true);
     const verb = existed ? "Overwrote" : "Created";
     return { type: "result", content: `${verb} ${displayPath(ctx.workdir, path)}` };
   },

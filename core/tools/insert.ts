@@ -1,8 +1,7 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { insertAfterLine, ToolInputError } from "./text_edit.ts";
-import { readExisting } from "./str_replace.ts";
-import { writeFileAtomic } from "../atomic_write.ts";
+import { readEditableText, writeText } from "./text_file.ts";
 import description from "./insert.md" with { type: "text" };
 
 export const insertTool: Tool = {
@@ -25,11 +24,20 @@ export const insertTool: Tool = {
     if (typeof input.insert_text !== "string") {
       throw new ToolInputError("insert_text must be a string");
     }
-    const text = await readExisting(path, ctx.workdir);
-    await writeFileAtomic(
-      path,
-      insertAfterLine(text, Number(input.insert_line), input.insert_text),
-    );
+    const file = await readEditableText(path, ctx.workdir);
+    const edited = insertAfterLine(file.text, lineNumber(input.insert_line), input.insert_text);
+    await writeText(path, edited, file.mode);
     return { type: "result", content: `Inserted into ${displayPath(ctx.workdir, path)}` };
   },
 };
+
+// Number(null) and Number("") are 0: without this check a missing line would insert at the top.
+function lineNumber(raw: unknown): number {
+  if (typeof raw === "number") return raw;
+  if (typeof raw === "string" && /^\s*-?\d+\s*$/.test(raw)) return Number(raw);
+  throw new ToolInputError(
+    `insert_line must be an integer line number (0 = top of the file); got ${
+      JSON.stringify(raw) ?? "nothing"
+    }`,
+  );
+}

@@ -1,5 +1,5 @@
 // The model's only way to reach the effort setting: a proposal a human must approve.
-import type { Tool } from "./types.ts";
+import type { Tool, ToolOutcome } from "./types.ts";
 import { ToolInputError } from "./text_edit.ts";
 import description from "./propose_settings.md" with { type: "text" };
 
@@ -17,19 +17,21 @@ export const proposeSettingsTool: Tool = {
   },
   kind: "ask",
   summarize: (input) => `propose effort ${String(input.effort)}`,
-  execute(input) {
-    if (typeof input.effort !== "string" || input.effort.trim() === "") {
-      throw new ToolInputError("effort must be a non-empty string");
-    }
-    const reason = typeof input.reason === "string" ? input.reason : "";
-    return Promise.resolve({
-      type: "needs_human",
-      questions: [{
-        kind: "proposal",
-        text: `Change reasoning effort to "${input.effort.trim()}"? ${reason}`.trim(),
-        options: ["approve", "reject"],
-      }],
-      content: "Proposal sent to the operator.",
-    });
-  },
+  // Promise.try: a bad input rejects the promise rather than throwing synchronously.
+  execute: (input) =>
+    Promise.try((): ToolOutcome => {
+      if (typeof input.effort !== "string" || input.effort.trim() === "") {
+        throw new ToolInputError("effort must be a non-empty string");
+      }
+      const reason = typeof input.reason === "string" ? input.reason : "";
+      return {
+        type: "needs_human",
+        questions: [{
+          kind: "proposal",
+          text: `Change reasoning effort to "${input.effort.trim()}"? ${reason}`.trim(),
+          options: ["approve", "reject"],
+        }],
+        content: "Proposal sent to the operator.",
+      };
+    }),
 };

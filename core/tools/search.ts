@@ -1,6 +1,7 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { ToolInputError } from "./text_edit.ts";
+import { looksBinary } from "./text_file.ts";
 import description from "./search.md" with { type: "text" };
 
 const MAX_MATCHES = 200;
@@ -39,9 +40,15 @@ export const searchTool: Tool = {
       }
     }
     const root = resolveInWorkspace(ctx.workdir, input.path ?? ".");
+    const rootInfo = await Deno.stat(root).catch(() => undefined);
+    if (!rootInfo || !(rootInfo.isDirectory || rootInfo.isFile)) {
+      throw new ToolInputError(`no such directory or file: ${displayPath(ctx.workdir, root)}`);
+    }
     const globRe = glob ? globToRegExp(glob) : undefined;
     const out: string[] = [];
-    for await (const file of walkFiles(root, ctx.signal)) {
+    // A file as `path` searches just that file.
+    const files = rootInfo.isDirectory ? walkFiles(root, ctx.signal) : single(root);
+    for await (const file of files) {
       const rel = displayPath(ctx.workdir, file);
       if (globRe && !globRe.test(rel)) continue;
       if (!regex) {
@@ -50,7 +57,7 @@ export const searchTool: Tool = {
         const info = await Deno.stat(file);
         if (info.size > MAX_FILE_BYTES) continue;
         const bytes = await Deno.readFile(file);
-        if (bytes.subarray(0, 8000).includes(0)) continue; // binary
+        if (looksBinary(bytes)) continue;
         const lines = new TextDecoder().decode(bytes).split("\n");
         for (let i = 0; i < lines.length && out.length < MAX_MATCHES; i++) {
           if (regex.test(lines[i]!)) out.push(`${rel}:${i + 1}: ${lines[i]!.slice(0, 300)}`);
@@ -64,6 +71,10 @@ export const searchTool: Tool = {
     return { type: "result", content: out.length ? out.join("\n") : "no matches" };
   },
 };
+
+async function* single(path: string): AsyncGenerator<string> {
+  yield path;
+}
 
 async function* walkFiles(dir: string, signal: AbortSignal): AsyncGenerator<string> {
   const entries: Deno.DirEntry[] = [];

@@ -1,5 +1,6 @@
 import type { Tool } from "./types.ts";
-import { capText, ToolInputError } from "./text_edit.ts";
+import { ToolInputError } from "./text_edit.ts";
+import { OutputCapture } from "./output_capture.ts";
 import description from "./shell.md" with { type: "text" };
 
 const DEFAULT_TIMEOUT_S = 120;
@@ -24,29 +25,51 @@ export const shellTool: Tool = {
     if (typeof input.command !== "string" || input.command.trim() === "") {
       throw new ToolInputError("command must be a non-empty string");
     }
-    const timeoutS = Math.min(
-      Number(input.timeout_s ?? DEFAULT_TIMEOUT_S) || DEFAULT_TIMEOUT_S,
-      MAX_TIMEOUT_S,
-    );
+    const timeoutS = timeoutSeconds(input.timeout_s);
     const result = await runShell(input.command, ctx.workdir, timeoutS * 1000, ctx.signal);
     const status = result.timedOut
       ? `killed after ${timeoutS}s timeout`
       : result.aborted
       ? "interrupted"
+      : result.signal
+      ? `killed by signal ${result.signal}`
       : `exit code ${result.code}`;
-    const body = capText(result.output, MAX_OUTPUT_CHARS);
-    return { type: "result", content: `${status}\n${body}`.trimEnd(), is_error: result.code !== 0 };
+    return {
+      type: "result",
+      content: `${status}\n${result.output}`.trimEnd(),
+      // sh may exit 0 before a background child that held the output open was killed.
+      is_error: result.code !== 0 || result.timedOut || result.aborted,
+    };
   },
 };
 
+/** `timeout_s` in seconds: absent or null means the default; above the maximum is clamped. */
+function timeoutSeconds(raw: unknown): number {
+  if (raw === undefined || raw === null) return DEFAULT_TIMEOUT_S;
+  const n = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : raw;
+  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) {
+    throw new ToolInputError(
+      `timeout_s must be a positive number of seconds (at most ${MAX_TIMEOUT_S}); got ${
+        JSON.stringify(raw)
+      }`,
+    );
+  }
+  return Math.min(n, MAX_TIMEOUT_S);
+}
+
 interface ShellResult {
   code: number;
+  /** The signal that ended sh itself, if one did. */
+  signal: string | null;
   output: string;
   timedOut: boolean;
   aborted: boolean;
 }
 
-/** Runs in its own process group so a timeout or interrupt kills everything it started. */
+/**
+ * Runs in its own process group so a timeout or interrupt kills everything it started.
+ * `output` is stdout and stderr interleaved, already cut to MAX_OUTPUT_CHARS.
+ */
 export async function runShell(
   command: string,
   cwd: string,
@@ -56,22 +79,18 @@ export async function runShell(
   // Loaded on first use: node:child_process is the way to get a new process group, and
   // keeping Deno's Node layer off the start-up path saves several milliseconds per run.
   const { spawn } = await import("node:child_process");
+  if (signal.aborted) {
+    return { code: 130, signal: null, output: "", timedOut: false, aborted: true };
+  }
   return await new Promise((resolve) => {
     const child = spawn("sh", ["-c", command], {
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const chunks: string[] = [];
-    let size = 0;
-    const collect = (b: Uint8Array) => {
-      if (size > MAX_OUTPUT_CHARS * 4) return;
-      const s = new TextDecoder().decode(b);
-      size += s.length;
-      chunks.push(s);
-    };
-    child.stdout?.on("data", collect);
-    child.stderr?.on("data", collect);
+    const output = new OutputCapture(MAX_OUTPUT_CHARS);
+    child.stdout?.on("data", (b: Uint8Array) => output.push("stdout", b));
+    child.stderr?.on("data", (b: Uint8Array) => output.push("stderr", b));
     let timedOut = false;
     let aborted = false;
     const killGroup = () => {
@@ -91,12 +110,19 @@ export async function runShell(
     child.on("error", (err) => {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      resolve({ code: 127, output: `could not start sh: ${err.message}`, timedOut, aborted });
+      const message = `could not start sh in ${cwd}: ${err.message}`;
+      resolve({ code: 127, signal: null, output: message, timedOut, aborted });
     });
     child.on("close", (code, sig) => {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      resolve({ code: code ?? (sig ? 137 : 1), output: chunks.join(""), timedOut, aborted });
+      resolve({
+        code: code ?? (sig ? 137 : 1),
+        signal: code === null ? sig : null,
+        output: output.text(),
+        timedOut,
+        aborted,
+      });
     });
   });
 }

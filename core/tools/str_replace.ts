@@ -1,7 +1,7 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { replaceOnce, ToolInputError } from "./text_edit.ts";
-import { writeFileAtomic } from "../atomic_write.ts";
+import { readEditableText, writeText } from "./text_file.ts";
 import description from "./str_replace.md" with { type: "text" };
 
 export const strReplaceTool: Tool = {
@@ -24,18 +24,8 @@ export const strReplaceTool: Tool = {
     if (typeof input.old_str !== "string" || typeof input.new_str !== "string") {
       throw new ToolInputError("old_str and new_str must be strings");
     }
-    const text = await readExisting(path, ctx.workdir);
-    await writeFileAtomic(path, replaceOnce(text, input.old_str, input.new_str));
+    const file = await readEditableText(path, ctx.workdir);
+    await writeText(path, replaceOnce(file.text, input.old_str, input.new_str), file.mode);
     return { type: "result", content: `Edited ${displayPath(ctx.workdir, path)}` };
   },
 };
-
-export async function readExisting(path: string, workdir: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch {
-    throw new ToolInputError(
-      `no such file: ${displayPath(workdir, path)} (use create for new files)`,
-    );
-  }
-}

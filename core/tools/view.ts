@@ -1,9 +1,12 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { capText, numberLines, ToolInputError } from "./text_edit.ts";
+import { looksBinary } from "./text_file.ts";
 import description from "./view.md" with { type: "text" };
 
 const MAX_VIEW_CHARS = 40_000;
+/** Larger files are not read whole into memory; the shell's head/tail/sed can page them. */
+const MAX_VIEW_BYTES = 16 * 1024 * 1024;
 const MAX_LISTING = 400;
 
 export const viewTool: Tool = {
@@ -37,7 +40,24 @@ export const viewTool: Tool = {
     if (stat.isDirectory) {
       return { type: "result", content: await listDirectory(path, ctx.workdir) };
     }
-    const text = await Deno.readTextFile(path);
+    const shown = displayPath(ctx.workdir, path);
+    // A FIFO or device would block the read forever.
+    if (!stat.isFile) throw new ToolInputError(`${shown} is not a regular file or directory`);
+    if (stat.size > MAX_VIEW_BYTES) {
+      throw new ToolInputError(
+        `${shown} is ${stat.size} bytes, over the ${MAX_VIEW_BYTES}-byte view limit; ` +
+          `use search, or the shell tool (head, tail, sed -n) to read part of it`,
+      );
+    }
+    const bytes = await Deno.readFile(path);
+    if (looksBinary(bytes)) {
+      return {
+        type: "result",
+        content: `${shown} is a binary file (${bytes.length} bytes); not shown. ` +
+          `Use the shell tool (for example file or xxd) to inspect it.`,
+      };
+    }
+    const text = new TextDecoder().decode(bytes);
     const range = Array.isArray(input.view_range) ? input.view_range as number[] : undefined;
     return { type: "result", content: capText(numberLines(text, range), MAX_VIEW_CHARS) };
   },

@@ -1,14 +1,19 @@
 // Confines file-tool paths to the workspace. Every file tool resolves its `path` input
 // through here: relative paths are taken from the workdir, the result is canonicalized
 // (symlinks resolved, also for the nearest existing ancestor of a path that does not exist
-// yet) and must stay inside the workdir's real path.
+// yet) and must stay inside the workdir's real path. The workdir is meant to arrive
+// canonical, but a symlinked one is canonicalized here too rather than refusing everything.
 
 import { dirname, isAbsolute, join, relative, resolve } from "../path.ts";
 
 export class WorkspacePathError extends Error {
   override name = "WorkspacePathError";
-  constructor(readonly path: string, reason: string) {
-    super(`${reason}: ${JSON.stringify(path)} (file tools only reach files inside the workspace)`);
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    hint = "file tools only reach files inside the workspace",
+  ) {
+    super(`${reason}: ${JSON.stringify(path)} (${hint})`);
   }
 }
 
@@ -18,10 +23,13 @@ export function resolveInWorkspace(workdir: string, input: unknown): string {
     throw new WorkspacePathError(String(input), "path must be a non-empty string");
   }
   if (input.includes("\0")) throw new WorkspacePathError(input, "path contains a NUL byte");
+  const root = canonicalRoot(workdir);
   const lexical = resolve(workdir, input);
-  if (!isInside(workdir, lexical)) throw new WorkspacePathError(input, "path leaves the workspace");
-  const real = realpathOfNearest(lexical);
-  if (!isInside(workdir, real)) {
+  if (!isInside(workdir, lexical) && !isInside(root, lexical)) {
+    throw new WorkspacePathError(input, "path leaves the workspace");
+  }
+  const real = realpathOfNearest(lexical, input);
+  if (!isInside(root, real)) {
     throw new WorkspacePathError(input, "path resolves (through a symlink) outside the workspace");
   }
   return real;
@@ -29,26 +37,52 @@ export function resolveInWorkspace(workdir: string, input: unknown): string {
 
 /** Workspace-relative display form of a canonical path. */
 export function displayPath(workdir: string, abs: string): string {
-  const rel = relative(workdir, abs);
+  let rel = relative(workdir, abs);
+  if (leaves(rel)) rel = relative(canonicalRoot(workdir), abs);
   return rel === "" ? "." : rel;
 }
 
+/** True when `path` is `root` or below it (compared lexically). */
 function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return !leaves(relative(root, path));
+}
+
+// Only a whole `..` segment leaves: `..foo` and `...` are ordinary names.
+function leaves(rel: string): boolean {
+  return rel === ".." || rel.startsWith("../") || isAbsolute(rel);
+}
+
+function canonicalRoot(workdir: string): string {
+  try {
+    return Deno.realPathSync(workdir);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    throw new WorkspacePathError(
+      workdir,
+      "the workspace directory does not exist",
+      "start the run in an existing directory",
+    );
+  }
 }
 
 /** realpath of the path, or of its nearest existing ancestor joined with the missing tail. */
-function realpathOfNearest(path: string): string {
+function realpathOfNearest(path: string, input: string): string {
   const tail: string[] = [];
   let current = path;
   for (;;) {
     try {
       return join(Deno.realPathSync(current), ...tail.reverse());
     } catch (err) {
+      if (err instanceof Deno.errors.NotADirectory) {
+        throw new WorkspacePathError(
+          input,
+          "a parent of the path is a file, not a directory",
+          "check the path with view or search",
+        );
+      }
       if (!(err instanceof Deno.errors.NotFound)) throw err;
       if (isSymlink(current)) {
-        throw new WorkspacePathError(path, "path goes through a dangling symlink");
+        throw new WorkspacePathError(input, "path goes through a dangling symlink");
       }
       const parent = dirname(current);
       if (parent === current) return path;

@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { createFileTool } from "./create_file.ts";
+import { ToolInputError } from "./text_edit.ts";
+import { WorkspacePathError } from "./workspace_path.ts";
+import {
+  leftoverTempFiles,
+  SENTINEL,
+  tempWorkspace,
+  type TestWorkspace,
+} from "./test_workspace.ts";
+
+async function assertOutsideUntouched(ws: TestWorkspace): Promise<void> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(ws.outside)) names.push(e.name);
+  assert.deepEqual(names, ["sentinel.txt"], "nothing new may appear outside the workspace");
+  assert.equal(await Deno.readTextFile(`${ws.outside}/sentinel.txt`), SENTINEL);
+}
+
+Deno.test("create writes a new file with exactly the given text", async () => {
+  await using ws = await tempWorkspace();
+  const text = "first line\n  indented — ünïcode\n\nno trailing newline";
+  const out = await ws.run(createFileTool, { path: "new.txt", file_text: text });
+  assert.deepEqual(out, { content: "Created new.txt", is_error: false });
+  assert.equal(await ws.read("new.txt"), text);
+  assert.deepEqual(await leftoverTempFiles(ws.dir), []);
+});
+
+Deno.test("create makes missing parent directories", async () => {
+  await using ws = await tempWorkspace();
+  const out = await ws.run(createFileTool, {
+    path: "src/lib/deep/mod.ts",
+    file_text: "export {};\n",
+  });
+  assert.equal(out.content, "Created src/lib/deep/mod.ts");
+  assert.equal(await ws.read("src/lib/deep/mod.ts"), "export {};\n");
+});
+
+Deno.test("create may write an empty file and a file named like ..foo", async () => {
+  await using ws = await tempWorkspace();
+  await ws.run(createFileTool, { path: "empty.txt", file_text: "" });
+  assert.equal(await ws.read("empty.txt"), "");
+  const out = await ws.run(createFileTool, { path: "..foo", file_text: "dots" });
+  assert.equal(out.content, "Created ..foo");
+  assert.equal(await ws.read("..foo"), "dots");
+  await assertOutsideUntouched(ws);
+});
+
+Deno.test("create overwrites an existing file, as documented, keeping its permissions", async () => {
+  await using ws = await tempWorkspace({ "run.sh": "#!/bin/sh\necho old\n" });
+  await Deno.chmod(`${ws.dir}/run.sh`, 0o750);
+  const out = await ws.run(createFileTool, { path: "run.sh", file_text: "#!/bin/sh\necho new\n" });
+  assert.equal(out.content, "Overwrote run.sh");
+  assert.equal(await ws.read("run.sh"), "#!/bin/sh\necho new\n");
+  assert.equal((await Deno.stat(`${ws.dir}/run.sh`)).mode! & 0o777, 0o750);
+  assert.deepEqual(await leftoverTempFiles(ws.dir), []);
+});
+
+Deno.test("create through a symlink inside the workspace writes its target", async () => {
+  await using ws = await tempWorkspace({ "real.txt": "old" });
+  await Deno.symlink("real.txt", `${ws.dir}/alias.txt`);
+  const out = await ws.run(createFileTool, { path: "alias.txt", file_text: "new" });
+  assert.equal(out.content, "Overwrote real.txt");
+  assert.equal(await ws.read("real.txt"), "new");
+  assert.ok((await Deno.lstat(`${ws.dir}/alias.txt`)).isSymlink, "the link itself stays a link");
+});
+
+Deno.test("create refuses a directory path and leaves the directory alone", async () => {
+  await using ws = await tempWorkspace({ "dir/keep.txt": "keep" });
+  await assert.rejects(
+    ws.run(createFileTool, { path: "dir", file_text: "x" }),
+    (err: unknown) => err instanceof ToolInputError && err.message === "dir is a directory",
+  );
+  assert.equal(await ws.read("dir/keep.txt"), "keep");
+  await assert.rejects(ws.run(createFileTool, { path: ".", file_text: "x" }), /is a directory/);
+});
+
+Deno.test("create refuses a file standing where a parent directory should be", async () => {
+  await using ws = await tempWorkspace({ "a.txt": "a" });
+  await assert.rejects(
+    ws.run(createFileTool, { path: "a.txt/b.txt", file_text: "x" }),
+    /a parent of the path is a file, not a directory/,
+  );
+  assert.equal(await ws.read("a.txt"), "a");
+});
+
+Deno.test("create refuses bad input and writes nothing", async () => {
+  await using ws = await tempWorkspace();
+  for (const file_text of [undefined, 42, null, ["x"]]) {
+    await assert.rejects(
+      ws.run(createFileTool, { path: "x.txt", file_text }),
+      (err: unknown) =>
+        err instanceof ToolInputError && err.message === "file_text must be a string",
+    );
+  }
+  await assert.rejects(ws.run(createFileTool, { file_text: "x" }), WorkspacePathError);
+  await assert.rejects(Deno.stat(`${ws.dir}/x.txt`), Deno.errors.NotFound);
+});
+
+Deno.test("create never writes outside the workspace", async () => {
+  await using ws = await tempWorkspace();
+  await Deno.symlink(ws.outside, `${ws.dir}/out-dir`);
+  await Deno.symlink(`${ws.outside}/sentinel.txt`, `${ws.dir}/out-file`);
+  await Deno.symlink(`${ws.outside}/planted.txt`, `${ws.dir}/dangling`);
+  const attempts = [
+    "../outside/sentinel.txt",
+    "../outside/new.txt",
+    `${ws.outside}/sentinel.txt`,
+    `${ws.outside}/new.txt`,
+    "out-dir/sentinel.txt",
+    "out-dir/new.txt",
+    "out-dir/sub/new.txt",
+    "out-file",
+    "dangling",
+  ];
+  for (const path of attempts) {
+    await assert.rejects(
+      ws.run(createFileTool, { path, file_text: "PWNED" }),
+      WorkspacePathError,
+      `create ${path} must be refused`,
+    );
+  }
+  await assertOutsideUntouched(ws);
+  await assert.rejects(Deno.stat(`${ws.base}/new.txt`), Deno.errors.NotFound);
+});
