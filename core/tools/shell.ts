@@ -2,6 +2,7 @@ import type { Tool } from "./types.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { OutputCapture } from "./output_capture.ts";
 import description from "./shell.md" with { type: "text" };
+import { HOSTED_CHAT_KEY_ENV, HOSTED_MESSAGES_KEY_ENV, SHARED_KEY_ENV } from "../settings/keys.ts";
 
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 1800;
@@ -85,6 +86,7 @@ export async function runShell(
   return await new Promise((resolve) => {
     const child = spawn("sh", ["-c", command], {
       cwd,
+      env: shellEnv(Deno.env.toObject()),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -125,4 +127,14 @@ export async function runShell(
       });
     });
   });
+}
+
+/** The agent's own model keys: what the model runs must not be able to read them back. */
+const MODEL_KEY_VARS = [HOSTED_MESSAGES_KEY_ENV, HOSTED_CHAT_KEY_ENV, SHARED_KEY_ENV];
+
+/** The agent's environment minus its model keys. */
+export function shellEnv(env: Record<string, string>): Record<string, string> {
+  const out = { ...env };
+  for (const name of MODEL_KEY_VARS) delete out[name];
+  return out;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { shellTool } from "./shell.ts";
+import { shellEnv, shellTool } from "./shell.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { tempWorkspace } from "./test_workspace.ts";
 
@@ -182,4 +182,20 @@ Deno.test("bad shell input gets a clear error and runs nothing", async () => {
   // null (what strict tool schemas send for an omitted optional) means the default.
   const ok = await ws.run(shellTool, { command: "echo fine", timeout_s: null });
   assert.equal(ok.content, "exit code 0\nfine");
+});
+
+Deno.test("the shell's environment lacks the agent's model keys and keeps the rest", () => {
+  const env = shellEnv({
+    PATH: "/usr/bin",
+    HOME: "/home/a",
+    AGENT_API_KEY: "k1",
+    ANTHROPIC_API_KEY: "k2",
+    OPENAI_API_KEY: "k3",
+    GITHUB_TOKEN: "kept: the user's own tools may need it",
+  });
+  assert.deepEqual(env, {
+    PATH: "/usr/bin",
+    HOME: "/home/a",
+    GITHUB_TOKEN: "kept: the user's own tools may need it",
+  });
 });

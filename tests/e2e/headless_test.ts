@@ -126,6 +126,24 @@ Deno.test("plan mode denies the edit and the run still completes", async () => {
   assert.match(String(second.messages.find((m) => m.role === "tool")?.content), /plan mode/);
 });
 
+Deno.test("the model's shell commands cannot read the agent's model key back", async () => {
+  await using t = await setup();
+  t.fake.enqueue(
+    reply().tool("shell", { command: 'echo "key=[$OPENAI_API_KEY] home=[$HOME]"' }),
+  );
+  t.fake.enqueue(reply().text("done"));
+  const env = { ...t.env, OPENAI_API_KEY: "sk-secret-value" };
+  const r = await runAgent(["-p", "--workdir", t.work, "--", "show me the key"], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(t.fake.requests[0]!.headers.authorization, "Bearer sk-secret-value");
+  const second = t.fake.requests[1]!.body as {
+    messages: Array<{ role: string; content?: string }>;
+  };
+  const result = String(second.messages.find((m) => m.role === "tool")?.content);
+  assert.match(result, new RegExp(`key=\\[\\] home=\\[${t.home}\\]`));
+  assert.ok(!JSON.stringify(second).includes("sk-secret-value"));
+});
+
 Deno.test("the ask tool ends with exit 2 and the questions with their kinds in JSON and report", async () => {
   await using t = await setup();
   t.fake.enqueue(
