@@ -4,7 +4,14 @@
 // index), usage in a last chunk with empty choices, errors as a `data: {"error": …}` chunk,
 // and a stray finish_reason "stop" on a response that did call tools.
 
-import { ChunkReader, type FastDelta } from "./chat_chunk_reader.ts";
+import {
+  ARGUMENTS,
+  CALL_START,
+  ChunkReader,
+  CONTENT,
+  decodeStringBody,
+  newFastDelta,
+} from "./chat_chunk_reader.ts";
 import { droppedError, streamError } from "./errors.ts";
 import type { SseSink } from "./sse.ts";
 import { parseToolArguments, stripNullOptionals } from "./strict_tools.ts";
@@ -14,6 +21,8 @@ interface PendingCall {
   id: string;
   name: string;
   args: string;
+  /** Fast-lane fragments still JSON-escaped; they follow `args` (see args()). */
+  escaped: string;
   announced: boolean;
 }
 
@@ -47,6 +56,49 @@ interface Chunk {
   message?: string;
 }
 
+function newCall(): PendingCall {
+  return { id: "", name: "", args: "", escaped: "", announced: false };
+}
+
+/** A call's arguments so far, with the escaped fast-lane fragments decoded and folded in. */
+function args(call: PendingCall): string {
+  if (call.escaped !== "") {
+    call.args += decodeStringBody(call.escaped);
+    call.escaped = "";
+  }
+  return call.args;
+}
+
+/**
+ * A run's string pieces, joined when it ends. One flat string per run instead of a cons
+ * string per event: the pieces then die young, and objects that outlive a read are what
+ * costs the garbage collector most. A single piece (short runs, small reads) needs no array.
+ */
+class Pieces {
+  #one: string | undefined;
+  #many: string[] = [];
+
+  add(piece: string): void {
+    if (this.#one === undefined) this.#one = piece;
+    else {
+      if (this.#many.length === 0) this.#many.push(this.#one);
+      this.#many.push(piece);
+    }
+  }
+
+  /** The pieces joined ("" for none); empties the collector. */
+  take(): string {
+    const one = this.#one;
+    if (one === undefined) return "";
+    this.#one = undefined;
+    const many = this.#many;
+    if (many.length === 0) return one;
+    const joined = many.join("");
+    many.length = 0;
+    return joined;
+  }
+}
+
 let idCounter = 0;
 function freshCallId(): string {
   idCounter = (idCounter + 1) % 1_000_000;
@@ -67,8 +119,13 @@ export class ChatCompletionsAssembler implements SseSink {
   #model: string | undefined;
   #sawDone = false;
   #reader = new ChunkReader();
-  #fast: FastDelta = { field: "", value: "", index: 0 };
+  #fast = newFastDelta();
   #fastEvents = 0;
+  // The current fast-lane run's pieces (see #endRun); empty between calls of claim.
+  #runText = new Pieces();
+  #runReasoning = new Pieces();
+  #runArgs = new Pieces();
+  #runCall: PendingCall | undefined;
 
   /** `strictOriginals`: tool name → original schema, for tools sent strict-normalized. */
   constructor(url: string, strictOriginals: ReadonlyMap<string, JsonSchema> = new Map()) {
@@ -90,30 +147,73 @@ export class ChatCompletionsAssembler implements SseSink {
     return this.#fastEvents;
   }
 
-  /** SseSink fast lane: a steady-state event read straight from the decoded text. */
+  /**
+   * SseSink fast lane: steady-state events read straight from the decoded text, as many in a
+   * row as match (one call per run, not per event).
+   */
   claim(text: string, pos: number): number {
     if (this.#sawDone) return -1;
+    const reader = this.#reader;
     const fast = this.#fast;
-    const end = this.#reader.claim(text, pos, fast);
+    let end = reader.claim(text, pos, fast);
     if (end < 0) return -1;
-    this.#fastEvents++;
     const out = this.events;
-    switch (fast.field) {
-      case "content":
-        this.#text += fast.value;
-        if (fast.value) out.push({ type: "text", text: fast.value });
-        break;
-      case "arguments": {
+    const texts = this.#runText;
+    const thoughts = this.#runReasoning;
+    const args = this.#runArgs;
+    do {
+      this.#fastEvents++;
+      const kind = fast.kind;
+      if (kind === ARGUMENTS) {
+        const raw = text.slice(fast.from, fast.to);
         const call = this.#calls[fast.index];
-        if (call) call.args += fast.value;
-        else this.#toolDelta({ index: fast.index, function: { arguments: fast.value } }, out);
-        break;
+        if (call === undefined) {
+          this.#endRun();
+          const fn = { arguments: decodeStringBody(raw) };
+          this.#toolDelta({ index: fast.index, function: fn }, out);
+        } else {
+          if (call !== this.#runCall) {
+            this.#endRun();
+            this.#runCall = call;
+          }
+          args.add(raw);
+        }
+      } else if (kind === CALL_START) {
+        this.#endRun(); // this call's earlier fragments go first
+        const fn = {
+          name: decodeStringBody(text.slice(fast.nameFrom, fast.nameTo)),
+          arguments: decodeStringBody(text.slice(fast.from, fast.to)),
+        };
+        const id = decodeStringBody(text.slice(fast.idFrom, fast.idTo));
+        this.#toolDelta({ index: fast.index, id, function: fn }, out);
+      } else if (fast.to > fast.from) {
+        const value = decodeStringBody(text.slice(fast.from, fast.to));
+        if (kind === CONTENT) {
+          texts.add(value);
+          out.push({ type: "text", text: value });
+        } else {
+          thoughts.add(value);
+          out.push({ type: "reasoning", text: value });
+        }
       }
-      default:
-        this.#reasoning += fast.value;
-        if (fast.value) out.push({ type: "reasoning", text: fast.value });
+      pos = end;
+      end = reader.claim(text, pos, fast);
+    } while (end >= 0);
+    this.#endRun();
+    return pos;
+  }
+
+  /** Appends the current run's pieces to the text, reasoning and call they belong to. */
+  #endRun(): void {
+    const text = this.#runText.take();
+    if (text !== "") this.#text += text;
+    const reasoning = this.#runReasoning.take();
+    if (reasoning !== "") this.#reasoning += reasoning;
+    const call = this.#runCall;
+    if (call !== undefined) {
+      call.escaped += this.#runArgs.take();
+      this.#runCall = undefined;
     }
-    return end;
   }
 
   /** Handles one SSE `data` payload, appending any events to `out`. */
@@ -164,17 +264,17 @@ export class ChatCompletionsAssembler implements SseSink {
     let call: PendingCall | undefined;
     if (typeof tc.index === "number") {
       call = this.#calls[tc.index];
-      if (!call) this.#calls[tc.index] = call = { id: "", name: "", args: "", announced: false };
+      if (!call) this.#calls[tc.index] = call = newCall();
     } else {
       // No index (some non-vLLM servers): a new id starts a call, otherwise extend the last.
       const last = this.#calls[this.#calls.length - 1];
       if (last && (!tc.id || tc.id === last.id)) call = last;
-      else this.#calls.push(call = { id: "", name: "", args: "", announced: false });
+      else this.#calls.push(call = newCall());
     }
     if (tc.id && !call.id) call.id = tc.id;
     const fn = tc.function;
     if (fn?.name) call.name += fn.name;
-    if (fn?.arguments) call.args += fn.arguments;
+    if (fn?.arguments) call.args = args(call) + fn.arguments;
     if (!call.announced && call.name) {
       if (!call.id) call.id = freshCallId();
       call.announced = true;
@@ -210,7 +310,7 @@ export class ChatCompletionsAssembler implements SseSink {
     for (const call of this.#calls) {
       if (!call || !call.name) continue;
       calls++;
-      let input = parseToolArguments(call.args);
+      let input = parseToolArguments(args(call));
       const original = this.#strictOriginals.get(call.name);
       if (original) input = stripNullOptionals(original, input);
       parts.push({ type: "tool_call", id: call.id || freshCallId(), name: call.name, input });

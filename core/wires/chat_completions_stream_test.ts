@@ -4,6 +4,7 @@ import { WireError } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
 import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
+import { largeChatStreamReads, largeChatStreamText } from "../../tests/fakes/sse_large_stream.ts";
 
 const URL_ = "http://fake/v1/chat/completions";
 const enc = new TextEncoder();
@@ -26,6 +27,21 @@ function runFast(text: string, step = 1 << 30, strict = new Map()): WireEvent[] 
   }
   parser.endTo(asm);
   lastFastEvents = asm.fastEvents;
+  events.push(...asm.events.splice(0), ...asm.finish());
+  return events;
+}
+
+/** The production path with the bytes cut once, at `cut`. */
+function runFastCut(text: string, cut: number): WireEvent[] {
+  const bytes = enc.encode(text);
+  const parser = new SseParser();
+  const asm = new ChatCompletionsAssembler(URL_);
+  const events: WireEvent[] = [];
+  for (const read of [bytes.subarray(0, cut), bytes.subarray(cut)]) {
+    parser.feedTo(read, asm);
+    events.push(...asm.events.splice(0));
+  }
+  parser.endTo(asm);
   events.push(...asm.events.splice(0), ...asm.finish());
   return events;
 }
@@ -238,4 +254,110 @@ Deno.test("chat stream: a changed envelope mid-stream falls back to the full par
   const d = done(runFast(text));
   equal(d.model, "m2");
   deepEqual(d.message.parts, [{ type: "text", text: "abc" }]);
+});
+
+const HEAD = { id: "chatcmpl-9", object: "chat.completion.chunk", created: 1, model: "m" };
+const frame = (delta: unknown, finish: string | null = null) =>
+  `data: ${
+    JSON.stringify({
+      ...HEAD,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    })
+  }\n\n`;
+const start = (index: number, id: string, name: string, args = "") =>
+  frame({ tool_calls: [{ index, id, type: "function", function: { name, arguments: args } }] });
+const frag = (index: number, args: string) =>
+  frame({ tool_calls: [{ index, function: { arguments: args } }] });
+
+/** A turn with every kind of steady-state chunk and the awkward cases around them. */
+const TURN = frame({ role: "assistant", content: "" }) +
+  frame({ reasoning_content: 'Think: é, 🎉, "q", \\ and \u2028.' }) +
+  frame({ reasoning: "more" }) +
+  frame({ content: "Hello\nworld\t!" }) + frame({ content: "東京 🎉" }) + frame({ content: "" }) +
+  start(0, 'call_"0"', "ed\\it", '{"path":') + // escapes in the id and name, arguments begun
+  frag(0, ' "a\\"b.ts", ') +
+  start(1, "call_1", "view") + // a parallel call, its fragments interleaved with the first's
+  frag(1, '{"path":"c.ts"}') +
+  frag(0, '"text": "\ud83c') + frag(0, '\udf89 \\u00e9"') + // a surrogate pair split in two
+  `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"m",` +
+  `"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":","},` +
+  `"type":"function"}]},"logprobs":null,"finish_reason":null}]}\n\n` + // another shape: parsed
+  frag(0, ' "n": 1}') +
+  frag(2, "{}") + // a fragment of a call that never started (no name: dropped)
+  frame({ content: "done" }) +
+  frame({}, "tool_calls") +
+  `data: ${
+    JSON.stringify({ ...HEAD, choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } })
+  }\n\ndata: [DONE]\n\n`;
+
+Deno.test("chat stream: the fast lane matches the reference path at every cut of a turn", () => {
+  const reference = runSlow(TURN);
+  const d = done(reference);
+  deepEqual(d.message.parts.map((p) => p.type === "tool_call" ? [p.id, p.name, p.input] : p), [
+    { type: "reasoning", text: 'Think: é, 🎉, "q", \\ and \u2028.more' },
+    { type: "text", text: "Hello\nworld\t!東京 🎉done" },
+    ['call_"0"', "ed\\it", { path: 'a"b.ts', text: "🎉 é", n: 1 }],
+    ["call_1", "view", { path: "c.ts" }],
+  ]);
+  deepEqual(runFast(TURN), reference);
+  // All but the first chunk, the other-shaped one, finish, usage and [DONE] take the fast lane.
+  equal(lastFastEvents, 14);
+  const bytes = enc.encode(TURN).length;
+  for (let cut = 0; cut <= bytes; cut++) {
+    deepEqual(runFastCut(TURN, cut), reference, `cut at byte ${cut}`);
+  }
+  for (const step of [1, 2, 3, 5, 8, 13]) deepEqual(runFast(TURN, step), reference, `step ${step}`);
+});
+
+Deno.test("chat stream: CRLF and lone-CR framing give the same turn", () => {
+  const reference = runSlow(TURN);
+  for (const eol of ["\r\n", "\r"]) {
+    const text = TURN.replaceAll("\n\n", eol + eol);
+    deepEqual(runSlow(text), reference);
+    for (const step of [1, 7, 1 << 30]) deepEqual(runFast(text, step), reference, `step ${step}`);
+  }
+});
+
+Deno.test("chat stream: what JSON.parse rejects fails the same way on the fast lane", () => {
+  const good = frame({ content: "a" });
+  const bad = [
+    good.replace('"a"', '"a\\x"'), // an escape JSON does not have
+    good.replace('"a"', '"a\\u12"'), // a short \u escape
+    good.replace('"a"', '"a\tb"'), // a raw control character
+    frag(0, "x").replace('[{"index":0,"f', '[{"index":00,"f'), // a leading zero
+    start(0, "id", "f").replace('"id":"id"', '"id":"i\nd"'), // a raw newline ends the line
+  ];
+  for (const chunk of bad) {
+    const text = good + good + start(0, "c", "f") + chunk + frame({}, "stop") + "data: [DONE]\n\n";
+    let slowError: unknown;
+    try {
+      runSlow(text);
+    } catch (e) {
+      slowError = e;
+    }
+    ok(slowError instanceof WireError, `the reference path accepted ${chunk}`);
+    for (const step of [1, 3, 1 << 30]) {
+      throws(() => runFast(text, step), (e) => {
+        ok(e instanceof WireError);
+        equal(e.message, (slowError as WireError).message);
+        return true;
+      });
+    }
+  }
+});
+
+Deno.test("chat stream: the large benchmark stream assembles the same on both paths", () => {
+  const text = largeChatStreamText(3_000);
+  const reference = runSlow(text);
+  const parser = new SseParser();
+  const asm = new ChatCompletionsAssembler(URL_);
+  const events: WireEvent[] = [];
+  for (const read of largeChatStreamReads(3_000)) {
+    parser.feedTo(read, asm);
+    events.push(...asm.events.splice(0));
+  }
+  parser.endTo(asm);
+  events.push(...asm.events.splice(0), ...asm.finish());
+  deepEqual(events, reference);
+  ok(asm.fastEvents > 2_990, `only ${asm.fastEvents} of 3000 events took the fast lane`);
 });

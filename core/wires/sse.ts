@@ -1,16 +1,21 @@
 // Incremental Server-Sent Events parser (WHATWG "event stream" interpretation) over a
 // byte stream. Chunk boundaries may fall anywhere: inside a line, between CR and LF, or
-// inside a UTF-8 sequence (TextDecoder's stream mode carries partial sequences over).
+// inside a UTF-8 sequence (Utf8StreamDecoder carries partial sequences over).
 // It is on the hot path of every model response, so lines are scanned by index and only
-// field values are sliced out.
+// field values are sliced out. Nor is a read's text copied to join it with the incomplete
+// line left over from the previous read: that line is joined only with the start of the
+// read, through the first blank line (the end of the event it belongs to).
+
+import { Utf8StreamDecoder } from "./utf8_stream.ts";
 
 /** Receives events in stream order; the hot path of the wires (no per-event objects). */
 export interface SseSink {
   onEvent(data: string, event: string, id: string): void;
   /**
    * Optional fast lane: offered the decoded text at the start of each `data:` line (when no
-   * field of the next event is pending). It may consume one whole event (through its blank
-   * line) and return the index just past it, or return -1 to let the parser handle it.
+   * field of the next event is pending). It may consume whole events (each through its blank
+   * line, any number in a row) and return the index just past the last, or return -1 to let
+   * the parser handle the event.
    */
   claim?(text: string, pos: number): number;
 }
@@ -30,8 +35,8 @@ const COLON = 58;
 const SPACE = 32;
 
 export class SseParser {
-  #decoder = new TextDecoder(); // strips a leading BOM, as the spec requires
-  #rest = ""; // an incomplete trailing line
+  #decoder = new Utf8StreamDecoder(); // strips a leading BOM, as the spec requires
+  #rest = ""; // an incomplete trailing line (never holds CR or LF)
   #skipLf = false; // the previous chunk ended with CR; a leading LF belongs to it
   #data = "";
   #hasData = false;
@@ -54,7 +59,10 @@ export class SseParser {
 
   /** Feeds one chunk of bytes, handing completed events to `sink` in order. */
   feedTo(chunk: Uint8Array, sink: SseSink): void {
-    this.#scan(this.#decoder.decode(chunk, { stream: true }), sink);
+    const decoder = this.#decoder;
+    decoder.decode(chunk);
+    if (decoder.head !== "") this.#scan(decoder.head, sink);
+    if (decoder.body !== "") this.#scan(decoder.body, sink);
   }
 
   /**
@@ -69,29 +77,46 @@ export class SseParser {
   }
 
   endTo(sink: SseSink): void {
-    const text = this.#rest + this.#decoder.decode();
+    const text = this.#rest + this.#decoder.end();
     this.#rest = "";
     if (text.length > 0) this.#line(text, 0, text.length, sink);
     this.#dispatch(sink);
   }
 
   #scan(chunk: string, sink: SseSink): void {
-    let text = chunk;
     let pos = 0;
     if (this.#skipLf) {
       this.#skipLf = false;
-      if (text.charCodeAt(0) === LF) pos = 1;
+      if (chunk.charCodeAt(0) === LF) pos = 1;
     }
-    if (this.#rest.length > 0) {
-      text = this.#rest + text.slice(pos);
-      pos = 0;
-      this.#rest = "";
+    const rest = this.#rest;
+    if (rest === "") return this.#lines(chunk, pos, sink);
+    this.#rest = "";
+    // `rest + chunk` would copy the whole read once the string is scanned. Join the carried
+    // line only with the chunk's start up to the first blank line (so a fast-lane event split
+    // across reads is still whole), then go on in the chunk itself, at a line boundary.
+    const blank = chunk.indexOf("\n\n", pos);
+    if (blank !== -1) {
+      this.#lines(rest + chunk.slice(pos, blank + 2), 0, sink);
+      return this.#lines(chunk, blank + 2, sink);
     }
+    // No line ends in this chunk (a long line): carry it without scanning or copying it.
+    if (chunk.indexOf("\n", pos) === -1 && chunk.indexOf("\r", pos) === -1) {
+      this.#rest = rest + chunk.slice(pos);
+      return;
+    }
+    this.#lines(rest + chunk.slice(pos), 0, sink);
+  }
+
+  /** Handles the complete lines of `text` from `pos`; an incomplete last line is kept. */
+  #lines(text: string, pos: number, sink: SseSink): void {
     const len = text.length;
     // Fast path: most servers send LF only, so indexOf does the scanning.
     if (text.indexOf("\r", pos) === -1) {
       const claim = sink.claim;
       for (;;) {
+        const nl = text.indexOf("\n", pos);
+        if (nl === -1) break; // an incomplete line: no event to offer either
         if (
           claim !== undefined && !this.#hasData && this.#event === "" &&
           text.charCodeAt(pos) === 100 /* d */
@@ -102,8 +127,6 @@ export class SseParser {
             continue;
           }
         }
-        const nl = text.indexOf("\n", pos);
-        if (nl === -1) break;
         this.#line(text, pos, nl, sink);
         pos = nl + 1;
       }

@@ -1,4 +1,4 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { parseSseStream, type SseEvent, SseParser, type SseSink } from "./sse.ts";
 
 const enc = new TextEncoder();
@@ -126,4 +126,102 @@ Deno.test("sse: parseSseStream over an async byte stream", async () => {
   for await (const e of parseSseStream(body)) got.push(e.data);
   deepEqual(got, ["a", "b"]);
   equal(got.length, 2);
+});
+
+/** Events of `text` fed as the given reads, through a sink with or without a fast lane. */
+function eventsOf(reads: Uint8Array[], claim = false): string[] {
+  const seen: string[] = [];
+  const sink: SseSink = {
+    // The fast lane does not see ids, so they are only recorded without one.
+    onEvent: (data, event, id) => seen.push(claim ? `${event}|${data}` : `${event}|${id}|${data}`),
+  };
+  if (claim) {
+    // Claims any run of `data: fast…` events, as the real fast lane does.
+    sink.claim = (text, pos) => {
+      let at = pos;
+      for (;;) {
+        if (!text.startsWith("data: fast", at)) break;
+        const end = text.indexOf("\n\n", at);
+        const nl = text.indexOf("\n", at);
+        if (end === -1 || nl !== end) break; // only single-line events
+        seen.push(`message|claimed:${text.slice(at + 6, end)}`);
+        at = end + 2;
+      }
+      return at > pos ? at : -1;
+    };
+  }
+  const parser = new SseParser();
+  for (const r of reads) parser.feedTo(r, sink);
+  parser.endTo(sink);
+  return seen;
+}
+
+/** Two reads cut at every byte, and reads of every size from 1 to 5. */
+function everySplit(bytes: Uint8Array): Uint8Array[][] {
+  const out: Uint8Array[][] = [];
+  for (let i = 0; i <= bytes.length; i++) out.push([bytes.subarray(0, i), bytes.subarray(i)]);
+  for (let n = 1; n <= 5; n++) {
+    const reads: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += n) reads.push(bytes.subarray(i, i + n));
+    out.push(reads);
+  }
+  return out;
+}
+
+const MIXED = "\uFEFF: hello\n\ndata: fast1\n\ndata: fast2\n\nid: 9\ndata: a\ndata: Grüße 🎉\n\n" +
+  "data: fast3 東京\n\nevent: x\ndata: fast-but-named\n\ndata: b\r\n\r\ndata: fast4\n\n" +
+  "data: c\rdata: d\r\rdata\n\nretry: 5\ndata:" + "x".repeat(300) + "\n\ndata: fast5\n\n" +
+  "data: tail-without-blank-line";
+
+Deno.test("sse: every cut of a mixed stream gives the events of the whole", () => {
+  const bytes = enc.encode(MIXED);
+  const whole = eventsOf([bytes]);
+  equal(whole.length, 12);
+  for (const reads of everySplit(bytes)) {
+    deepEqual(eventsOf(reads), whole, `reads of ${reads.map((r) => r.length)}`);
+  }
+});
+
+Deno.test("sse: a fast lane changes no event at any cut, CR or not", () => {
+  const bytes = enc.encode(MIXED);
+  const plain = eventsOf([bytes]).map((e) => e.replace(/\|[^|]*\|/, "|")); // without ids
+  for (const reads of [[bytes], ...everySplit(bytes)]) {
+    const got = eventsOf(reads, true).map((e) => e.replace("claimed:", ""));
+    deepEqual(got, plain, `reads of ${reads.map((r) => r.length)}`);
+  }
+});
+
+Deno.test("sse: the fast lane is offered every whole event, at every cut of an LF stream", () => {
+  const text = "data: fast1\n\ndata: fast2 東京 🎉\n\ndata: slow\n\ndata: fast3\n\n: ping\n\n" +
+    "id: 1\ndata: fast4\n\ndata: fast5\n\n";
+  const bytes = enc.encode(text);
+  const fast = ["fast1", "fast2 東京 🎉", "fast3", "fast4", "fast5"];
+  deepEqual(eventsOf([bytes], true).filter((e) => e.includes("claimed:")), [
+    ...fast.map((f) => `message|claimed:${f}`),
+  ]);
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    const got = eventsOf([bytes.subarray(0, cut), bytes.subarray(cut)], true);
+    for (const f of fast) {
+      // Only a cut between an event's data line and its blank line hides the whole event
+      // from the fast lane (the data line is handled before the blank line arrives).
+      const blank = enc.encode(text.slice(0, text.indexOf(`${f}\n\n`) + f.length)).length;
+      const claimed = got.includes(`message|claimed:${f}`);
+      equal(claimed, cut !== blank + 1, `${f}, cut at ${cut}: ${got.join(" / ")}`);
+      if (!claimed) ok(got.includes(`message|${f}`));
+    }
+  }
+});
+
+Deno.test("sse: a long line over many small reads is kept whole", () => {
+  const line = "y".repeat(50_000) + "🎉";
+  const bytes = enc.encode(`data: ${line}\n\ndata: z\n\n`);
+  const reads: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += 7) reads.push(bytes.subarray(i, i + 7));
+  deepEqual(eventsOf(reads), [`message||${line}`, "message||z"]);
+});
+
+Deno.test("sse: a U+FEFF after the start is data, even at the start of a read", () => {
+  const first = enc.encode("data: a");
+  const second = enc.encode("\uFEFFb\n\n");
+  deepEqual(eventsOf([first, second]), ["message||a\uFEFFb"]);
 });
