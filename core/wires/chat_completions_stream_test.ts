@@ -4,7 +4,11 @@ import { WireError } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
 import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
-import { largeChatStreamReads, largeChatStreamText } from "../../tests/fakes/sse_large_stream.ts";
+import {
+  chatChunkFrame,
+  largeChatStreamReads,
+  largeChatStreamText,
+} from "../../tests/fakes/sse_large_stream.ts";
 
 const URL_ = "http://fake/v1/chat/completions";
 const enc = new TextEncoder();
@@ -206,14 +210,9 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
 });
 
 Deno.test("chat stream: the fast lane matches the reference path on awkward strings", () => {
-  const head = { id: "x", object: "chat.completion.chunk", created: 1, model: "m" };
+  const head = { id: "x", object: "chat.completion.chunk", created: 1, model: "m" } as const;
   const frame = (delta: unknown, finish: string | null = null) =>
-    `data: ${
-      JSON.stringify({
-        ...head,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      })
-    }\n\n`;
+    chatChunkFrame(head, delta, finish);
   const awkward = [
     'a "quoted" word',
     "back\\slash\\",
@@ -256,14 +255,8 @@ Deno.test("chat stream: a changed envelope mid-stream falls back to the full par
   deepEqual(d.message.parts, [{ type: "text", text: "abc" }]);
 });
 
-const HEAD = { id: "chatcmpl-9", object: "chat.completion.chunk", created: 1, model: "m" };
-const frame = (delta: unknown, finish: string | null = null) =>
-  `data: ${
-    JSON.stringify({
-      ...HEAD,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    })
-  }\n\n`;
+const HEAD = { id: "chatcmpl-9", object: "chat.completion.chunk", created: 1, model: "m" } as const;
+const frame = (delta: unknown, finish: string | null = null) => chatChunkFrame(HEAD, delta, finish);
 const start = (index: number, id: string, name: string, args = "") =>
   frame({ tool_calls: [{ index, id, type: "function", function: { name, arguments: args } }] });
 const frag = (index: number, args: string) =>

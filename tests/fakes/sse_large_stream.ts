@@ -3,21 +3,38 @@
 
 const encoder = new TextEncoder();
 
+/** The envelope fields every chunk of one Chat Completions stream repeats. */
+export interface ChatChunkHead {
+  id: string;
+  object: "chat.completion.chunk";
+  created: number;
+  model: string;
+}
+
+/** One SSE frame of a single-choice Chat Completions chunk, in vLLM's field order. */
+export function chatChunkFrame(
+  head: ChatChunkHead,
+  delta: unknown,
+  finish: string | null = null,
+): string {
+  return `data: ${
+    JSON.stringify({
+      ...head,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    })
+  }\n\n`;
+}
+
 /** `chunks` SSE frames of a realistic agent turn; deterministic. */
 export function largeChatStreamText(chunks = 50_000): string {
-  const head = {
+  const head: ChatChunkHead = {
     id: "chatcmpl-bench",
     object: "chat.completion.chunk",
     created: 1767225600,
     model: "qwen3-8b",
   };
   const frame = (delta: unknown, finish: string | null = null) =>
-    `data: ${
-      JSON.stringify({
-        ...head,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      })
-    }\n\n`;
+    chatChunkFrame(head, delta, finish);
   const words = [
     "the ",
     "file ",
