@@ -7,6 +7,7 @@ import type { DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
 import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
 import { compactHistory, shouldCompact } from "./compaction.ts";
+import { errorText } from "../delivery/logger.ts";
 
 export const DEFAULT_MAX_TURNS = 100;
 /** The same call with the same arguments this many times in a row ends the run. */
@@ -318,8 +319,4 @@ function stableJson(value: unknown): string {
     }}`;
   }
   return JSON.stringify(value);
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -8,6 +8,7 @@
 // /tokenize); it is remembered per wire instance so the endpoint is never asked again.
 
 import type { Fetch } from "../ports.ts";
+import { errorText } from "../delivery/logger.ts";
 import { serverMessage } from "./errors.ts";
 
 /** Statuses that mean "this server has no counting endpoint" (remembered, never retried). */
@@ -99,14 +100,14 @@ export class TokenCountEndpoint {
       });
     } catch (e) {
       if (aborted()) throw signal?.reason;
-      return this.#fail(`the server could not be reached (${errorText(e)})`);
+      return this.#fail(`the server could not be reached (${clip(errorText(e))})`);
     }
     let text: string;
     try {
       text = await res.text();
     } catch (e) {
       if (aborted()) throw signal?.reason;
-      return this.#fail(`the answer was cut off (${errorText(e)})`);
+      return this.#fail(`the answer was cut off (${clip(errorText(e))})`);
     }
     if (ABSENT_STATUSES.has(res.status)) {
       this.#absent = true;
@@ -143,8 +144,4 @@ function readCount(text: string, field: string): number | null {
 function clip(text: string): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length > 120 ? `${one.slice(0, 120)}…` : one;
-}
-
-function errorText(e: unknown): string {
-  return clip(e instanceof Error ? e.message : String(e));
 }
