@@ -13,6 +13,7 @@ import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/typ
 import type { Message } from "../core/wires/types.ts";
 import { costOf } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
+import { errorLine } from "../core/delivery/logger.ts";
 
 export class HeadlessError extends Error {
   override name = "HeadlessError";
@@ -172,7 +173,6 @@ function setupFailure(
   started: number,
   extra: Partial<HeadlessResult>,
 ): HeadlessResult {
-  const message = err instanceof Error ? err.message : String(err);
   return {
     outcome: "error",
     exit_code: EXIT_CODES.error,
@@ -183,7 +183,7 @@ function setupFailure(
     cost_usd: null,
     final_text: "",
     questions: [],
-    error: message.replace(/\s*\n\s*/g, " ").trim(),
+    error: errorLine(err),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

@@ -5,6 +5,7 @@ import { parseAgentArgs, UsageError } from "./args.ts";
 import { helpText } from "./help.ts";
 import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
+import { errorLine } from "../core/delivery/logger.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
@@ -44,12 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     return await runInteractive(args);
   } catch (e) {
     const hint = e instanceof UsageError ? " (see agent --help)" : "";
-    err(`agent: ${oneLine(e)}${hint}\n`);
+    err(`agent: ${errorLine(e)}${hint}\n`);
     return 1;
   }
-}
-
-function oneLine(e: unknown): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.replace(/\s*\n\s*/g, " ").trim();
 }

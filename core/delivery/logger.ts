@@ -29,3 +29,8 @@ export const silentLogger: Logger = { log() {} };
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** errorText on one line (a CLI's error line, a run result's `error`). */
+export function errorLine(err: unknown): string {
+  return errorText(err).replace(/\s*\n\s*/g, " ").trim();
+}
