@@ -26,6 +26,16 @@ export const OUTPOST_PERMISSIONS: readonly string[] = [
   "--no-prompt",
 ];
 
+/**
+ * Run flags every `deno run` of the programs gets (tasks, the outpost's dev-mode children,
+ * tests, benchmarks). `--cached-only` because Deno 2.9.6 re-fetches the registry document of
+ * some npm packages (the scoped ones reached by a dynamic import, such as @inquirer/prompts)
+ * on every run even with a warm cache and a lockfile: each run then waited on the network and
+ * printed `Download …` lines into the program's stderr. The cache is filled once by
+ * `deno task install` (and by `deno task test`); after that nothing talks to a registry.
+ */
+export const RUN_FLAGS: readonly string[] = ["--cached-only"];
+
 export const ENTRY_POINTS = {
   agent: { entry: "cli/main.ts", permissions: AGENT_PERMISSIONS },
   "agent-outpost": { entry: "server/main.ts", permissions: OUTPOST_PERMISSIONS },
@@ -36,5 +46,5 @@ export type ProgramName = keyof typeof ENTRY_POINTS;
 /** The `deno run` command line for a program, as the tests and the outpost's dev mode use it. */
 export function denoRunArgs(program: ProgramName, root: string): string[] {
   const { entry, permissions } = ENTRY_POINTS[program];
-  return ["run", ...permissions, `${root}/${entry}`];
+  return ["run", ...RUN_FLAGS, ...permissions, `${root}/${entry}`];
 }

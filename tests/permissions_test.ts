@@ -2,7 +2,12 @@
 // those, so `deno task agent|outpost` confines the programs like the compiled binaries.
 
 import assert from "node:assert/strict";
-import { AGENT_PERMISSIONS, ENTRY_POINTS, OUTPOST_PERMISSIONS } from "../scripts/permissions.ts";
+import {
+  AGENT_PERMISSIONS,
+  ENTRY_POINTS,
+  OUTPOST_PERMISSIONS,
+  RUN_FLAGS,
+} from "../scripts/permissions.ts";
 import { compileArgs } from "../scripts/compile.ts";
 
 const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
@@ -10,11 +15,13 @@ const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import
 Deno.test("deno.json's agent and outpost tasks use the permission flags of scripts/permissions.ts", () => {
   assert.equal(
     config.tasks.agent,
-    `deno run ${AGENT_PERMISSIONS.join(" ")} ${ENTRY_POINTS.agent.entry}`,
+    `deno run ${RUN_FLAGS.join(" ")} ${AGENT_PERMISSIONS.join(" ")} ${ENTRY_POINTS.agent.entry}`,
   );
   assert.equal(
     config.tasks.outpost,
-    `deno run ${OUTPOST_PERMISSIONS.join(" ")} ${ENTRY_POINTS["agent-outpost"].entry}`,
+    `deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_PERMISSIONS.join(" ")} ${
+      ENTRY_POINTS["agent-outpost"].entry
+    }`,
   );
 });
 
