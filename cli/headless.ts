@@ -13,7 +13,7 @@ import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/typ
 import type { Message } from "../core/wires/types.ts";
 import { costOf } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
-import { errorLine } from "../core/delivery/logger.ts";
+import { errorLine } from "../core/logger.ts";
 
 export class HeadlessError extends Error {
   override name = "HeadlessError";

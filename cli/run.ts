@@ -5,7 +5,7 @@ import { parseAgentArgs, UsageError } from "./args.ts";
 import { helpText } from "./help.ts";
 import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
-import { errorLine } from "../core/delivery/logger.ts";
+import { errorLine } from "../core/logger.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));

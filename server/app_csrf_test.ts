@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../core/scheduler/test_kit.ts";
+import { jobInput } from "../tests/fakes/scheduler_kit.ts";
 import { CSRF_COOKIE, CSRF_HEADER } from "./http/csrf.ts";
 import { jsonOf, makeTestOutpost, TEST_CSRF_TOKEN } from "./test_deps.ts";
 

@@ -17,7 +17,7 @@
 //   {"error": {"code": "...", "message": "...", "field"?: "..."}}.
 
 import type { Delivery } from "../core/delivery/delivery.ts";
-import type { Logger } from "../core/delivery/logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Governor } from "../core/governor/governor.ts";
 import type { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";

@@ -4,7 +4,7 @@
 // never stopping the service. stop() ends the loop with no timer left behind.
 
 import { AUDIT, audit } from "../core/audit/audit.ts";
-import { errorText, type Logger } from "../core/delivery/logger.ts";
+import { errorText, type Logger } from "../core/logger.ts";
 import { DAY } from "../core/memory/limits.ts";
 import type { SweepReport } from "../core/memory/sweep.ts";
 import { type Sweepable, sweepCounts, sweepFailureLine } from "../core/memory/sweep_runner.ts";

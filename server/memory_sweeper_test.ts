@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FakeClock } from "../tests/fakes/clock.ts";
-import { MemoryLogger } from "../core/delivery/logger.ts";
+import { MemoryLogger } from "../core/logger.ts";
 import { DAY } from "../core/memory/limits.ts";
 import type { SweepReport } from "../core/memory/sweep.ts";
 import { envFrom } from "../core/ports.ts";
-import { FakeSpawner } from "../core/scheduler/fake_spawner.ts";
+import { FakeSpawner } from "../tests/fakes/spawner.ts";
 import type { NewAuditRow } from "../core/store/store.ts";
 import { MEMORY_SWEEP_ACTION, MemorySweeper } from "./memory_sweeper.ts";
 import { openOutpost } from "./wiring.ts";

@@ -8,7 +8,7 @@
 
 import type { Hono } from "hono";
 import { GLOBAL_WORKSPACE, openMemory } from "../core/memory/mod.ts";
-import { type Kit, type KitOptions, makeKit } from "../core/scheduler/test_kit.ts";
+import { type Kit, type KitOptions, makeKit } from "../tests/fakes/scheduler_kit.ts";
 import { createApp } from "./app.ts";
 import type { AppDeps } from "./deps.ts";
 import { CSRF_COOKIE, CSRF_HEADER, fixedCsrfToken } from "./http/csrf.ts";

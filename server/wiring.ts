@@ -4,7 +4,7 @@
 
 import { Delivery } from "../core/delivery/delivery.ts";
 import { createLogAdapter } from "../core/delivery/log_adapter.ts";
-import { errorText, type Logger } from "../core/delivery/logger.ts";
+import { errorText, type Logger } from "../core/logger.ts";
 import { Governor } from "../core/governor/governor.ts";
 import { governorPath } from "../core/governor/config.ts";
 import { metricsUrlFor, vllmWaitingReader } from "../core/governor/waiting.ts";

@@ -7,7 +7,7 @@ import type { DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
 import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
 import { compactHistory, shouldCompact } from "./compaction.ts";
-import { errorText } from "../delivery/logger.ts";
+import { errorText } from "../logger.ts";
 
 export const DEFAULT_MAX_TURNS = 100;
 /** The same call with the same arguments this many times in a row ends the run. */

@@ -5,7 +5,7 @@
 import type { Message, Part } from "../wires/types.ts";
 import type { Tool } from "../tools/types.ts";
 import type { LoadedSession, PendingCall } from "./journal.ts";
-import { errorText } from "../delivery/logger.ts";
+import { errorText } from "../logger.ts";
 import { toolResult } from "./loop.ts";
 
 export interface ResumeStep {

@@ -2,7 +2,7 @@
 // operation that caused it. Every door (dashboard, machine door, chat, push) writes
 // through here so the action names stay one vocabulary.
 
-import { errorText, type Logger } from "../delivery/logger.ts";
+import { errorText, type Logger } from "../logger.ts";
 import type { AuditRow, NewAuditRow, Store } from "../store/store.ts";
 
 /** Action names. The chat verbs (approve, reject, revise, run, pause, resume, stop) join later. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MemoryLogger } from "../delivery/logger.ts";
+import { MemoryLogger } from "../logger.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { AUDIT, audit } from "./audit.ts";

@@ -2,8 +2,8 @@
 // with a timeout, so an adapter that throws or hangs never blocks or fails another.
 
 import type { Clock } from "../ports.ts";
-import { DeadlineError, withDeadline } from "./deadline.ts";
-import { errorText, type Logger } from "./logger.ts";
+import { DeadlineError, withDeadline } from "../deadline.ts";
+import { errorText, type Logger } from "../logger.ts";
 import { sanitizeBody, sanitizeTitle } from "./sanitize.ts";
 import type { AdapterOutcome, DeliveryAdapter, DeliveryEvent } from "./types.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { Delivery } from "./delivery.ts";
-import { MemoryLogger } from "./logger.ts";
+import { MemoryLogger } from "../logger.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "./types.ts";
 
 const alert: DeliveryEvent = {

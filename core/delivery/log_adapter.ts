@@ -2,7 +2,7 @@
 // registered, so a deployment with no chat or push still keeps a record of what was sent.
 
 import { dirname } from "node:path";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "../logger.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "./types.ts";
 
 export type LogAdapterTarget = { path: string } | { logger: Logger };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createLogAdapter } from "./log_adapter.ts";
-import { MemoryLogger } from "./logger.ts";
+import { MemoryLogger } from "../logger.ts";
 import type { DeliveryEvent } from "./types.ts";
 
 const event: DeliveryEvent = {

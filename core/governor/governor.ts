@@ -3,10 +3,10 @@
 // the store's rolling token window and (optionally) the model server's waiting queue.
 // Priority: lower number wins (interactive 0 is reserved, api 5, scheduled 10).
 
-import { withDeadline } from "../delivery/deadline.ts";
+import { withDeadline } from "../deadline.ts";
 import type { Clock, Env } from "../ports.ts";
 import type { Store } from "../store/store.ts";
-import { isoZ } from "../scheduler/schedule.ts";
+import { isoZ } from "../time.ts";
 import {
   CLASS_PRIORITY,
   GOVERNED_CLASSES,

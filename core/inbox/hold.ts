@@ -4,7 +4,7 @@
 // stays in the column until the next answer or dismiss clears it.
 
 import type { Env } from "../ports.ts";
-import { isoZ } from "../scheduler/schedule.ts";
+import { isoZ } from "../time.ts";
 import { HoldConfigError, InboxInputError } from "./errors.ts";
 
 export const HOLD_TTL_ENV = "AGENT_MATRIX_HOLD_TTL";

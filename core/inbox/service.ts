@@ -14,9 +14,9 @@
 //   docs/dashboard-api.md).
 
 import { AUDIT, audit } from "../audit/audit.ts";
-import { errorText, type Logger } from "../delivery/logger.ts";
+import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
-import { isoZ } from "../scheduler/schedule.ts";
+import { isoZ } from "../time.ts";
 import { InboxStateError, NotFoundError } from "../store/errors.ts";
 import type { InboxItem, InboxState, ListOptions, Run, Store } from "../store/store.ts";
 import { HighRiskError, InboxInputError, NoLiveHoldError } from "./errors.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { MemoryLogger } from "../delivery/logger.ts";
-import { jobInput, type Kit, makeKit, tickAndSpawn } from "../scheduler/test_kit.ts";
+import { MemoryLogger } from "../logger.ts";
+import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 import type { Question } from "../tools/types.ts";
 import { InboxService } from "./service.ts";
 

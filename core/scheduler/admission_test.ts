@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput, makeKit, tickAndSpawn } from "./test_kit.ts";
+import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 Deno.test("a recurring job that hits a lever records a skipped run with the reason; next_run_at advances", async () => {
   await using kit = await makeKit({ governor: { max_concurrent: { api: 2, scheduled: 1 } } });

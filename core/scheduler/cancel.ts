@@ -12,7 +12,7 @@
 import type { Clock } from "../ports.ts";
 import { NotFoundError } from "../store/errors.ts";
 import type { Run, Store } from "../store/store.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 export type CancelResult =
   | {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput, makeKit, tickAndSpawn } from "./test_kit.ts";
+import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 Deno.test("cancel of a running run kills its process group and records cancelled, without retry", async () => {
   await using kit = await makeKit();

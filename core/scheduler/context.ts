@@ -1,7 +1,7 @@
 // What the scheduler and its helpers share: the injected outside world plus the services.
 
 import type { Delivery } from "../delivery/delivery.ts";
-import type { Logger } from "../delivery/logger.ts";
+import type { Logger } from "../logger.ts";
 import type { DeliveryEvent } from "../delivery/types.ts";
 import type { Governor } from "../governor/governor.ts";
 import type { Clock, Env, SpawnedProcess, Spawner } from "../ports.ts";
@@ -10,7 +10,7 @@ import type { AgentCommand } from "./headless_command.ts";
 import type { JobDefaults } from "./job_input.ts";
 import type { PinResolver } from "./pin.ts";
 import type { ProcessTable } from "./proc.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 export interface SchedulerContext {
   store: Store;

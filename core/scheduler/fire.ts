@@ -8,7 +8,7 @@ import type { Job, Run } from "../store/store.ts";
 import type { SchedulerContext } from "./context.ts";
 import { scheduleFailed } from "./jobs.ts";
 import { nextRunAfterFire } from "./next_run.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 /** What one fire did; the scheduler acts on it once the tick's writes are committed. */
 export type FireOutcome =

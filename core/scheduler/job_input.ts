@@ -6,7 +6,8 @@
 // stay under Linux's 128 KiB MAX_ARG_STRLEN even in 4-byte UTF-8); name at most 200.
 
 import type { JobClass, JobMode, NewJob, OutputSurface } from "../store/store.ts";
-import { isoZ, type Schedule, ScheduleError, validateSchedule } from "./schedule.ts";
+import { type Schedule, ScheduleError, validateSchedule } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 export const TIMEOUT_DEFAULT_S = 1800;
 export const TIMEOUT_MIN_S = 60;

@@ -2,7 +2,7 @@
 // applies the same validation and the same side effects on next_run_at and dead-letter state.
 
 import { alertEvent } from "../delivery/events.ts";
-import { errorText } from "../delivery/logger.ts";
+import { errorText } from "../logger.ts";
 import { NotFoundError } from "../store/errors.ts";
 import type { Job } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";

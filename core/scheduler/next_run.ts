@@ -3,7 +3,8 @@
 // downtime that swallowed several slots, the job fires once and the next slot is computed
 // from now (spec 3.1: missed fires collapse into one).
 
-import { isoZ, nextFire, type Schedule } from "./schedule.ts";
+import { nextFire, type Schedule } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 /** The first fire of a new (or re-scheduled, or re-enabled) job. Throws ScheduleError. */
 export function firstRunAt(schedule: Schedule, now: Date): string | null {

@@ -8,7 +8,7 @@ import { classifyRisk } from "../inbox/risk.ts";
 import type { Job, Run, RunStatus } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import type { ParsedResult } from "./headless_result.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 const BACKOFF_S = [60, 120, 300] as const;
 

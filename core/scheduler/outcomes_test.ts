@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { backoffSeconds } from "./outcomes.ts";
-import { jobInput, type Kit, makeKit, tickAndSpawn } from "./test_kit.ts";
+import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}) {
   const job = kit.scheduler.createJob(

@@ -4,11 +4,11 @@
 // is `lost`. Neither is retried or counted as a failure; schedules simply continue, and
 // queued runs stay queued for the next admission pass.
 
-import type { Logger } from "../delivery/logger.ts";
+import type { Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import type { Store } from "../store/store.ts";
 import type { ProcessTable } from "./proc.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 export interface RecoveryReport {
   killed: number[];

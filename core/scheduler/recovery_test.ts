@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput, makeKit } from "./test_kit.ts";
+import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
 
 Deno.test("startup recovery: a live orphan is killed, a vanished one is lost, schedules resume", async () => {
   await using kit = await makeKit();

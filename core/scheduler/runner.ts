@@ -2,7 +2,7 @@
 // (its own process group), the wait, and handing the end to outcomes.ts.
 
 import { alertEvent } from "../delivery/events.ts";
-import { errorText } from "../delivery/logger.ts";
+import { errorText } from "../logger.ts";
 import type { Job, Run, RunStatus } from "../store/store.ts";
 import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.ts";
 import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
@@ -166,6 +166,7 @@ async function lastLogLine(path: string): Promise<string | null> {
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.
+    // deno-lint-ignore no-control-regex -- ESC is exactly what is being stripped
     const lines = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim());
     // An uncaught error ends with its stack; the line that names the error says more.
     const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { gpuPriorityOn } from "./headless_command.ts";
-import { jobInput, makeKit, tickAndSpawn } from "./test_kit.ts";
+import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 Deno.test("the child gets the spec 4.4 command line, with `--` before a dash-leading prompt", async () => {
   await using kit = await makeKit();

@@ -5,9 +5,8 @@
 // is elapsed time and ignores DST.
 
 import { CronNoFireError, CronSyntaxError, nextCronFire, normalizeCron } from "./schedule_cron.ts";
-import { isoZ, parseTimestamp, quote, zoneId } from "./schedule_dst.ts";
-
-export { isoZ };
+import { parseTimestamp, quote, zoneId } from "./schedule_dst.ts";
+import { isoZ } from "../time.ts";
 
 export type ScheduleKind = "every" | "cron" | "at";
 

@@ -5,7 +5,8 @@
 // occurrence, whatever the pattern.
 
 import { Cron } from "croner";
-import { isoZ, quote, repeatEnd, resolveWall, wallAt } from "./schedule_dst.ts";
+import { quote, repeatEnd, resolveWall, wallAt } from "./schedule_dst.ts";
+import { isoZ } from "../time.ts";
 
 const FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const;
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];

@@ -148,11 +148,6 @@ function mod(a: number, b: number): number {
   return ((a % b) + b) % b;
 }
 
-/** UTC ISO-8601 with Z and whole seconds (`2026-03-09T06:30:00Z`): the one timestamp format. */
-export function isoZ(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 /** Quotes user input for a message, cut short so one bad value cannot flood a log line. */
 export function quote(text: string): string {
   return JSON.stringify(text.length > 60 ? text.slice(0, 57) + "..." : text);

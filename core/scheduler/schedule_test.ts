@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import {
   intervalMs,
-  isoZ,
   nextFire,
   previewFires,
   type Schedule,
   ScheduleError,
   validateSchedule,
 } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 const NOW = new Date("2026-03-01T12:00:00Z");
 

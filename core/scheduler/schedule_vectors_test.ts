@@ -3,7 +3,8 @@
 // back to wall time with Temporal, not copied from this implementation's output.
 
 import assert from "node:assert/strict";
-import { isoZ, previewFires, type Schedule, validateSchedule } from "./schedule.ts";
+import { previewFires, type Schedule, validateSchedule } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 import { wallAt } from "./schedule_dst.ts";
 
 const NOW = new Date("2026-01-01T00:00:00Z");

@@ -10,7 +10,7 @@
 // queued work of one job (a retry, a resume) starts only when the job has nothing running.
 
 import type { Delivery } from "../delivery/delivery.ts";
-import { errorText, type Logger, stderrLogger } from "../delivery/logger.ts";
+import { errorText, type Logger, stderrLogger } from "../logger.ts";
 import type { Governor, GovernorUsage, InFlight } from "../governor/governor.ts";
 import type { Clock, Env, Spawner } from "../ports.ts";
 import { NotFoundError } from "../store/errors.ts";
@@ -26,7 +26,7 @@ import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
 import { recoverOrphans, type RecoveryReport } from "./recovery.ts";
 import { executeRun } from "./runner.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 
 export const TICK_MS = 60_000;
 

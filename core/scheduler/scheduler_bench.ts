@@ -6,14 +6,14 @@
 import { DatabaseSync } from "node:sqlite";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { Delivery } from "../delivery/delivery.ts";
-import { silentLogger } from "../delivery/logger.ts";
+import { silentLogger } from "../logger.ts";
 import { DEFAULT_GOVERNOR_CONFIG, governorPath } from "../governor/config.ts";
 import { Governor } from "../governor/governor.ts";
 import { envFrom, type SpawnedProcess } from "../ports.ts";
 import { outpostDbPath, SqliteStore } from "../store/sqlite_store.ts";
-import { FakeProcessTable, FakeSpawner } from "./fake_spawner.ts";
+import { FakeProcessTable, FakeSpawner } from "../../tests/fakes/spawner.ts";
 import { processSpawner } from "./process_spawner.ts";
-import { isoZ } from "./schedule.ts";
+import { isoZ } from "../time.ts";
 import { Scheduler } from "./scheduler.ts";
 import { runSimulation } from "./simulation.ts";
 import { newJobFixture } from "../../tests/fakes/job_fixture.ts";

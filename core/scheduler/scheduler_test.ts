@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput, makeKit, tickAndSpawn } from "./test_kit.ts";
+import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 const HOUR = 3_600_000;
 

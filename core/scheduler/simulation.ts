@@ -6,14 +6,14 @@
 
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { Delivery } from "../delivery/delivery.ts";
-import { MemoryLogger } from "../delivery/logger.ts";
+import { MemoryLogger } from "../logger.ts";
 import { DEFAULT_GOVERNOR_CONFIG, type GovernorConfig, governorPath } from "../governor/config.ts";
 import { CapacityError } from "../governor/errors.ts";
 import { Governor } from "../governor/governor.ts";
 import { envFrom } from "../ports.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import type { JobClass, Run } from "../store/store.ts";
-import { type FakeProcess, FakeProcessTable, FakeSpawner } from "./fake_spawner.ts";
+import { type FakeProcess, FakeProcessTable, FakeSpawner } from "../../tests/fakes/spawner.ts";
 import { firstRunAt } from "./next_run.ts";
 import { nextFire, type Schedule } from "./schedule.ts";
 import { Scheduler } from "./scheduler.ts";

@@ -5,7 +5,7 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Clock } from "../ports.ts";
-import { isoZ } from "../scheduler/schedule.ts";
+import { isoZ } from "../time.ts";
 import {
   InboxStateError,
   JobLimitError,

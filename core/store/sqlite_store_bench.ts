@@ -4,7 +4,7 @@
 
 import { DatabaseSync } from "node:sqlite";
 import { FakeClock } from "../../tests/fakes/clock.ts";
-import { isoZ } from "../scheduler/schedule.ts";
+import { isoZ } from "../time.ts";
 import { outpostDbPath, SqliteStore } from "./sqlite_store.ts";
 import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 

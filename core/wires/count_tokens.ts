@@ -8,7 +8,7 @@
 // /tokenize); it is remembered per wire instance so the endpoint is never asked again.
 
 import type { Fetch } from "../ports.ts";
-import { errorText } from "../delivery/logger.ts";
+import { errorText } from "../logger.ts";
 import { serverMessage } from "./errors.ts";
 
 /** Statuses that mean "this server has no counting endpoint" (remembered, never retried). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../../core/ports.ts";
-import { FakeSpawner } from "../../core/scheduler/fake_spawner.ts";
+import { FakeSpawner } from "../../tests/fakes/spawner.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { runOutpost } from "./outpost_cli.ts";
 

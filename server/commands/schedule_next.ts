@@ -3,12 +3,8 @@
 
 import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "../../core/ports.ts";
-import {
-  isoZ,
-  previewFires,
-  ScheduleError,
-  validateSchedule,
-} from "../../core/scheduler/schedule.ts";
+import { previewFires, ScheduleError, validateSchedule } from "../../core/scheduler/schedule.ts";
+import { isoZ } from "../../core/time.ts";
 import { parseTimestamp, zoneId } from "../../core/scheduler/schedule_dst.ts";
 
 export const SCHEDULE_NEXT_USAGE =

@@ -8,7 +8,7 @@
 
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { errorText, type Logger, stderrLogger } from "../../core/delivery/logger.ts";
+import { errorText, type Logger, stderrLogger } from "../../core/logger.ts";
 import type { Clock, Env, Fetch, Spawner } from "../../core/ports.ts";
 import type { AgentCommand } from "../../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../../core/scheduler/job_input.ts";

@@ -3,7 +3,7 @@
 
 import { parseArgs } from "node:util";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
-import { stderrLogger } from "../../core/delivery/logger.ts";
+import { stderrLogger } from "../../core/logger.ts";
 import type { Clock } from "../../core/ports.ts";
 import { NotFoundError } from "../../core/store/errors.ts";
 import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";

@@ -9,7 +9,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { errorText, type Logger } from "../../core/delivery/logger.ts";
+import { errorText, type Logger } from "../../core/logger.ts";
 import { CapacityError, GovernorConfigError } from "../../core/governor/errors.ts";
 import { HighRiskError, InboxInputError, NoLiveHoldError } from "../../core/inbox/errors.ts";
 import {

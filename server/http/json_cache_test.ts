@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { SqliteStore } from "../../core/store/sqlite_store.ts";
-import { jobInput } from "../../core/scheduler/test_kit.ts";
+import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost } from "../test_deps.ts";
 import { sqliteDataVersion } from "./data_version.ts";
 import { JsonBodyCache } from "./json_cache.ts";

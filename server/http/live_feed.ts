@@ -3,7 +3,7 @@
 // reconnecting page can replay what it missed (Last-Event-ID).
 
 import type { Clock } from "../../core/ports.ts";
-import { isoZ } from "../../core/scheduler/schedule.ts";
+import { isoZ } from "../../core/time.ts";
 import type { DistributiveOmit, LiveEvent, LiveEvents } from "../deps.ts";
 
 const KEEP = 200;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../../core/scheduler/test_kit.ts";
+import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { makeTestOutpost } from "../test_deps.ts";
 
 /** Reads whole SSE frames from a response body. */

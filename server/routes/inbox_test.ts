@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { FakeProcess } from "../../core/scheduler/fake_spawner.ts";
-import { jobInput } from "../../core/scheduler/test_kit.ts";
+import type { FakeProcess } from "../../tests/fakes/spawner.ts";
+import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import type { Question } from "../../core/tools/types.ts";
 import { jsonOf as json, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../../core/scheduler/test_kit.ts";
+import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf as json, makeTestOutpost } from "../test_deps.ts";
 
 Deno.test("POST /api/jobs creates a job (201) and GET /api/jobs lists it newest first with its latest run", async () => {

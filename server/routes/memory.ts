@@ -4,7 +4,7 @@
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
-import { errorText } from "../../core/delivery/logger.ts";
+import { errorText } from "../../core/logger.ts";
 import type { MemoryStore } from "../../core/memory/mod.ts";
 import { VIRTUAL_ROOT } from "../../core/memory/path_guard.ts";
 import type { AppDeps } from "../deps.ts";

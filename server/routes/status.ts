@@ -3,7 +3,8 @@
 // recipe catalog.
 
 import type { Hono } from "hono";
-import { isoZ, previewFires, validateSchedule } from "../../core/scheduler/schedule.ts";
+import { previewFires, validateSchedule } from "../../core/scheduler/schedule.ts";
+import { isoZ } from "../../core/time.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { queryInt } from "../http/request.ts";

@@ -1,7 +1,7 @@
 // Gathers what the pages show from AppDeps into plain values, so the views stay pure
 // functions of their props (and the partial routes render exactly what the pages do).
 
-import { errorText } from "../../core/delivery/logger.ts";
+import { errorText } from "../../core/logger.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";

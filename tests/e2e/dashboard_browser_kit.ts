@@ -6,7 +6,7 @@
 
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { join } from "node:path";
-import { MemoryLogger } from "../../core/delivery/logger.ts";
+import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom, systemClock } from "../../core/ports.ts";
 import { processSpawner } from "../../core/scheduler/process_spawner.ts";
 import type { Job, RunStatus } from "../../core/store/store.ts";

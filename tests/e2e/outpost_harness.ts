@@ -5,7 +5,7 @@
 
 import { Delivery } from "../../core/delivery/delivery.ts";
 import { createLogAdapter } from "../../core/delivery/log_adapter.ts";
-import { stderrLogger } from "../../core/delivery/logger.ts";
+import { stderrLogger } from "../../core/logger.ts";
 import { governorPath } from "../../core/governor/config.ts";
 import { Governor } from "../../core/governor/governor.ts";
 import { processEnv, systemClock } from "../../core/ports.ts";

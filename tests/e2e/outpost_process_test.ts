@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FakeClock } from "../fakes/clock.ts";
 import { Delivery } from "../../core/delivery/delivery.ts";
-import { MemoryLogger } from "../../core/delivery/logger.ts";
+import { MemoryLogger } from "../../core/logger.ts";
 import type { DeliveryEvent } from "../../core/delivery/types.ts";
 import { DEFAULT_GOVERNOR_CONFIG, governorPath } from "../../core/governor/config.ts";
 import { Governor } from "../../core/governor/governor.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { systemClock } from "../../core/ports.ts";
-import { isoZ } from "../../core/scheduler/schedule.ts";
+import { isoZ } from "../../core/time.ts";
 import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";
 import type { NewJob } from "../../core/store/store.ts";
 import { mkfifo, readFifo } from "./outpost_fifo.ts";

@@ -1,18 +1,22 @@
 // Builds a scheduler on fakes for the tests in this directory: FakeClock, FakeSpawner,
 // FakeProcessTable, an in-memory store, a recording delivery adapter and a temp home.
 
-import { FakeClock } from "../../tests/fakes/clock.ts";
-import { Delivery } from "../delivery/delivery.ts";
-import { MemoryLogger } from "../delivery/logger.ts";
-import type { DeliveryEvent } from "../delivery/types.ts";
-import { DEFAULT_GOVERNOR_CONFIG, type GovernorConfig, governorPath } from "../governor/config.ts";
-import { Governor } from "../governor/governor.ts";
-import type { WaitingReader } from "../governor/waiting.ts";
-import { envFrom } from "../ports.ts";
-import { SqliteStore } from "../store/sqlite_store.ts";
-import { FakeProcessTable, FakeSpawner } from "./fake_spawner.ts";
-import type { PinResolver } from "./pin.ts";
-import { Scheduler } from "./scheduler.ts";
+import { FakeClock } from "./clock.ts";
+import { Delivery } from "../../core/delivery/delivery.ts";
+import { MemoryLogger } from "../../core/logger.ts";
+import type { DeliveryEvent } from "../../core/delivery/types.ts";
+import {
+  DEFAULT_GOVERNOR_CONFIG,
+  type GovernorConfig,
+  governorPath,
+} from "../../core/governor/config.ts";
+import { Governor } from "../../core/governor/governor.ts";
+import type { WaitingReader } from "../../core/governor/waiting.ts";
+import { envFrom } from "../../core/ports.ts";
+import { SqliteStore } from "../../core/store/sqlite_store.ts";
+import { FakeProcessTable, FakeSpawner } from "./spawner.ts";
+import type { PinResolver } from "../../core/scheduler/pin.ts";
+import { Scheduler } from "../../core/scheduler/scheduler.ts";
 
 export interface Kit {
   home: string;

@@ -1,7 +1,7 @@
 // A time limit on the injected clock: the task gets a signal that aborts when the limit
 // passes, and the caller gets a DeadlineError instead of waiting on. No timer is left behind.
 
-import type { Clock } from "../ports.ts";
+import type { Clock } from "./ports.ts";
 
 export class DeadlineError extends Error {
   override readonly name = "DeadlineError";

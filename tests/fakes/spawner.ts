@@ -1,9 +1,9 @@
 // Test doubles for the process side of the scheduler: a Spawner whose children end when a
 // test says so, and a ProcessTable with scripted identities. No real process, no waiting.
 
-import type { HeadlessResult } from "../agent/types.ts";
-import type { SpawnedProcess, Spawner, SpawnRequest } from "../ports.ts";
-import type { ProcessTable } from "./proc.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+import type { SpawnedProcess, Spawner, SpawnRequest } from "../../core/ports.ts";
+import type { ProcessTable } from "../../core/scheduler/proc.ts";
 
 export class FakeProcess implements SpawnedProcess {
   readonly pid: number;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../tests/fakes/clock.ts";
+import { FakeClock } from "../tests/fakes/clock.ts";
 import { DeadlineError, withDeadline } from "./deadline.ts";
 
 Deno.test("withDeadline passes the task's value or error through and leaves no timer", async () => {
