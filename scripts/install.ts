@@ -1,0 +1,116 @@
+// `deno task install`: the one step of a source checkout that talks to the npm registry. It
+// fills Deno's module cache for both programs (every later run uses --cached-only, see
+// scripts/permissions.ts) and writes two launchers, `agent` and `agent-outpost`, that run the
+// programs from anywhere with exactly the release permission flags.
+//   deno task install [--bin-dir DIR] [--no-cache]
+
+import { parseFlags } from "../cli/args.ts";
+import { ENTRY_POINTS, type ProgramName, RUN_FLAGS } from "./permissions.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Single-quotes a word for POSIX sh, so paths with spaces or quotes survive. */
+export function shQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The launcher script for one program: exec Deno on the entry point with the release flags.
+ * It pins the module cache filled at install time (DENO_DIR, unless the caller sets one), so a
+ * run under another HOME still finds it instead of failing under --cached-only.
+ */
+export function launcherScript(
+  program: ProgramName,
+  deno: string,
+  root: string,
+  denoDir: string,
+): string {
+  const { entry, permissions } = ENTRY_POINTS[program];
+  const argv = [
+    deno,
+    "run",
+    ...RUN_FLAGS,
+    "--config",
+    `${root}/deno.json`,
+    ...permissions,
+    `${root}/${entry}`,
+  ];
+  return [
+    "#!/bin/sh",
+    `# ${program}, run from the source checkout at ${root}.`,
+    "# Written by `deno task install`; run it again after moving the checkout or Deno.",
+    `DENO_DIR="\${DENO_DIR:-${denoDir.replaceAll(/["$`\\]/g, "\\$&")}}"`,
+    "export DENO_DIR",
+    `exec ${argv.map(shQuote).join(" ")} "$@"`,
+    "",
+  ].join("\n");
+}
+
+async function fillCache(deno: string, root: string): Promise<void> {
+  const entries = Object.values(ENTRY_POINTS).map((p) => `${root}/${p.entry}`);
+  const { code } = await new Deno.Command(deno, {
+    args: ["cache", "--frozen", "--config", `${root}/deno.json`, ...entries],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`deno cache failed (exit ${code}); check the network and deno.lock`);
+  }
+}
+
+/** Where this Deno keeps its module cache (DENO_DIR or its default), as `deno info` says. */
+async function cacheDir(deno: string): Promise<string> {
+  const out = await new Deno.Command(deno, { args: ["info", "--json"], stdout: "piped" }).output();
+  const dir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+  if (!out.success || typeof dir !== "string") throw new Error("`deno info --json` named no cache");
+  return dir;
+}
+
+async function writeLaunchers(binDir: string, deno: string, root: string): Promise<string[]> {
+  const denoDir = await cacheDir(deno);
+  await Deno.mkdir(binDir, { recursive: true });
+  const written: string[] = [];
+  for (const program of Object.keys(ENTRY_POINTS) as ProgramName[]) {
+    const path = `${binDir}/${program}`;
+    const tmp = `${path}.tmp-${Deno.pid}`;
+    await Deno.writeTextFile(tmp, launcherScript(program, deno, root, denoDir), { mode: 0o755 });
+    await Deno.chmod(tmp, 0o755);
+    await Deno.rename(tmp, path);
+    written.push(path);
+  }
+  return written;
+}
+
+function onPath(dir: string): boolean {
+  return (Deno.env.get("PATH") ?? "").split(":").some((d) => d.replace(/\/$/, "") === dir);
+}
+
+if (import.meta.main) {
+  const { values } = parseFlags(Deno.args, {
+    "bin-dir": { type: "string" },
+    "no-cache": { type: "boolean" },
+  });
+  const home = Deno.env.get("HOME");
+  const binDir = typeof values["bin-dir"] === "string"
+    ? values["bin-dir"]
+    : home
+    ? `${home}/.local/bin`
+    : null;
+  if (!binDir) {
+    console.error("install: HOME is not set; pass --bin-dir DIR");
+    Deno.exit(1);
+  }
+  const deno = Deno.execPath();
+  try {
+    if (values["no-cache"] !== true) await fillCache(deno, ROOT);
+    const written = await writeLaunchers(binDir, deno, ROOT);
+    for (const path of written) console.error(`wrote ${path}`);
+    if (!onPath(binDir)) {
+      console.error(`${binDir} is not on your PATH; add it, e.g. export PATH="${binDir}:$PATH"`);
+    }
+    console.error("try: agent --help   agent-outpost --help");
+  } catch (err) {
+    console.error(`install: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(1);
+  }
+}

@@ -1,0 +1,78 @@
+// `deno task install` writes launchers that run the programs from any directory with exactly
+// the release flags (scripts/permissions.ts), without a deno.json in the current directory.
+
+import assert from "node:assert/strict";
+import { launcherScript, shQuote } from "../scripts/install.ts";
+import { AGENT_PERMISSIONS, RUN_FLAGS } from "../scripts/permissions.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+async function install(binDir: string): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/scripts/install.ts`, "--bin-dir", binDir, "--no-cache"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+async function run(cmd: string, args: string[], cwd: string, home: string) {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("the launcher carries exactly the run and permission flags of scripts/permissions.ts", () => {
+  const script = launcherScript("agent", "/opt/deno", "/src/agent", "/cache/deno");
+  assert.ok(script.includes(`DENO_DIR="\${DENO_DIR:-/cache/deno}"`), script);
+  const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
+  const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...AGENT_PERMISSIONS];
+  assert.equal(
+    exec,
+    `exec ${["/opt/deno", "run", ...flags, "/src/agent/cli/main.ts"].map(shQuote).join(" ")} "$@"`,
+  );
+  assert.ok(!exec.includes("-A ") && !exec.includes("--allow-all"));
+});
+
+Deno.test("shQuote survives spaces and quotes", () => {
+  assert.equal(shQuote("it's a dir"), `'it'\\''s a dir'`);
+});
+
+Deno.test("installed launchers work from outside the checkout and print no task line", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-install-" }));
+  try {
+    const bin = `${home}/bin`;
+    const installed = await install(bin);
+    assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    for (const name of ["agent", "agent-outpost"]) {
+      assert.equal((await Deno.stat(`${bin}/${name}`)).mode! & 0o111, 0o111, `${name} executable`);
+    }
+    const version = await run(`${bin}/agent`, ["--version"], home, home);
+    assert.equal(version.code, 0, version.stderr);
+    assert.match(version.stdout, /^agent \d+\.\d+\.\d+\n$/);
+    assert.equal(version.stderr, "", "no `Task …` or `Download …` line");
+
+    // A real error path: one line, exit 1, from a directory with no deno.json anywhere above.
+    const bad = await run(
+      `${bin}/agent`,
+      ["-p", "--workdir", `${home}/missing`, "--", "hi"],
+      home,
+      home,
+    );
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stderr.trim().split("\n").length, 1, bad.stderr);
+    assert.match(bad.stderr, /workdir .*missing does not exist/);
+
+    const help = await run(`${bin}/agent-outpost`, ["--help"], home, home);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /agent-outpost/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
