@@ -5,7 +5,7 @@
 //   deno task install [--bin-dir DIR] [--no-cache]
 
 import { parseFlags } from "../cli/args.ts";
-import { ENTRY_POINTS, type ProgramName, RUN_FLAGS } from "./permissions.ts";
+import { ENTRY_POINTS, type ProgramName, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -41,6 +41,7 @@ export function launcherScript(
     "# Written by `deno task install`; run it again after moving the checkout or Deno.",
     `DENO_DIR="\${DENO_DIR:-${denoDir.replaceAll(/["$`\\]/g, "\\$&")}}"`,
     "export DENO_DIR",
+    ...Object.entries(RUN_ENV).map(([name, value]) => `export ${name}=${shQuote(value)}`),
     `exec ${argv.map(shQuote).join(" ")} "$@"`,
     "",
   ].join("\n");

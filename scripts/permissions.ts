@@ -36,6 +36,13 @@ export const OUTPOST_PERMISSIONS: readonly string[] = [
  */
 export const RUN_FLAGS: readonly string[] = ["--cached-only"];
 
+/**
+ * Environment every `deno run` of the programs gets. Deno's background upgrade check looks up
+ * dl.deno.land from every long-running `deno run` (the outpost, its children): the one network
+ * contact left after --cached-only, found by tests/e2e/offline_test.ts under strace.
+ */
+export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK: "1" };
+
 export const ENTRY_POINTS = {
   agent: { entry: "cli/main.ts", permissions: AGENT_PERMISSIONS },
   "agent-outpost": { entry: "server/main.ts", permissions: OUTPOST_PERMISSIONS },

@@ -31,6 +31,7 @@ async function run(cmd: string, args: string[], cwd: string, home: string) {
 Deno.test("the launcher carries exactly the run and permission flags of scripts/permissions.ts", () => {
   const script = launcherScript("agent", "/opt/deno", "/src/agent", "/cache/deno");
   assert.ok(script.includes(`DENO_DIR="\${DENO_DIR:-/cache/deno}"`), script);
+  assert.ok(script.includes(`export DENO_NO_UPDATE_CHECK='1'`), script);
   const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
   const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...AGENT_PERMISSIONS];
   assert.equal(

@@ -6,8 +6,11 @@ import {
   AGENT_PERMISSIONS,
   ENTRY_POINTS,
   OUTPOST_PERMISSIONS,
+  RUN_ENV,
   RUN_FLAGS,
 } from "../scripts/permissions.ts";
+
+const envPrefix = Object.entries(RUN_ENV).map(([k, v]) => `${k}=${v} `).join("");
 import { compileArgs } from "../scripts/compile.ts";
 
 const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
@@ -15,11 +18,13 @@ const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import
 Deno.test("deno.json's agent and outpost tasks use the permission flags of scripts/permissions.ts", () => {
   assert.equal(
     config.tasks.agent,
-    `deno run ${RUN_FLAGS.join(" ")} ${AGENT_PERMISSIONS.join(" ")} ${ENTRY_POINTS.agent.entry}`,
+    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${
+      AGENT_PERMISSIONS.join(" ")
+    } ${ENTRY_POINTS.agent.entry}`,
   );
   assert.equal(
     config.tasks.outpost,
-    `deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_PERMISSIONS.join(" ")} ${
+    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_PERMISSIONS.join(" ")} ${
       ENTRY_POINTS["agent-outpost"].entry
     }`,
   );

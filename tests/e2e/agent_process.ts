@@ -1,7 +1,7 @@
 // Runs the real `agent` entry point as a child process with exactly the permission flags
 // the release binary gets (scripts/permissions.ts), in an isolated AGENT_HOME.
 
-import { denoRunArgs } from "../../scripts/permissions.ts";
+import { denoRunArgs, RUN_ENV } from "../../scripts/permissions.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -29,6 +29,7 @@ export function childEnv(env: AgentEnv): Record<string, string> {
     NO_COLOR: "1",
     // Keep Deno's module cache where it is, or every child would re-download npm packages.
     DENO_DIR: DENO_DIR,
+    ...RUN_ENV,
     ...rest,
   };
 }

@@ -1,0 +1,78 @@
+// One pass of what users run, used by offline_test.ts inside a loopback-only network namespace
+// and under strace: `agent -p` on both wires (reflection on) and one outpost fire, all against
+// the fake model server on 127.0.0.1. Prints one JSON line and exits 0 only if all succeeded.
+
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
+import { startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+
+async function scenario(): Promise<Record<string, unknown>> {
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+  });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  const env = { home, AGENT_BASE_URL: fake.url, AGENT_MEMORY_REFLECT: "1" };
+  const results: Record<string, unknown> = {};
+  try {
+    for (const provider of ["chat_completions", "messages"]) {
+      fake.enqueue(reply().text(`${provider} ok`));
+      fake.enqueue(reply().text("Nothing durable."));
+      const r = await runAgent(["-p", "--workdir", work, "--provider", provider, "--", "hi"], env);
+      if (r.code !== 0 || r.stdout.trim() !== `${provider} ok` || r.stderr !== "") {
+        throw new Error(`${provider}: exit ${r.code}, stdout ${r.stdout}, stderr ${r.stderr}`);
+      }
+      results[provider] = "ok";
+    }
+    const outpost = await startOutpost(home, { ...env, AGENT_PROVIDER: "chat_completions" });
+    try {
+      const first = await fetch(`${outpost.url}api/jobs`);
+      const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1];
+      await first.body?.cancel();
+      if (!token) throw new Error("no CSRF cookie");
+      const headers = {
+        Cookie: `outpost_csrf=${token}`,
+        "X-CSRF-Token": token,
+        "Content-Type": "application/json",
+      };
+      const created = await fetch(`${outpost.url}api/jobs`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          name: "offline",
+          prompt: "say hi",
+          schedule: { kind: "every", expr: "1h", tz: "UTC" },
+          workdir: work,
+        }),
+      });
+      const job = (await created.json()).job.id as number;
+      fake.enqueue(reply().text("outpost ok"));
+      fake.enqueue(reply().text("Nothing durable."));
+      const fired = await fetch(`${outpost.url}api/jobs/${job}/trigger`, {
+        method: "POST",
+        headers,
+      });
+      const run = (await fired.json()).run.id as number;
+      await waitForRun(outpost.url, run, "ok");
+      results.outpost = "ok";
+    } finally {
+      await stop(outpost);
+    }
+    return results;
+  } finally {
+    await fake.close();
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  try {
+    console.log(JSON.stringify({ ok: true, ...(await scenario()) }));
+  } catch (err) {
+    console.log(
+      JSON.stringify({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+    );
+    Deno.exit(1);
+  }
+}
