@@ -10,7 +10,8 @@ import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
 import { renderReport } from "../core/agent/report.ts";
 import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
-import type { Message } from "../core/wires/types.ts";
+import type { Message, Usage } from "../core/wires/types.ts";
+import { reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { costOf } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine } from "../core/logger.ts";
@@ -96,22 +97,43 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     buildResult(result, ctx, journal.id, started, fixed),
   );
 
-  if (ctx.memory && ctx.settings.memory_reflect && result.done_reason === "stop") {
-    await reflectHeadless(ctx, result, deps);
-  }
+  // The answer and the report go out first: reflection is a second model call of up to
+  // 90 s that no reader of the result should wait on. The process exits after it.
   await journal.flush();
   if (outputPath) {
     await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
   }
-  if (args.outputFormat === "json") deps.stdout(JSON.stringify(outcome) + "\n");
-  else {
-    if (outcome.final_text) deps.stdout(outcome.final_text + "\n");
-    if (outcome.outcome === "needs_human") {
-      for (const q of outcome.questions) deps.stderr(`needs a human (${q.kind}): ${q.text}\n`);
-      deps.stderr(`resume with: agent -p --resume ${outcome.session_id} -- "<answer>"\n`);
-    } else if (outcome.error) deps.stderr(`agent: ${outcome.error}\n`);
+  printOutcome(outcome, args.outputFormat, deps);
+
+  if (ctx.memory && ctx.settings.memory_reflect && result.done_reason === "stop") {
+    const skipped = reflectionSkipReason(result.messages);
+    if (skipped) {
+      journal.append({
+        type: "reflection",
+        ran: false,
+        skipped,
+        at: deps.clock.now().toISOString(),
+      });
+    } else {
+      const usage = await reflectHeadless(ctx, result, deps);
+      journal.append({ type: "reflection", ran: true, usage, at: deps.clock.now().toISOString() });
+    }
+    await journal.flush();
   }
   return outcome.exit_code;
+}
+
+function printOutcome(
+  outcome: HeadlessResult,
+  format: ParsedArgs["outputFormat"],
+  deps: HeadlessDeps,
+): void {
+  if (format === "json") return deps.stdout(JSON.stringify(outcome) + "\n");
+  if (outcome.final_text) deps.stdout(outcome.final_text + "\n");
+  if (outcome.outcome === "needs_human") {
+    for (const q of outcome.questions) deps.stderr(`needs a human (${q.kind}): ${q.text}\n`);
+    deps.stderr(`resume with: agent -p --resume ${outcome.session_id} -- "<answer>"\n`);
+  } else if (outcome.error) deps.stderr(`agent: ${outcome.error}\n`);
 }
 
 interface Begun {
@@ -218,11 +240,13 @@ function buildResult(
   };
 }
 
+/** Runs the reflection pass; returns the tokens it used (also when it failed part-way). */
 async function reflectHeadless(
   ctx: AgentContext,
   result: LoopResult,
   deps: HeadlessDeps,
-): Promise<void> {
+): Promise<Usage> {
+  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
   const { reflect } = await import("../core/memory/reflection.ts");
   const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
   try {
@@ -235,7 +259,7 @@ async function reflectHeadless(
       signal: deps.signal,
       env: deps.env,
       run: async ({ system, messages, tools, signal }) => {
-        await runLoop(messages, {
+        const pass = await runLoop(messages, {
           wire: ctx.wire,
           model: ctx.settings.model,
           system,
@@ -246,11 +270,14 @@ async function reflectHeadless(
           max_turns: 8,
           signal,
         });
+        usage.input_tokens += pass.usage.input_tokens;
+        usage.output_tokens += pass.usage.output_tokens;
       },
     });
   } catch (err) {
     deps.stderr(`agent: memory reflection failed: ${err instanceof Error ? err.message : err}\n`);
   }
+  return usage;
 }
 
 async function checkWritable(path: string): Promise<void> {

@@ -41,8 +41,12 @@ export async function main(argv: string[]): Promise<number> {
         Deno.removeSignalListener("SIGINT", onSigint);
       }
     }
-    const { runInteractive } = await import("./interactive.ts");
-    return await runInteractive(args);
+    // Computed specifier: keeps the interactive terminal's modules (and @inquirer) out of
+    // what a headless run loads at start (see main.ts).
+    const interactive: typeof import("./interactive.ts") = await import(
+      new URL("./interactive.ts", import.meta.url).href
+    );
+    return await interactive.runInteractive(args);
   } catch (e) {
     const hint = e instanceof UsageError ? " (see agent --help)" : "";
     err(`agent: ${errorLine(e)}${hint}\n`);

@@ -72,13 +72,16 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       : {}),
   });
 
-  // The probe and memory set-up are independent; run them side by side. Headless runs do
-  // not wait for the probe at all: it overlaps the first model request.
+  // The probe and memory set-up are independent; run them side by side. Memory starts
+  // first: its file reads proceed while the probe's first fetch sets up Deno's HTTP client on
+  // this thread (about 10 ms, measured). Headless runs do not wait for the probe at all: it
+  // overlaps the first model request.
+  const memoryOpening = settings.memory_enabled
+    ? openMemoryFor(settings, workdir, input.clock)
+    : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
-  const memory = settings.memory_enabled
-    ? await openMemoryFor(settings, workdir, input.clock)
-    : undefined;
+  const memory = await memoryOpening;
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });

@@ -1,10 +1,12 @@
 // Whole-process benchmarks: `agent --version` and a one-turn `agent -p` run against the
-// local fake model server (both wires), beside `deno run` of an empty file, all in this one
-// script. Reports median wall time and median peak RSS (via /usr/bin/time when present).
+// local fake model server (both wires, memory reflection on as by default), started through
+// the launcher `deno task install` writes (what users run), beside `deno run` of an empty
+// file, all in this one script. Reports median wall time and median peak RSS (via
+// /usr/bin/time when present).
 //   deno run -A scripts/bench_processes.ts [--runs 15]
 
 import { parseArgs } from "node:util";
-import { denoRunArgs } from "./permissions.ts";
+import { launcherScript } from "./install.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 
 const { values } = parseArgs({
@@ -31,7 +33,6 @@ const env = {
   AGENT_HOME: `${home}/.agent`,
   DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
   AGENT_BASE_URL: fake.url,
-  AGENT_MEMORY_REFLECT: "0",
 };
 
 interface Sample {
@@ -39,9 +40,13 @@ interface Sample {
   kib: number | null;
 }
 
-async function measure(args: string[], extraEnv: Record<string, string> = {}): Promise<Sample> {
-  const cmd = TIME ? TIME : Deno.execPath();
-  const full = TIME ? ["-f", "%M", Deno.execPath(), ...args] : args;
+async function measure(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+  program = Deno.execPath(),
+): Promise<Sample> {
+  const cmd = TIME ? TIME : program;
+  const full = TIME ? ["-f", "%M", program, ...args] : args;
   const t0 = performance.now();
   const out = await new Deno.Command(cmd, {
     args: full,
@@ -80,15 +85,19 @@ async function series(
   return { ms, mib };
 }
 
-const agent = denoRunArgs("agent", ROOT);
+// The launcher exactly as `deno task install` writes it, pointed at this checkout.
+const launcher = `${home}/agent`;
+await Deno.writeTextFile(launcher, launcherScript("agent", Deno.execPath(), ROOT, env.DENO_DIR), {
+  mode: 0o755,
+});
+const agent = (args: string[], extraEnv: Record<string, string> = {}) =>
+  measure(args, extraEnv, launcher);
 console.log(`median of ${RUNS} runs each${TIME ? "" : " (no /usr/bin/time: memory not measured)"}`);
 const base = await series("deno run empty.ts", () => measure(["run", empty]));
-const version = await series("agent --version", () => measure([...agent, "--version"]));
+const version = await series("agent --version", () => agent(["--version"]));
 const oneTurn = async (provider: string) => {
   fake.enqueue(reply().text("done").usage(20, 2));
-  return await measure([...agent, "-p", "--workdir", home, "--", "say done"], {
-    AGENT_PROVIDER: provider,
-  });
+  return await agent(["-p", "--workdir", home, "--", "say done"], { AGENT_PROVIDER: provider });
 };
 const cc = await series("agent -p one turn (chat_completions)", () => oneTurn("chat_completions"));
 const msg = await series("agent -p one turn (messages)", () => oneTurn("messages"));

@@ -13,11 +13,12 @@ export function compileArgs(
   opts: { out: string; target?: string; root?: string },
 ): string[] {
   const root = opts.root ?? ROOT;
-  const { entry, permissions } = ENTRY_POINTS[name];
+  const { entry, lazy, permissions } = ENTRY_POINTS[name];
   return [
     "compile",
     ...permissions,
     ...(opts.target ? ["--target", opts.target] : []),
+    ...lazy.flatMap((path) => ["--include", `${root}/${path}`]),
     "--include",
     `${root}/recipes`,
     "--include",

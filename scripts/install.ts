@@ -5,7 +5,13 @@
 //   deno task install [--bin-dir DIR] [--no-cache]
 
 import { parseFlags } from "../cli/args.ts";
-import { ENTRY_POINTS, type ProgramName, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
+import {
+  cachedModules,
+  ENTRY_POINTS,
+  type ProgramName,
+  RUN_ENV,
+  RUN_FLAGS,
+} from "./permissions.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -48,7 +54,7 @@ export function launcherScript(
 }
 
 async function fillCache(deno: string, root: string): Promise<void> {
-  const entries = Object.values(ENTRY_POINTS).map((p) => `${root}/${p.entry}`);
+  const entries = cachedModules(root);
   const { code } = await new Deno.Command(deno, {
     args: ["cache", "--frozen", "--config", `${root}/deno.json`, ...entries],
     stdout: "inherit",

@@ -43,10 +43,26 @@ export const RUN_FLAGS: readonly string[] = ["--cached-only"];
  */
 export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK: "1" };
 
+/**
+ * Each program's entry point, and the modules it reaches only through a computed
+ * `import(specifier)` (see cli/main.ts for why). Deno's cache and `deno compile` cannot see
+ * those imports, so install, the test task and compile name them here.
+ */
 export const ENTRY_POINTS = {
-  agent: { entry: "cli/main.ts", permissions: AGENT_PERMISSIONS },
-  "agent-outpost": { entry: "server/main.ts", permissions: OUTPOST_PERMISSIONS },
+  agent: {
+    entry: "cli/main.ts",
+    lazy: ["cli/run.ts", "cli/interactive.ts"],
+    permissions: AGENT_PERMISSIONS,
+  },
+  "agent-outpost": { entry: "server/main.ts", lazy: [], permissions: OUTPOST_PERMISSIONS },
 } as const;
+
+/** Every module the module cache must hold for the programs to run with --cached-only. */
+export function cachedModules(root: string): string[] {
+  return Object.values(ENTRY_POINTS).flatMap((p) =>
+    [p.entry, ...p.lazy].map((path) => `${root}/${path}`)
+  );
+}
 
 export type ProgramName = keyof typeof ENTRY_POINTS;
 

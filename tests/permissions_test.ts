@@ -62,6 +62,10 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "compile",
       ...AGENT_PERMISSIONS,
       "--include",
+      "/r/cli/run.ts",
+      "--include",
+      "/r/cli/interactive.ts",
+      "--include",
       "/r/recipes",
       "--include",
       "/r/schemas",
@@ -79,3 +83,35 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
   assert.ok(outpost.includes("--target"));
   assert.equal(outpost.at(-1), "/r/server/main.ts");
 });
+
+// A module reached only through a computed `import(new URL("./x.ts", import.meta.url).href)`
+// is invisible to `deno cache` and `deno compile`: under --cached-only it would fail at run
+// time on a fresh install. Every such import must be listed in ENTRY_POINTS' lazy modules,
+// and the test task must cache them.
+Deno.test("every module behind a computed import is cached by install, the test task and compile", async () => {
+  const root = new URL("..", import.meta.url).pathname;
+  const listed = new Set<string>(Object.values(ENTRY_POINTS).flatMap((p) => [...p.lazy]));
+  const found: string[] = [];
+  for (const dir of ["cli", "server", "core"]) {
+    for await (const file of walkTs(`${root}${dir}`)) {
+      const text = await Deno.readTextFile(file);
+      for (const m of text.matchAll(/import\(\s*new URL\("([^"]+)", import\.meta\.url\)/g)) {
+        const target = new URL(m[1]!, `file://${file}`).pathname.slice(root.length);
+        found.push(target);
+        assert.ok(listed.has(target), `${target} (imported from ${file}) is not in ENTRY_POINTS`);
+      }
+    }
+  }
+  assert.deepEqual(found.sort(), [...listed].sort());
+  for (const path of listed) {
+    assert.ok(config.tasks.test.includes(path), `test task caches ${path}`);
+  }
+});
+
+async function* walkTs(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* walkTs(path);
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) yield path;
+  }
+}

@@ -3,7 +3,7 @@
 // resumed from its file.
 
 import { join } from "../path.ts";
-import type { Message, Part } from "../wires/types.ts";
+import type { Message, Part, Usage } from "../wires/types.ts";
 import type { Question } from "../tools/types.ts";
 import type { DoneReason } from "./types.ts";
 
@@ -34,6 +34,8 @@ export type JournalEntry =
   | { type: "compaction"; messages: Message[] }
   /** Results already known when the run stopped for a human, plus the calls still waiting. */
   | { type: "pending"; results: Part[]; waiting: PendingCall[] }
+  /** The end-of-run memory reflection: skipped (and why) or run (and the tokens it used). */
+  | { type: "reflection"; ran: boolean; skipped?: string; usage?: Usage; at: string }
   | {
     type: "outcome";
     done_reason: DoneReason;

@@ -344,6 +344,9 @@ Deno.test("the Messages wire works end to end too", async () => {
 Deno.test("after a stop, reflection writes durable memory; its failure never changes the outcome", async () => {
   await using t = await setup();
   const env = { ...t.env, AGENT_MEMORY_REFLECT: "1" };
+  // A tool call makes the run worth reflecting on (a short tool-less one is skipped).
+  await Deno.writeTextFile(`${t.work}/Makefile`, "all:\n\tcc main.c\n");
+  t.fake.enqueue(reply().tool("view", { path: "Makefile" }));
   t.fake.enqueue(reply().text("The build uses make."));
   t.fake.enqueue(
     reply().tool("memory", {
@@ -369,6 +372,7 @@ Deno.test("after a stop, reflection writes durable memory; its failure never cha
   assert.match(fact, new RegExp(`workspace: ${t.work.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
 
   // Reflection hits a server error: the run is still ok with the same answer.
+  t.fake.enqueue(reply().tool("view", { path: "Makefile" }));
   t.fake.enqueue(reply().text("second answer"));
   const again = await runAgent([
     "-p",

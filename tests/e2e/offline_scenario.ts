@@ -16,7 +16,10 @@ async function scenario(): Promise<Record<string, unknown>> {
   const env = { home, AGENT_BASE_URL: fake.url, AGENT_MEMORY_REFLECT: "1" };
   const results: Record<string, unknown> = {};
   try {
+    await Deno.writeTextFile(`${work}/notes.txt`, "offline notes\n");
     for (const provider of ["chat_completions", "messages"]) {
+      // A tool call, so the reflection pass really runs (a short tool-less run skips it).
+      fake.enqueue(reply().tool("view", { path: "notes.txt" }));
       fake.enqueue(reply().text(`${provider} ok`));
       fake.enqueue(reply().text("Nothing durable."));
       const r = await runAgent(["-p", "--workdir", work, "--provider", provider, "--", "hi"], env);
@@ -47,6 +50,7 @@ async function scenario(): Promise<Record<string, unknown>> {
         }),
       });
       const job = (await created.json()).job.id as number;
+      fake.enqueue(reply().tool("view", { path: "notes.txt" }));
       fake.enqueue(reply().text("outpost ok"));
       fake.enqueue(reply().text("Nothing durable."));
       const fired = await fetch(`${outpost.url}api/jobs/${job}/trigger`, {
@@ -56,6 +60,8 @@ async function scenario(): Promise<Record<string, unknown>> {
       const run = (await fired.json()).run.id as number;
       await waitForRun(outpost.url, run, "ok");
       results.outpost = "ok";
+      // Every scripted reply was asked for: the three reflection passes really ran.
+      if (fake.pending !== 0) throw new Error(`${fake.pending} scripted replies never requested`);
     } finally {
       await stop(outpost);
     }

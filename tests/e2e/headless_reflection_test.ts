@@ -1,0 +1,124 @@
+// When the end-of-run reflection pass of `agent -p` runs, and that it never delays the
+// answer: the result is printed and the report written before reflection starts, a short
+// tool-less exchange skips it, and the journal records the pass and its tokens.
+
+import assert from "node:assert/strict";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { childEnv, ROOT, runAgent, tempHome } from "./agent_process.ts";
+import { denoRunArgs } from "../../scripts/permissions.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+
+async function setup() {
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+  });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  await Deno.writeTextFile(`${work}/notes.txt`, "status: draft\n");
+  const env = {
+    home,
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: "chat_completions",
+    AGENT_MEMORY_REFLECT: "1",
+  };
+  return {
+    fake,
+    home,
+    work,
+    env,
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+async function journalEntries(home: string, sessionId: string) {
+  const text = await Deno.readTextFile(`${home}/.agent/sessions/${sessionId}.jsonl`);
+  return text.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+Deno.test("a short tool-less exchange skips reflection: one model request, the skip journaled", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().text("Hello."));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--output-format", "json", "--", "say hello"],
+    t.env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(t.fake.requests.length, 1);
+  const reflection = (await journalEntries(t.home, result.session_id!)).find((e) =>
+    e.type === "reflection"
+  );
+  assert.equal(reflection?.ran, false);
+  assert.match(String(reflection?.skipped), /short exchange with no tool call/);
+});
+
+Deno.test("a run with a tool call reflects, and the journal counts the pass's tokens", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("view", { path: "notes.txt" }).usage(50, 5));
+  t.fake.enqueue(reply().text("The notes are a draft.").usage(100, 10));
+  t.fake.enqueue(reply().text("Nothing durable.").usage(321, 7));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--output-format", "json", "--", "read the notes"],
+    t.env,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(t.fake.requests.length, 3);
+  // The result's usage is the run's own; the reflection pass is counted on its own line.
+  assert.equal(result.usage.input_tokens, 150);
+  assert.equal(result.usage.output_tokens, 15);
+  const reflection = (await journalEntries(t.home, result.session_id!)).find((e) =>
+    e.type === "reflection"
+  );
+  assert.equal(reflection?.ran, true);
+  assert.deepEqual(reflection?.usage, { input_tokens: 321, output_tokens: 7 });
+});
+
+Deno.test("the answer and the report are out before reflection starts", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("view", { path: "notes.txt" }));
+  t.fake.enqueue(reply().text("The notes are a draft."));
+  t.fake.enqueue(reply().hang()); // reflection never gets an answer
+  const report = `${t.home}/report.md`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      ...denoRunArgs("agent", ROOT),
+      "-p",
+      "--workdir",
+      t.work,
+      "--output-format",
+      "json",
+      "--output",
+      report,
+      "--",
+      "read the notes",
+    ],
+    env: childEnv(t.env),
+    clearEnv: true,
+    cwd: t.home,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Reflection has sent its request (which never gets an answer): by now the report is
+  // written and the result line is in the pipe.
+  await t.fake.waitForRequests(3);
+  assert.match(await Deno.readTextFile(report), /The notes are a draft\./);
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let stdout = "";
+  while (!stdout.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    stdout += value;
+  }
+  assert.equal((JSON.parse(stdout) as HeadlessResult).final_text, "The notes are a draft.");
+  child.kill("SIGINT"); // ctrl+c aborts the pass; the outcome already given stands
+  const status = await child.status;
+  reader.releaseLock();
+  await child.stdout.cancel().catch(() => {});
+  await child.stderr.cancel();
+  assert.equal(status.code, 0);
+});
