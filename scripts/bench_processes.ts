@@ -3,15 +3,22 @@
 // the launcher `deno task install` writes (what users run), beside `deno run` of an empty
 // file, all in this one script. Reports median wall time and median peak RSS (via
 // /usr/bin/time when present).
-//   deno run -A scripts/bench_processes.ts [--runs 15]
+// With Codex CLI as the peer: `codex exec` against an instant local Responses endpoint
+// (scripts/bench_responses_server.ts), installed from npm into ~/.cache/agent-bench on first use
+// (`--no-codex` skips it; a failed install is reported, not fatal).
+//   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex]
 
 import { parseArgs } from "node:util";
 import { launcherScript } from "./install.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
+import { startResponsesServer } from "./bench_responses_server.ts";
+
+const CODEX_VERSION = "0.169.0";
+const BENCH_CACHE = `${Deno.env.get("HOME")}/.cache/agent-bench`;
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" } },
+  options: { runs: { type: "string", default: "15" }, "no-codex": { type: "boolean" } },
 });
 const RUNS = Number(values.runs);
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -101,9 +108,84 @@ const oneTurn = async (provider: string) => {
 };
 const cc = await series("agent -p one turn (chat_completions)", () => oneTurn("chat_completions"));
 const msg = await series("agent -p one turn (messages)", () => oneTurn("messages"));
+const codex = values["no-codex"] ? null : await codexSeries();
 console.log("");
 console.log(`ratio agent --version / empty:        ${(version.ms / base.ms).toFixed(2)}x`);
 console.log(`ratio one turn (chat) / empty:        ${(cc.ms / base.ms).toFixed(2)}x`);
 console.log(`ratio one turn (messages) / empty:    ${(msg.ms / base.ms).toFixed(2)}x`);
+if (codex) {
+  console.log(`ratio one turn (chat) / codex exec:   ${(cc.ms / codex.ms).toFixed(2)}x`);
+  console.log(`ratio one turn (messages) / codex:    ${(msg.ms / codex.ms).toFixed(2)}x`);
+  if (codex.mib !== null && msg.mib !== null) {
+    console.log(`ratio peak RSS (messages) / codex:    ${(msg.mib / codex.mib).toFixed(2)}x`);
+  }
+}
 await fake.close();
 await Deno.remove(home, { recursive: true });
+
+/** Installs Codex CLI (pinned) into the bench cache once; null with a reason when it cannot. */
+async function installCodex(): Promise<string | null> {
+  const dir = `${BENCH_CACHE}/codex-${CODEX_VERSION}`;
+  const bin = `${dir}/node_modules/.bin/codex`;
+  try {
+    await Deno.stat(bin);
+    return bin;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  console.log(`installing @openai/codex@${CODEX_VERSION} into ${dir} …`);
+  await Deno.mkdir(dir, { recursive: true });
+  const out = await new Deno.Command("npm", {
+    args: ["install", "--prefix", dir, "--no-audit", "--no-fund", `@openai/codex@${CODEX_VERSION}`],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    console.log(
+      `codex: not measured (npm install failed: ${
+        new TextDecoder().decode(out.stderr).trim().split("\n").at(-1)
+      })`,
+    );
+    return null;
+  }
+  return bin;
+}
+
+async function codexSeries(): Promise<{ ms: number; mib: number | null } | null> {
+  const bin = await installCodex();
+  if (!bin) return null;
+  const server = await startResponsesServer();
+  // Codex refuses to set up its helpers under /tmp; its home lives in the bench cache.
+  const codexHome = `${BENCH_CACHE}/codex-home`;
+  await Deno.mkdir(codexHome, { recursive: true });
+  const args = [
+    "exec",
+    "--skip-git-repo-check",
+    "-c",
+    "model_provider=bench",
+    "-c",
+    "model_providers.bench.name=bench",
+    "-c",
+    `model_providers.bench.base_url="${server.url}"`,
+    "-c",
+    'model_providers.bench.wire_api="responses"',
+    "-c",
+    'model_providers.bench.env_key="BENCH_KEY"',
+    "-m",
+    "bench-model",
+    "say done",
+  ];
+  try {
+    const before = server.requests;
+    const result = await series(
+      "codex exec one turn (responses)",
+      () => measure(args, { CODEX_HOME: codexHome, BENCH_KEY: "bench" }, bin),
+    );
+    if (server.requests - before !== RUNS + 1) {
+      console.log(`codex: made ${server.requests - before} model requests for ${RUNS + 1} runs`);
+    }
+    return result;
+  } finally {
+    await server.close();
+  }
+}
