@@ -97,38 +97,72 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     buildResult(result, ctx, journal.id, started, fixed),
   );
 
-  // The answer and the report go out first: reflection is a second model call of up to
-  // 90 s that no reader of the result should wait on. The process exits after it.
+  // The report and a human's answer go out first: reflection is a second model call of up
+  // to 90 s that no reader should wait on. The JSON object waits for it, so its usage can
+  // count the pass; every JSON reader (CI, the outpost) reads it only at exit anyway.
   await journal.flush();
   if (outputPath) {
     await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
   }
-  printOutcome(outcome, args.outputFormat, deps);
+  if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
-  if (ctx.memory && ctx.settings.memory_reflect && result.done_reason === "stop") {
-    const skipped = reflectionSkipReason(result.messages);
-    if (skipped) {
-      journal.append({
-        type: "reflection",
-        ran: false,
-        skipped,
-        at: deps.clock.now().toISOString(),
-      });
-    } else {
-      const usage = await reflectHeadless(ctx, result, deps);
-      journal.append({ type: "reflection", ran: true, usage, at: deps.clock.now().toISOString() });
+  let final = outcome;
+  const reflectionUsage = await maybeReflect(ctx, result, journal, deps);
+  if (reflectionUsage) {
+    final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
+    if (outputPath) {
+      await writeFileAtomic(outputPath, renderReport(final, prompt), { createDirs: true });
     }
-    await journal.flush();
   }
-  return outcome.exit_code;
+  if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
+  return final.exit_code;
 }
 
-function printOutcome(
-  outcome: HeadlessResult,
-  format: ParsedArgs["outputFormat"],
+/**
+ * The end-of-run reflection pass, when memory and reflection are on, the run stopped, there is
+ * something to reflect on and token budget left. Journaled either way; returns its usage.
+ */
+async function maybeReflect(
+  ctx: AgentContext,
+  result: LoopResult,
+  journal: Journal,
   deps: HeadlessDeps,
-): void {
-  if (format === "json") return deps.stdout(JSON.stringify(outcome) + "\n");
+): Promise<Usage | null> {
+  if (!ctx.memory || !ctx.settings.memory_reflect || result.done_reason !== "stop") return null;
+  const budget = ctx.settings.token_budget;
+  const left = budget === undefined
+    ? undefined
+    : budget - result.usage.input_tokens - result.usage.output_tokens;
+  const skipped = left !== undefined && left <= 0
+    ? `the token budget (${budget}) is spent`
+    : reflectionSkipReason(result.messages);
+  const at = () => deps.clock.now().toISOString();
+  if (skipped) {
+    journal.append({ type: "reflection", ran: false, skipped, at: at() });
+    await journal.flush();
+    return null;
+  }
+  const usage = await reflectHeadless(ctx, result, deps, left);
+  journal.append({ type: "reflection", ran: true, usage, at: at() });
+  await journal.flush();
+  return usage;
+}
+
+/** The result with the reflection pass counted: in the total and on its own line. */
+function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): HeadlessResult {
+  const usage: Usage = {
+    ...r.usage,
+    input_tokens: r.usage.input_tokens + pass.input_tokens,
+    output_tokens: r.usage.output_tokens + pass.output_tokens,
+  };
+  const cost_usd = ctx.settings.pricing_enabled
+    ? costOf(ctx.settings.provider, r.model, usage)
+    : null;
+  return { ...r, usage, reflection_usage: pass, cost_usd };
+}
+
+/** Text mode: the answer on stdout, what the run needs or why it failed on stderr. */
+function printOutcome(outcome: HeadlessResult, deps: HeadlessDeps): void {
   if (outcome.final_text) deps.stdout(outcome.final_text + "\n");
   if (outcome.outcome === "needs_human") {
     for (const q of outcome.questions) deps.stderr(`needs a human (${q.kind}): ${q.text}\n`);
@@ -245,6 +279,7 @@ async function reflectHeadless(
   ctx: AgentContext,
   result: LoopResult,
   deps: HeadlessDeps,
+  tokenBudget: number | undefined,
 ): Promise<Usage> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
   const { reflect } = await import("../core/memory/reflection.ts");
@@ -268,6 +303,7 @@ async function reflectHeadless(
           workdir: ctx.workdir,
           context_window: ctx.resolver.contextWindow,
           max_turns: 8,
+          ...(tokenBudget !== undefined ? { token_budget: tokenBudget } : {}),
           signal,
         });
         usage.input_tokens += pass.usage.input_tokens;

@@ -12,6 +12,12 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
     ["Model", r.model || "(not resolved)"],
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];
+  if (r.reflection_usage) {
+    facts.push([
+      "Memory reflection",
+      `${r.reflection_usage.input_tokens} in / ${r.reflection_usage.output_tokens} out (included above)`,
+    ]);
+  }
   if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(4)}`]);
   facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
   facts.push(["Session", r.session_id ?? "none (the run failed before it began)"]);
@@ -30,7 +36,7 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
     }
     lines.push(
       "",
-      `Answer from the dashboard inbox, or resume here: \`agent --resume ${r.session_id}\``,
+      `Answer from the dashboard inbox, or resume here: \`agent -p --resume ${r.session_id} -- "<answer>"\``,
       "",
     );
   }

@@ -35,7 +35,10 @@ export interface HeadlessResult {
   session_id: string | null;
   /** Resolved model name (the served name for the `default` sentinel when known). */
   model: string;
+  /** Every token of the run, the memory reflection pass included. */
   usage: Usage;
+  /** The reflection pass's share of `usage`, when a pass ran after the run's answer. */
+  reflection_usage?: Usage;
   /** Cost in USD when pricing is on and the model is in the table; otherwise null. */
   cost_usd: number | null;
   final_text: string;

@@ -56,26 +56,50 @@ Deno.test("a short tool-less exchange skips reflection: one model request, the s
   assert.match(String(reflection?.skipped), /short exchange with no tool call/);
 });
 
-Deno.test("a run with a tool call reflects, and the journal counts the pass's tokens", async () => {
+Deno.test("a run with a tool call reflects; its tokens count in the JSON usage, separately and in the total", async () => {
   await using t = await setup();
   t.fake.enqueue(reply().tool("view", { path: "notes.txt" }).usage(50, 5));
   t.fake.enqueue(reply().text("The notes are a draft.").usage(100, 10));
   t.fake.enqueue(reply().text("Nothing durable.").usage(321, 7));
+  const report = `${t.home}/report.md`;
   const r = await runAgent(
-    ["-p", "--workdir", t.work, "--output-format", "json", "--", "read the notes"],
+    ["-p", "--workdir", t.work, "--output-format", "json", "--output", report, "--", "read"],
     t.env,
   );
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout) as HeadlessResult;
   assert.equal(t.fake.requests.length, 3);
-  // The result's usage is the run's own; the reflection pass is counted on its own line.
-  assert.equal(result.usage.input_tokens, 150);
-  assert.equal(result.usage.output_tokens, 15);
+  assert.deepEqual(result.reflection_usage, { input_tokens: 321, output_tokens: 7 });
+  assert.equal(result.usage.input_tokens, 150 + 321);
+  assert.equal(result.usage.output_tokens, 15 + 7);
+  assert.equal(result.final_text, "The notes are a draft.");
+  const text = await Deno.readTextFile(report);
+  assert.match(text, /\*\*Tokens:\*\* 471 in \/ 22 out/);
+  assert.match(text, /\*\*Memory reflection:\*\* 321 in \/ 7 out \(included above\)/);
   const reflection = (await journalEntries(t.home, result.session_id!)).find((e) =>
     e.type === "reflection"
   );
   assert.equal(reflection?.ran, true);
   assert.deepEqual(reflection?.usage, { input_tokens: 321, output_tokens: 7 });
+});
+
+Deno.test("reflection stays inside the token budget: it gets only what the run left", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("view", { path: "notes.txt" }).usage(40, 5));
+  t.fake.enqueue(reply().text("Read them.").usage(40, 5));
+  // The pass's first turn spends more than the 10 tokens left, so it gets no second turn
+  // (with budget to spare it would answer this memory call in a fourth request).
+  t.fake.enqueue(reply().tool("memory", { command: "view", path: "/memories" }).usage(30, 5));
+  t.fake.enqueue(reply().text("Nothing durable."));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--output-format", "json", "--", "read"],
+    { ...t.env, AGENT_TOKEN_BUDGET: "100" },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.done_reason, "stop");
+  assert.equal(t.fake.requests.length, 3);
+  assert.deepEqual(result.reflection_usage, { input_tokens: 30, output_tokens: 5 });
 });
 
 Deno.test("the answer and the report are out before reflection starts", async () => {
@@ -90,8 +114,6 @@ Deno.test("the answer and the report are out before reflection starts", async ()
       "-p",
       "--workdir",
       t.work,
-      "--output-format",
-      "json",
       "--output",
       report,
       "--",
@@ -104,7 +126,7 @@ Deno.test("the answer and the report are out before reflection starts", async ()
     stderr: "piped",
   }).spawn();
   // Reflection has sent its request (which never gets an answer): by now the report is
-  // written and the result line is in the pipe.
+  // written and the answer is in the pipe.
   await t.fake.waitForRequests(3);
   assert.match(await Deno.readTextFile(report), /The notes are a draft\./);
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -114,7 +136,7 @@ Deno.test("the answer and the report are out before reflection starts", async ()
     if (done) break;
     stdout += value;
   }
-  assert.equal((JSON.parse(stdout) as HeadlessResult).final_text, "The notes are a draft.");
+  assert.equal(stdout, "The notes are a draft.\n");
   child.kill("SIGINT"); // ctrl+c aborts the pass; the outcome already given stands
   const status = await child.status;
   reader.releaseLock();
