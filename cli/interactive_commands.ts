@@ -3,7 +3,7 @@
 // interactive_effort.ts, /memory and /reload in interactive_memory.ts.
 
 import { formatCost } from "../core/pricing/pricing.ts";
-import type { Session } from "./interactive_session.ts";
+import type { SessionState } from "./interactive_types.ts";
 import { modelCommand, providersCommand } from "./interactive_model.ts";
 import { effortCommand } from "./interactive_effort.ts";
 import { memoryCommand, reloadPrompt } from "./interactive_memory.ts";
@@ -56,7 +56,7 @@ export function parseCommand(text: string): { name: string; arg: string } {
   return { name: trimmed.slice(0, space).toLowerCase(), arg: trimmed.slice(space + 1).trim() };
 }
 
-export async function runCommand(s: Session, text: string): Promise<"quit" | void> {
+export async function runCommand(s: SessionState, text: string): Promise<"quit" | void> {
   const { name, arg } = parseCommand(text);
   switch (name) {
     case "exit":
@@ -85,7 +85,7 @@ export async function runCommand(s: Session, text: string): Promise<"quit" | voi
   }
 }
 
-function showHelp(s: Session): void {
+function showHelp(s: SessionState): void {
   for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(18)} ${s.style.dim(c.help)}`);
   s.print(
     s.style.dim(
@@ -95,7 +95,7 @@ function showHelp(s: Session): void {
   );
 }
 
-export function costCommand(s: Session, arg: string): void {
+export function costCommand(s: SessionState, arg: string): void {
   const m = s.meter;
   const sub = arg.trim().toLowerCase();
   if (sub === "on") {
@@ -113,7 +113,7 @@ export function costCommand(s: Session, arg: string): void {
 }
 
 /** What /cost says: on/off, the running total (or why there is none), footnotes. */
-export function costReport(s: Session): string[] {
+export function costReport(s: SessionState): string[] {
   const m = s.meter;
   if (!m.enabled) return ["cost display is off (/cost on enables it)"];
   const model = s.ctx.resolver.displayName;
@@ -139,7 +139,7 @@ export function costReport(s: Session): string[] {
   return lines;
 }
 
-function costFootnotes(s: Session): string[] {
+function costFootnotes(s: SessionState): string[] {
   return s.meter.footnotes.map((f) =>
     `* before the swap to ${s.meter.label}: ${
       f.usd === null ? "unknown (unpriced model)" : formatCost(f.usd)
@@ -147,7 +147,7 @@ function costFootnotes(s: Session): string[] {
   );
 }
 
-async function tokensCommand(s: Session): Promise<void> {
+async function tokensCommand(s: SessionState): Promise<void> {
   const memoryIndex = s.ctx.memory?.cachedIndex();
   const tools = s.ctx.tools.map((t) => ({
     name: t.name,
@@ -185,7 +185,7 @@ async function tokensCommand(s: Session): Promise<void> {
   for (const line of lines) s.print(line);
 }
 
-function showReasoning(s: Session): void {
+function showReasoning(s: SessionState): void {
   if (s.lastReasoning.length === 0) return s.note("the last reply showed no reasoning");
   for (const block of s.lastReasoning) s.print(s.style.dim(block));
 }

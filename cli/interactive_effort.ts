@@ -12,12 +12,12 @@ import {
   InvalidEffortError,
 } from "../core/wires/effort.ts";
 import type { PickItem } from "./pickers/prompts.ts";
-import type { Session } from "./interactive_session.ts";
+import type { SessionState } from "./interactive_types.ts";
 
 const DEFAULT_ROW = "default";
 const CACHE_NOTE = "this invalidates the prompt cache";
 
-export async function effortCommand(s: Session, arg: string): Promise<void> {
+export async function effortCommand(s: SessionState, arg: string): Promise<void> {
   const backend = effortBackend(s.ctx.endpoint);
   if (arg === "") {
     const items: PickItem<string>[] = [
@@ -66,13 +66,13 @@ export async function effortCommand(s: Session, arg: string): Promise<void> {
   setEffort(s, target);
 }
 
-function setEffort(s: Session, level: string | undefined): void {
+function setEffort(s: SessionState, level: string | undefined): void {
   s.effort = level;
   s.print(`effort: ${level ?? "default (no override)"} · takes effect on the next reply`);
 }
 
 /** After a /model swap: an effort the new backend does not offer is dropped, with a note. */
-export function reconcileEffort(s: Session): void {
+export function reconcileEffort(s: SessionState): void {
   if (s.effort === undefined) return;
   const backend = effortBackend(s.ctx.endpoint);
   if (effortVocabulary(backend).levels.includes(s.effort)) return;
@@ -82,7 +82,7 @@ export function reconcileEffort(s: Session): void {
 
 /** The model's propose_settings call: valid levels go to the human for approval. */
 export async function answerEffortProposal(
-  s: Session,
+  s: SessionState,
   call: ToolCallPart,
   cfg: LoopConfig,
 ): Promise<string> {

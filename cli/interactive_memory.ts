@@ -9,19 +9,19 @@ import { runLoop } from "../core/agent/loop.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { ReflectionRunner } from "../core/memory/reflection.ts";
 import { ReplyView } from "./interactive_view.ts";
-import type { Session } from "./interactive_session.ts";
+import type { SessionState } from "./interactive_types.ts";
 
 /** Model turns one memory pass may take. */
 const PASS_MAX_TURNS = 8;
 
 /** At quit: runs reflection when memory is on, reflection is on and something was said. */
-export async function reflectOnQuit(s: Session): Promise<void> {
+export async function reflectOnQuit(s: SessionState): Promise<void> {
   const memory = s.ctx.memory;
   if (!memory || !s.ctx.settings.memory_reflect || s.completedReplies === 0) return;
   await reflectNow(s, false);
 }
 
-async function reflectNow(s: Session, force: boolean): Promise<void> {
+async function reflectNow(s: SessionState, force: boolean): Promise<void> {
   const memory = s.ctx.memory!;
   const { reflect, REFLECTION_TIMEOUT_INTERACTIVE_MS } = await import(
     "../core/memory/reflection.ts"
@@ -57,7 +57,7 @@ async function reflectNow(s: Session, force: boolean): Promise<void> {
 }
 
 /** A memory pass's runner: one bounded agent loop showing its tool calls. */
-function memoryRunner(s: Session, view: ReplyView): ReflectionRunner {
+function memoryRunner(s: SessionState, view: ReplyView): ReflectionRunner {
   return async ({ system, messages, tools, signal }) => {
     await runLoop(messages as Message[], {
       wire: s.ctx.wire,
@@ -77,7 +77,7 @@ function memoryRunner(s: Session, view: ReplyView): ReflectionRunner {
 }
 
 /** /memory and /memory init. */
-export async function memoryCommand(s: Session, arg: string): Promise<void> {
+export async function memoryCommand(s: SessionState, arg: string): Promise<void> {
   if (!s.ctx.memory) {
     return s.error("Memory is off for this session (memory_enabled = false).");
   }
@@ -91,7 +91,7 @@ export async function memoryCommand(s: Session, arg: string): Promise<void> {
   s.error(`Unknown /memory command ${JSON.stringify(sub)}: use /memory or /memory init.`);
 }
 
-async function memoryInit(s: Session): Promise<void> {
+async function memoryInit(s: SessionState): Promise<void> {
   const memory = s.ctx.memory!;
   const { bootstrapMemory } = await import("../core/memory/bootstrap.ts");
   const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
@@ -121,7 +121,7 @@ async function memoryInit(s: Session): Promise<void> {
 }
 
 /** /reload: the memory index and the system prompt, composed again. */
-export function reloadPrompt(s: Session): void {
+export function reloadPrompt(s: SessionState): void {
   const memory = s.ctx.memory;
   const index = memory?.reload();
   s.ctx.system = composeSystemPrompt({

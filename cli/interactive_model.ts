@@ -12,7 +12,7 @@ import { createWire } from "../core/wires/create.ts";
 import { convertHistoryForWire } from "../core/agent/history_convert.ts";
 import type { ServedModel } from "../core/wires/types.ts";
 import { wireOptions } from "./setup.ts";
-import type { Session } from "./interactive_session.ts";
+import type { SessionState } from "./interactive_types.ts";
 import { buildCatalog, catalogItems, type CatalogRow } from "./interactive_catalog.ts";
 import {
   missingKeyMessage,
@@ -31,7 +31,7 @@ import type { PickItem } from "./pickers/prompts.ts";
 /** How long the picker waits for the active endpoint's model listing. */
 const LISTING_TIMEOUT_MS = 3_000;
 
-export async function modelCommand(s: Session, arg: string): Promise<void> {
+export async function modelCommand(s: SessionState, arg: string): Promise<void> {
   if (arg.trim() !== "") {
     await switchModel(s, arg.trim());
     return;
@@ -79,7 +79,7 @@ export async function modelCommand(s: Session, arg: string): Promise<void> {
 }
 
 /** `/model <id>`: resolve, refuse without a key, else swap in place. */
-export async function switchModel(s: Session, id: string): Promise<boolean> {
+export async function switchModel(s: SessionState, id: string): Promise<boolean> {
   const listing = await activeListing(s);
   const plan = planSwap(id, { settings: s.ctx.settings, flags: s.flags, listing });
   let resolved: SwapResolution;
@@ -98,7 +98,7 @@ export async function switchModel(s: Session, id: string): Promise<boolean> {
   return true;
 }
 
-async function applySwap(s: Session, plan: SwapPlan, r: SwapResolution): Promise<void> {
+async function applySwap(s: SessionState, plan: SwapPlan, r: SwapResolution): Promise<void> {
   const before = { endpoint: s.ctx.endpoint, model: s.ctx.settings.model };
   const wire = createWire(r.endpoint, wireOptions(r.settings), s.fetch);
   const same = sameProvider(before.endpoint, r.endpoint);
@@ -140,7 +140,7 @@ async function applySwap(s: Session, plan: SwapPlan, r: SwapResolution): Promise
 }
 
 /** `/providers [id]`: pick a provider (bare) and enter its key, masked. */
-export async function providersCommand(s: Session, arg: string): Promise<void> {
+export async function providersCommand(s: SessionState, arg: string): Promise<void> {
   let id = arg.trim();
   const presets = s.ctx.settings.providers;
   if (id === "") {
@@ -181,7 +181,7 @@ export async function providersCommand(s: Session, arg: string): Promise<void> {
 }
 
 /** Masked key entry and the read-merge write; true when a key was stored. */
-export async function enterKey(s: Session, id: string): Promise<boolean> {
+export async function enterKey(s: SessionState, id: string): Promise<boolean> {
   const file = s.ctx.settings.files?.global ?? "the global settings file";
   const key = await s.term.prompts.secret(`API key for ${id} (saved to ${file})`);
   if (key === null) {
@@ -200,7 +200,7 @@ export async function enterKey(s: Session, id: string): Promise<boolean> {
 }
 
 /** Re-reads the settings files for the current endpoint (favorites, stored keys). */
-function refreshSettings(s: Session): void {
+function refreshSettings(s: SessionState): void {
   try {
     s.ctx.settings = resolveSettings({
       flags: s.flags,
@@ -214,7 +214,7 @@ function refreshSettings(s: Session): void {
 }
 
 /** The active endpoint's model listing, asked once per endpoint. */
-async function activeListing(s: Session): Promise<readonly ServedModel[] | null> {
+async function activeListing(s: SessionState): Promise<readonly ServedModel[] | null> {
   const endpoint = s.ctx.endpoint.base_url;
   if (s.listing?.endpoint === endpoint) return s.listing.models;
   const models = await s.ctx.wire.listModels(AbortSignal.timeout(LISTING_TIMEOUT_MS));

@@ -10,6 +10,7 @@ import type { AgentContext } from "./setup.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { Terminal, WatchedKey } from "./terminal/terminal.ts";
 import type { Style } from "./terminal/style.ts";
+import type { SessionState } from "./interactive_types.ts";
 import { Journal, type LoadedSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopConfig, runLoop, type ToolCallPart } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
@@ -37,7 +38,7 @@ export interface SessionDeps {
 const PROMPT = "› ";
 const CONTINUATION = "… ";
 
-export class Session {
+export class Session implements SessionState {
   readonly term: Terminal;
   readonly style: Style;
   readonly env: Env;

@@ -5,10 +5,10 @@ import { VERSION } from "./version.ts";
 import { formatCost } from "../core/pricing/pricing.ts";
 import { formatTokens, promptTokens } from "./interactive_tokens.ts";
 import { truncate } from "./terminal/style.ts";
-import type { Session } from "./interactive_session.ts";
+import type { SessionState } from "./interactive_types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
 
-export function banner(s: Session): string {
+export function banner(s: SessionState): string {
   const { style, ctx } = s;
   const lines = [
     `${style.bold(`agent ${VERSION}`)} · model ${style.cyan(ctx.resolver.displayName)}`,
@@ -33,7 +33,7 @@ export function banner(s: Session): string {
 }
 
 /** One dim line: model · effort · context · cost. */
-export function statusLine(s: Session): string {
+export function statusLine(s: SessionState): string {
   const parts = [s.ctx.resolver.displayName, providerLabel(s.ctx.settings, s.ctx.endpoint)];
   parts.push(`effort ${s.effort ?? "default"}`);
   parts.push(`ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`);
@@ -44,12 +44,12 @@ export function statusLine(s: Session): string {
 }
 
 /** The context the model saw on the last turn (prompt plus reply). */
-export function lastContextTokens(s: Session): number {
+export function lastContextTokens(s: SessionState): number {
   return s.lastUsage ? promptTokens(s.lastUsage) + s.lastUsage.output_tokens : 0;
 }
 
 /** The running cost for display, or "" when it is off or the model has no price. */
-export function costText(s: Session): string {
+export function costText(s: SessionState): string {
   const m = s.meter;
   if (!m.enabled || !m.priced(s.ctx.resolver.displayName) || m.total === null) return "";
   return `${formatCost(m.total)}${m.footnotes.length > 0 ? "*" : ""}`;
