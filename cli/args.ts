@@ -1,6 +1,7 @@
 // Command-line parsing for `agent`. The agent's own flags plus every settings flag from
 // core/settings/knobs.ts. Unknown flags are a one-line error, never a stack trace.
 
+import { closestKey } from "../core/settings/suggest.ts";
 import { SETTINGS_FLAGS, settingsParseArgsOptions } from "../core/settings/knobs.ts";
 import type { Flags } from "../core/settings/resolve.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../core/agent/permissions.ts";
@@ -86,6 +87,8 @@ export interface ParsedArgs {
   help: boolean;
   version: boolean;
   prompt?: string;
+  /** `agent config set-key PROVIDER`: store that provider's API key, read from stdin. */
+  setKeyFor?: string;
   /** Settings flags, keyed by flag name, for resolveSettings. */
   settingsFlags: Flags;
 }
@@ -107,6 +110,16 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   let command: ParsedArgs["command"] = "run";
   if (positionals[0] === "config" || positionals[0] === "sessions") {
     command = positionals.shift() as "config" | "sessions";
+  }
+  let setKeyFor: string | undefined;
+  if (command === "config" && positionals[0] === "set-key") {
+    if (positionals.length !== 2) {
+      throw new UsageError("usage: agent config set-key PROVIDER < file-holding-the-key");
+    }
+    setKeyFor = positionals[1];
+    positionals.length = 0;
+  } else if (command === "config" && positionals.length > 0) {
+    throw new UsageError(`unknown config command "${positionals[0]}"; try set-key`);
   }
   if (positionals.length > 1) {
     throw new UsageError(
@@ -151,6 +164,7 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   if (typeof v.resume === "string") result.resume = v.resume;
   if (typeof v.effort === "string") result.effort = v.effort;
   if (maxTurns !== undefined) result.maxTurns = maxTurns;
+  if (setKeyFor !== undefined) result.setKeyFor = setKeyFor;
   if (prompt !== undefined) result.prompt = prompt;
   return result;
 }
@@ -186,7 +200,10 @@ export function parseFlags(
       name = long;
     }
     const option = options[name];
-    if (!option) throw new UsageError(`unknown option --${name}`);
+    if (!option) {
+      const guess = closestKey(name, Object.keys(options));
+      throw new UsageError(`unknown option --${name}${guess ? `; did you mean --${guess}?` : ""}`);
+    }
     if (option.type === "boolean") {
       if (inline !== undefined) throw new UsageError(`option --${name} does not take a value`);
       values[name] = true;

@@ -52,6 +52,11 @@ Deno.test("bad command lines are usage errors with a clear message", () => {
     [["--max-turns", "0"], /positive integer/],
     [["two", "words"], /quote the prompt or put it after --/],
     [["a", "--", "b"], /not both/],
+    [["--outptu", "json"], /unknown option --outptu; did you mean --output\?/],
+    [["--wrokdir", "."], /did you mean --workdir\?/],
+    [["--zzzzzzzz"], /^unknown option --zzzzzzzz$/],
+    [["config", "set-key"], /usage: agent config set-key PROVIDER/],
+    [["config", "frobnicate"], /unknown config command "frobnicate"/],
   ];
   for (const [args, pattern] of bad) {
     assert.throws(
@@ -66,4 +71,8 @@ Deno.test("config and sessions are subcommands", () => {
   assert.equal(parseAgentArgs(["config", "--json"]).command, "config");
   assert.equal(parseAgentArgs(["config", "--json"]).json, true);
   assert.equal(parseAgentArgs(["sessions"]).command, "sessions");
+  const setKey = parseAgentArgs(["config", "set-key", "hosted-messages"]);
+  assert.equal(setKey.command, "config");
+  assert.equal(setKey.setKeyFor, "hosted-messages");
+  assert.equal(setKey.prompt, undefined);
 });

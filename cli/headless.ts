@@ -14,7 +14,7 @@ import type { Message, Usage } from "../core/wires/types.ts";
 import { reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { costOf } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
-import { errorLine } from "../core/logger.ts";
+import { errorLine, errorText } from "../core/logger.ts";
 
 export class HeadlessError extends Error {
   override name = "HeadlessError";
@@ -58,10 +58,13 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
       await writeFileAtomic(outputPath, renderReport(failed, prompt), { createDirs: true });
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
-    else deps.stderr(`agent: ${failed.error}\n`);
+    // The full text: a TOML error's excerpt and caret need their own lines.
+    else deps.stderr(`agent: ${errorText(err).trim()}\n`);
     return failed.exit_code;
   }
   const { ctx, journal, history, effort } = begun;
+  // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
+  for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
 
   const result = await runLoop(history, {
     wire: ctx.wire,

@@ -26,6 +26,7 @@ export function helpText(): string {
     "  agent -p [options] -- PROMPT            headless run; exit 0 ok, 1 error, 2 needs a human",
     "  agent -p --resume ID -- ANSWER          continue a run that stopped for a human",
     "  agent config [--json]                   show resolved settings and where each came from",
+    "  agent config set-key PROVIDER           store a provider's API key (read from stdin)",
     "  agent sessions                          list saved sessions",
     "",
     "The prompt goes after a literal -- so a prompt starting with a dash is not read as an",

@@ -5,7 +5,7 @@ import { parseAgentArgs, UsageError } from "./args.ts";
 import { helpText } from "./help.ts";
 import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
-import { errorLine } from "../core/logger.ts";
+import { errorText } from "../core/logger.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
@@ -49,7 +49,8 @@ export async function main(argv: string[]): Promise<number> {
     return await interactive.runInteractive(args);
   } catch (e) {
     const hint = e instanceof UsageError ? " (see agent --help)" : "";
-    err(`agent: ${errorLine(e)}${hint}\n`);
+    // The full text: a TOML error's excerpt and caret need their own lines.
+    err(`agent: ${errorText(e).trim()}${hint}\n`);
     return 1;
   }
 }

@@ -57,8 +57,11 @@ export function resolveKey(settings: Settings, env: Env, query: KeyQuery = {}): 
 
   const searched = steps.map(([label]) => label);
   const todo = presetId === undefined
-    ? `set ${SHARED_KEY_ENV} or pick a provider with /providers <id>`
-    : `run /providers ${presetId} to store one`;
+    ? `set ${SHARED_KEY_ENV} in the environment, or store a key with ` +
+      "`agent config set-key <provider>` and select that provider with --preset <provider> " +
+      "(in a session: /providers <id>)"
+    : `set ${SHARED_KEY_ENV}, or store one with \`agent config set-key ${presetId}\` ` +
+      `(in a session: /providers ${presetId})`;
   for (const [label, get] of steps) {
     const key = clean(get());
     if (key !== undefined) {

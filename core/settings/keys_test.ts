@@ -68,7 +68,7 @@ Deno.test("no key anywhere: a hint listing every place searched", () =>
       `api_key in ${l.globalFile}`,
     ]);
     assert.match(r.hint, /^No API key found; searched provider_keys\[messages-gateway\]/);
-    assert.match(r.hint, /run \/providers messages-gateway to store one/);
+    assert.match(r.hint, /agent config set-key messages-gateway/);
     const ep = resolveEndpoint(s, envFrom({}));
     assert.equal(ep.api_key, undefined);
     assert.equal("api_key" in ep, false);
