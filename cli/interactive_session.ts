@@ -1,6 +1,6 @@
 // One interactive session: the input loop, a reply per message, and the state the session
 // commands act on (interactive_commands.ts). Keys: ctrl+c interrupts a reply (at an empty
-// prompt it quits), ctrl+q quits from anywhere, ctrl+d at an empty prompt quits.
+// prompt, twice within 2 s quits), ctrl+q quits from anywhere, ctrl+d at an empty prompt quits.
 
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { Message, ServedModel, Usage } from "../core/wires/types.ts";
@@ -36,6 +36,8 @@ export interface SessionDeps {
 }
 
 const PROMPT = "› ";
+/** A second ctrl+c at an empty prompt within this long quits. */
+const QUIT_CONFIRM_MS = 2_000;
 const CONTINUATION = "… ";
 
 export class Session implements SessionState {
@@ -67,6 +69,8 @@ export class Session implements SessionState {
   #activity: AbortController | undefined;
   #keys: { stop: () => void; onKey: (k: WatchedKey) => void } | undefined;
   #quitRequested = false;
+  /** When ctrl+c was last pressed at an empty prompt. */
+  #ctrlCAt: number | undefined;
 
   constructor(deps: SessionDeps) {
     this.term = deps.terminal;
@@ -109,6 +113,15 @@ export class Session implements SessionState {
     while (!this.#quitRequested) {
       this.print(statusLine(this));
       const input = await this.term.readInput(this.style.bold(PROMPT), CONTINUATION);
+      if (input.type === "quit" && input.key === "ctrl+c") {
+        // A stray ctrl+c (meant for a reply that just ended) must not end the session.
+        const now = this.clock.now().getTime();
+        if (this.#ctrlCAt !== undefined && now - this.#ctrlCAt <= QUIT_CONFIRM_MS) break;
+        this.#ctrlCAt = now;
+        this.note("press ctrl+c again within 2 s to quit (ctrl+d quits at once)");
+        continue;
+      }
+      this.#ctrlCAt = undefined;
       if (input.type === "quit") break;
       if (input.type === "cancel") continue;
       const text = input.text.trim();

@@ -87,7 +87,9 @@ peerTest(
       await again.submit("hello");
       await again.waitFor("Sure.");
       await again.idle();
-      await again.keys("C-c"); // at an empty prompt: quit
+      await again.keys("C-c"); // at an empty prompt: twice quits
+      await again.waitFor("press ctrl+c again");
+      await again.keys("C-c");
       await again.waitFor("Reflecting on the session");
       await fake2.waitForRequests(2);
       await again.keys("Escape");

@@ -143,7 +143,16 @@ peerTest(
       await agent.waitFor("Again.");
       assert.equal(lastUserText(fake.requests[1]!.body), "second line");
 
-      // ctrl+c at an empty prompt quits.
+      // ctrl+c at an empty prompt asks for a second one; the session goes on meanwhile.
+      await agent.keys("C-c");
+      await agent.waitFor("press ctrl+c again within 2 s to quit");
+      fake.enqueue(reply().text("Still here."));
+      await agent.submit("are you there?");
+      await agent.waitFor("Still here.");
+      await agent.idle();
+      // A message in between resets it: one ctrl+c asks again, the second quits.
+      await agent.keys("C-c");
+      await agent.waitFor(/press ctrl\+c again within 2 s to quit[\s\S]*press ctrl\+c again/);
       await agent.keys("C-c");
       assert.equal(await agent.waitForExit(), 0);
     } finally {
