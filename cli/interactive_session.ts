@@ -21,6 +21,8 @@ import { banner, statusLine } from "./interactive_status.ts";
 import { runCommand } from "./interactive_commands.ts";
 import { answerEffortProposal } from "./interactive_effort.ts";
 import { reflectOnQuit } from "./interactive_memory.ts";
+import { askApproval, SessionAllowances } from "./interactive_approval.ts";
+import type { Approval } from "../core/agent/types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
 
 export interface SessionDeps {
@@ -69,6 +71,8 @@ export class Session implements SessionState {
   #activity: AbortController | undefined;
   #keys: { stop: () => void; onKey: (k: WatchedKey) => void } | undefined;
   #quitRequested = false;
+  /** "Yes for the rest of this session" answers. */
+  readonly #allowances = new SessionAllowances();
   /** When ctrl+c was last pressed at an empty prompt. */
   #ctrlCAt: number | undefined;
 
@@ -273,7 +277,7 @@ export class Session implements SessionState {
         view.onEvent(event);
         if (event.type === "done") this.lastUsage = event.usage;
       },
-      approve: (call, summary) => this.#approve(call, summary, cfg),
+      approve: (call, summary, detail) => this.#approve(call, summary, detail, cfg),
       answer: (call, questions) => this.#answer(call, questions, cfg, view),
       ...(journal ? { journal } : {}),
       ...(this.args.maxTurns ? { max_turns: this.args.maxTurns } : {}),
@@ -286,15 +290,19 @@ export class Session implements SessionState {
     return cfg;
   }
 
-  /** Strict mode: every edit or shell call asks first. */
-  async #approve(call: ToolCallPart, summary: string, cfg: LoopConfig): Promise<boolean> {
-    if (cfg.signal?.aborted) return false;
-    const kind = call.name === "shell" ? "this command" : "this change";
-    const ok = await this.withPrompt(() => this.term.prompts.confirm(`Allow ${kind}? ${summary}`));
+  /** Strict mode: every edit or shell call asks first, showing what it will do. */
+  async #approve(
+    call: ToolCallPart,
+    summary: string,
+    detail: string | undefined,
+    cfg: LoopConfig,
+  ): Promise<Approval> {
+    if (cfg.signal?.aborted) return { approved: false };
+    const answer = await askApproval(this, this.#allowances, call, summary, detail);
     // Cancelling the question (ctrl+c, esc) interrupts the reply as well.
-    if (ok === null) this.interrupt();
-    if (!ok) this.note("  declined");
-    return ok === true;
+    if (answer === null) this.interrupt();
+    if (!answer?.approved) this.note("  declined");
+    return answer ?? { approved: false };
   }
 
   async #answer(

@@ -3,7 +3,7 @@
 
 import type { Message, Part, Usage, Wire, WireEvent } from "../wires/types.ts";
 import type { Question, Tool, ToolKind, ToolOutcome } from "../tools/types.ts";
-import type { DoneReason } from "./types.ts";
+import type { Approval, DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
 import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
 import { compactHistory, shouldCompact } from "./compaction.ts";
@@ -39,8 +39,11 @@ export interface LoopConfig {
   context_window: number | (() => number);
   /** Per-turn volatile text (memory recall) for the latest user text. */
   reminder?: (userText: string) => string | undefined;
-  /** Interactive approval of edit/shell calls in strict mode; absent = needs-human ending. */
-  approve?: (call: ToolCallPart, summary: string) => Promise<boolean>;
+  /**
+   * Interactive approval of edit/shell calls in strict mode; absent = needs-human ending.
+   * `detail` is what the call will do (a diff, a command); feedback goes to the model.
+   */
+  approve?: (call: ToolCallPart, summary: string, detail?: string) => Promise<Approval>;
   /** Interactive answers to ask/propose_settings; absent = needs-human ending. */
   answer?: (call: ToolCallPart, questions: Question[]) => Promise<string>;
   journal?: Journal;
@@ -234,6 +237,7 @@ async function runCall(
   const decision = decide(cfg.mode, kind);
   if (decision === "deny") return emitEnd(PLAN_DENIAL, true);
   if (decision === "approval") {
+    const detail = await previewOf(tool, call, cfg);
     if (!cfg.approve) {
       return {
         type: "needs_human",
@@ -242,10 +246,20 @@ async function runCall(
           kind: "approval",
           text: `Strict mode: approve this action? ${summary}`,
           options: ["approve", "reject"],
+          ...(detail ? { detail } : {}),
         }],
       };
     }
-    if (!(await cfg.approve(call, summary))) return emitEnd("The user declined this action.", true);
+    const answer = await cfg.approve(call, summary, detail);
+    if (!answer.approved) {
+      const feedback = answer.feedback?.trim();
+      return emitEnd(
+        feedback
+          ? `The user declined this action and said: ${feedback}`
+          : "The user declined this action.",
+        true,
+      );
+    }
   }
 
   let outcome: ToolOutcome;
@@ -268,6 +282,23 @@ async function runCall(
     return emitEnd(`The operator answered: ${answer}`, false);
   }
   return emitEnd(outcome.content, outcome.is_error ?? false);
+}
+
+/** What a call will do, for the person approving it; a failed preview says why instead. */
+async function previewOf(
+  tool: Tool,
+  call: ToolCallPart,
+  cfg: LoopConfig,
+): Promise<string | undefined> {
+  if (!tool.preview) return undefined;
+  try {
+    return await tool.preview(call.input, {
+      workdir: cfg.workdir,
+      signal: cfg.signal ?? new AbortController().signal,
+    });
+  } catch (err) {
+    return `(no preview: ${errorText(err)})`;
+  }
 }
 
 export function toolResult(callId: string, content: string, isError: boolean): Part {

@@ -33,6 +33,7 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
           q.options?.length ? ` (options: ${q.options.join(", ")})` : ""
         }`,
       );
+      if (q.detail) lines.push("", fence(q.detail, "diff"), "");
     }
     lines.push(
       "",
@@ -45,8 +46,8 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
 }
 
 /** A fence longer than any backtick run inside, so the prompt renders verbatim. */
-function fence(text: string): string {
+function fence(text: string, lang = "text"): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const f = "`".repeat(longest + 1);
-  return `${f}text\n${text}\n${f}`;
+  return `${f}${lang}\n${text}\n${f}`;
 }

@@ -51,3 +51,9 @@ export interface HeadlessResult {
   job_id?: string;
   job_name?: string;
 }
+
+/** A human's answer to a strict-mode approval; feedback (on a refusal) is passed to the model. */
+export interface Approval {
+  approved: boolean;
+  feedback?: string;
+}

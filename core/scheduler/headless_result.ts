@@ -72,7 +72,19 @@ function questions(v: unknown): Question[] {
     if (typeof r.text !== "string") continue;
     const item = { kind: r.kind, text: r.text } as Question;
     if (Array.isArray(r.options)) item.options = r.options.filter((o) => typeof o === "string");
+    if (typeof r.detail === "string") item.detail = capDetail(r.detail);
     out.push(item);
   }
   return out;
+}
+
+/** What an approval would do (a diff, a command) is kept up to this many characters. */
+export const QUESTION_DETAIL_MAX_CHARS = 20_000;
+
+function capDetail(text: string): string {
+  if (text.length <= QUESTION_DETAIL_MAX_CHARS) return text;
+  const more = text.length - QUESTION_DETAIL_MAX_CHARS;
+  return `${
+    text.slice(0, QUESTION_DETAIL_MAX_CHARS)
+  }\n… (${more} more characters in the run report)`;
 }

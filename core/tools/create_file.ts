@@ -1,7 +1,8 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { ToolInputError } from "./text_edit.ts";
-import { existingMode, writeText } from "./text_file.ts";
+import { existingMode, readEditableText, writeText } from "./text_file.ts";
+import { unifiedDiff } from "./file_change.ts";
 import description from "./create_file.md" with { type: "text" };
 
 export const createFileTool: Tool = {
@@ -18,6 +19,23 @@ export const createFileTool: Tool = {
   },
   kind: "edit",
   summarize: (input) => `create ${String(input.path)}`,
+  async preview(input, ctx) {
+    const path = resolveInWorkspace(ctx.workdir, input.path);
+    if (typeof input.file_text !== "string") throw new ToolInputError("file_text must be a string");
+    const shown = displayPath(ctx.workdir, path);
+    let before: string | null = null;
+    try {
+      before = (await readEditableText(path, ctx.workdir)).text;
+    } catch (err) {
+      if (!(err instanceof ToolInputError)) throw err;
+      // Not there yet (shown whole as new), or a file that is not text: say it is replaced.
+      if (await Deno.stat(path).then(() => true, () => false)) {
+        return `${shown}: ${err.message}; it will be replaced by:\n` +
+          unifiedDiff({ shown, before: null, after: input.file_text });
+      }
+    }
+    return unifiedDiff({ shown, before, after: input.file_text });
+  },
   async execute(input, ctx) {
     const path = resolveInWorkspace(ctx.workdir, input.path);
     if (typeof input.file_text !== "string") throw new ToolInputError("file_text must be a string");

@@ -2,6 +2,7 @@ import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { insertAfterLine, ToolInputError } from "./text_edit.ts";
 import { readEditableText, writeText } from "./text_file.ts";
+import { type FileChange, unifiedDiff } from "./file_change.ts";
 import description from "./insert.md" with { type: "text" };
 
 export const insertTool: Tool = {
@@ -19,17 +20,30 @@ export const insertTool: Tool = {
   },
   kind: "edit",
   summarize: (input) => `insert into ${String(input.path)} after line ${String(input.insert_line)}`,
+  async preview(input, ctx) {
+    return unifiedDiff(await planInsert(input, ctx.workdir));
+  },
   async execute(input, ctx) {
-    const path = resolveInWorkspace(ctx.workdir, input.path);
-    if (typeof input.insert_text !== "string") {
-      throw new ToolInputError("insert_text must be a string");
-    }
-    const file = await readEditableText(path, ctx.workdir);
-    const edited = insertAfterLine(file.text, lineNumber(input.insert_line), input.insert_text);
-    await writeText(path, edited, file.mode);
-    return { type: "result", content: `Inserted into ${displayPath(ctx.workdir, path)}` };
+    const change = await planInsert(input, ctx.workdir);
+    await writeText(change.path, change.after, change.mode);
+    return { type: "result", content: `Inserted into ${change.shown}` };
   },
 };
+
+async function planInsert(input: Record<string, unknown>, workdir: string): Promise<FileChange> {
+  const path = resolveInWorkspace(workdir, input.path);
+  if (typeof input.insert_text !== "string") {
+    throw new ToolInputError("insert_text must be a string");
+  }
+  const file = await readEditableText(path, workdir);
+  return {
+    path,
+    shown: displayPath(workdir, path),
+    before: file.text,
+    after: insertAfterLine(file.text, lineNumber(input.insert_line), input.insert_text),
+    mode: file.mode,
+  };
+}
 
 // Number(null) and Number("") are 0: without this check a missing line would insert at the top.
 function lineNumber(raw: unknown): number {

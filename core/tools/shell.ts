@@ -22,6 +22,7 @@ export const shellTool: Tool = {
   },
   kind: "shell",
   summarize: (input) => `shell: ${String(input.command)}`,
+  preview: (input, ctx) => Promise.resolve(`$ ${String(input.command)}\n(in ${ctx.workdir})`),
   async execute(input, ctx) {
     if (typeof input.command !== "string" || input.command.trim() === "") {
       throw new ToolInputError("command must be a non-empty string");

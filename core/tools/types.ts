@@ -16,6 +16,8 @@ export const QUESTION_KINDS: readonly QuestionKind[] = [
 export interface Question {
   kind: QuestionKind;
   text: string;
+  /** What an approval would let happen (a diff, a command), as preformatted text. */
+  detail?: string;
   /** Optional choices offered to the operator. */
   options?: string[];
 }
@@ -44,4 +46,9 @@ export interface Tool {
   execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
   /** One-line human summary of a call, for reports and the terminal. */
   summarize?(input: Record<string, unknown>): string;
+  /**
+   * What the call will do, shown before a human approves it: a unified diff for an edit, the
+   * command and its directory for the shell. Throws what execute would throw on bad input.
+   */
+  preview?(input: Record<string, unknown>, ctx: ToolContext): Promise<string>;
 }

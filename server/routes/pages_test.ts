@@ -198,10 +198,19 @@ Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm
   await using t = await makeTestOutpost({ holdTtlMs: 60_000 });
   const j = job(t);
   const run = await finishedRun(t, j.id, "needs_human");
-  const item = inboxItem(t, j.id, run.id, [{ kind: "approval", text: "Deploy to prod?" }]);
+  const item = inboxItem(t, j.id, run.id, [{
+    kind: "approval",
+    text: "Deploy to prod?",
+    detail: "$ ./deploy.sh <prod>\n(in /srv/app)",
+  }]);
   let page = await get(t, `/inbox/${item.id}`);
   assert.equal(page.status, 200);
   assert.match(page.html, /Deploy to prod\?/);
+  // What approving lets happen, escaped, line breaks kept.
+  assert.match(
+    page.html,
+    /<pre class="question-detail">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
+  );
   assert.match(page.html, /data-risk="high"/);
   assert.match(page.html, /<form class="answer-form" data-action="answer" data-id="1">/);
   assert.match(page.html, /data-action="dismiss" data-id="1"/);

@@ -83,10 +83,17 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
   assert.equal(result.done_reason, "needs_human");
   assert.equal(result.questions[0]!.kind, "approval");
   assert.match(result.questions[0]!.text, /create deploy\.sh/);
+  // What the operator approves: the whole new file, as a diff, in the JSON and the report.
+  assert.equal(
+    result.questions[0]!.detail,
+    "--- /dev/null\n+++ b/deploy.sh\n@@ -1,0 +1,1 @@\n+echo hi",
+  );
   await assert.rejects(Deno.stat(`${t.work}/deploy.sh`));
+  const report = await Deno.readTextFile(`${t.home}/r.md`);
+  assert.match(report, /approval:\*\* Strict mode: approve this action\? create deploy\.sh/);
   assert.match(
-    await Deno.readTextFile(`${t.home}/r.md`),
-    /approval:\*\* Strict mode: approve this action\? create deploy\.sh/,
+    report,
+    /```diff\n--- \/dev\/null\n\+\+\+ b\/deploy\.sh\n@@ -1,0 \+1,1 @@\n\+echo hi\n```/,
   );
 
   t.fake.enqueue(reply().text("Deploy script added."));

@@ -57,7 +57,7 @@ peerTest(
 );
 
 peerTest(
-  "tool calls show one line each; strict mode asks before an edit",
+  "strict mode shows the diff or the command first; yes, yes for the session, no with a note",
   probes.tmux,
   async () => {
     const fake = await startFakeModelServer();
@@ -72,24 +72,48 @@ peerTest(
         reply().text("Created the file."),
       );
       await agent.submit("make notes");
-      await agent.waitFor(/Allow this change\?/);
-      await agent.keys("y", "Enter");
-      const screen = await agent.waitFor("Created the file.");
+      // A new file is shown whole, as added lines, before anything is written.
+      let screen = await agent.waitFor(/Apply this change\?/);
+      assert.match(screen, /--- \/dev\/null\s+\+\+\+ b\/notes\.txt[\s\S]*\+one\s+\+two/);
+      await assert.rejects(Deno.stat(`${agent.workdir}/notes.txt`));
+      await agent.keys("Enter"); // Yes
+      screen = await agent.waitFor("Created the file.");
       assert.match(screen, /⏺ .*notes\.txt/);
       assert.match(screen, /⎿ /);
       assert.equal(await Deno.readTextFile(`${agent.workdir}/notes.txt`), "one\ntwo\n");
 
-      // Declining leaves the file alone and tells the model.
+      // An edit shows a unified diff; "yes for the session" covers the next str_replace.
       fake.enqueue(
-        reply().tool("create", { path: "other.txt", file_text: "x" }),
-        reply().text("Understood, not created."),
+        reply().tool("str_replace", { path: "notes.txt", old_str: "two", new_str: "2" }),
+        reply().tool("str_replace", { path: "notes.txt", old_str: "one", new_str: "1" }),
+        reply().text("Numbered."),
       );
-      await agent.submit("make another");
-      await agent.waitFor(/Allow this change\?/, { count: 2 });
-      await agent.keys("n", "Enter");
-      await agent.waitFor("Understood, not created.");
-      await assert.rejects(Deno.stat(`${agent.workdir}/other.txt`));
-      assert.match(toolResults(fake.requests[3]!.body).at(-1)!, /declined/);
+      await agent.submit("use digits");
+      screen = await agent.waitFor(/Apply this change\?/);
+      assert.match(screen, /@@ -1,2 \+1,2 @@\s+one\s+-two\s+\+2/);
+      await agent.keys("Down", "Enter");
+      screen = await agent.waitFor("Numbered.");
+      assert.match(screen, /allowed every str_replace call for this session/);
+      assert.match(screen, /allowed for this session: every str_replace call/);
+      assert.equal(await Deno.readTextFile(`${agent.workdir}/notes.txt`), "1\n2\n");
+
+      // A shell call shows the command and where it runs; no, with a note for the model.
+      fake.enqueue(
+        reply().tool("shell", { command: "rm -rf build" }),
+        reply().text("Understood, kept it."),
+      );
+      await agent.submit("clean up");
+      screen = await agent.waitFor(/Run this command\?/);
+      assert.match(screen, /\$ rm -rf build\s+\(in .+\)/);
+      assert.match(screen, /allow commands starting `rm`/);
+      await agent.keys("Down", "Down", "Enter");
+      await agent.waitFor(/What should the agent do instead/);
+      await agent.submit("keep the build folder");
+      await agent.waitFor("Understood, kept it.");
+      assert.equal(
+        toolResults(fake.requests.at(-1)!.body).at(-1),
+        "The user declined this action and said: keep the build folder",
+      );
       fake.assertNoViolations();
     } finally {
       await agent.close();
