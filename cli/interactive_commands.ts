@@ -8,6 +8,13 @@ import { modelCommand, providersCommand } from "./interactive_model.ts";
 import { effortCommand } from "./interactive_effort.ts";
 import { memoryCommand, reloadPrompt } from "./interactive_memory.ts";
 import {
+  clearCommand,
+  compactCommand,
+  diffCommand,
+  modeCommand,
+  resumeCommand,
+} from "./interactive_conversation.ts";
+import {
   countPrompt,
   promptForCount,
   renderTokenReport,
@@ -45,6 +52,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: "/memory [init]",
     help: "reflect into memory now; init builds it from the repo",
   },
+  { name: "clear", usage: "/clear", help: "start a new conversation (this one stays saved)" },
+  { name: "compact", usage: "/compact", help: "summarize the older history now to free context" },
+  {
+    name: "resume",
+    usage: "/resume [id]",
+    help: "continue a saved conversation: bare opens a list",
+  },
+  { name: "mode", usage: "/mode [auto|strict|plan]", help: "permission mode for edits and shell" },
+  { name: "diff", usage: "/diff", help: "what this session's edits changed in the workdir" },
   { name: "help", usage: "/help", help: "this list" },
   { name: "exit", usage: "/exit, /quit", help: "quit (memory reflection runs first)" },
 ];
@@ -80,16 +96,26 @@ export async function runCommand(s: SessionState, text: string): Promise<"quit" 
       return reloadPrompt(s);
     case "memory":
       return await memoryCommand(s, arg);
+    case "clear":
+      return await clearCommand(s);
+    case "compact":
+      return await compactCommand(s);
+    case "resume":
+      return await resumeCommand(s, arg);
+    case "mode":
+      return modeCommand(s, arg);
+    case "diff":
+      return diffCommand(s);
     default:
       s.error(`Unknown command /${name}. /help lists the commands.`);
   }
 }
 
 function showHelp(s: SessionState): void {
-  for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(18)} ${s.style.dim(c.help)}`);
+  for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(26)} ${s.style.dim(c.help)}`);
   s.print(
     s.style.dim(
-      "  keys: ctrl+c interrupts a reply (quits at an empty prompt) · ctrl+q quits · " +
+      "  keys: ctrl+c interrupts a reply (twice at an empty prompt quits) · ctrl+q quits · " +
         "↑↓ walk the input history · a line ending in \\ continues",
     ),
   );

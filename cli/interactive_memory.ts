@@ -127,7 +127,7 @@ export function reloadPrompt(s: SessionState): void {
   s.ctx.system = composeSystemPrompt({
     workdir: s.ctx.workdir,
     today: s.clock.now().toISOString().slice(0, 10),
-    mode: s.args.mode,
+    mode: s.mode,
     ...(index ? { memoryIndex: index } : {}),
   });
   s.note(

@@ -22,6 +22,8 @@ import { runCommand } from "./interactive_commands.ts";
 import { answerEffortProposal } from "./interactive_effort.ts";
 import { reflectOnQuit } from "./interactive_memory.ts";
 import { askApproval, SessionAllowances } from "./interactive_approval.ts";
+import { SessionChanges } from "./interactive_changes.ts";
+import type { PermissionMode } from "../core/agent/permissions.ts";
 import type { Approval } from "../core/agent/types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
 
@@ -66,6 +68,10 @@ export class Session implements SessionState {
   /** The active endpoint's model listing, fetched when the /model picker first needs it. */
   listing: { endpoint: string; models: ServedModel[] | null } | undefined;
   completedReplies = 0;
+  /** The permission mode (/mode changes it for the rest of the session). */
+  mode: PermissionMode;
+  /** Files the edit tools changed in this session, for /diff. */
+  readonly changes: SessionChanges;
   #journal: Journal | undefined;
   #pending: LoadedSession | undefined;
   #activity: AbortController | undefined;
@@ -91,11 +97,43 @@ export class Session implements SessionState {
       provider: deps.ctx.settings.provider,
       label: providerLabel(deps.ctx.settings, deps.ctx.endpoint),
     });
-    if (deps.resumed) {
-      this.history = repairHistory(deps.resumed.messages);
-      this.#pending = deps.resumed.pending ? deps.resumed : undefined;
-      this.#journal = Journal.reopen(deps.ctx.sessionsDir, deps.resumed.id);
-    }
+    this.mode = deps.args.mode;
+    this.changes = new SessionChanges(deps.ctx.workdir);
+    if (deps.resumed) this.#continue(deps.resumed);
+  }
+
+  #continue(resumed: LoadedSession & { id: string }): void {
+    this.history = repairHistory(resumed.messages);
+    this.#pending = resumed.pending ? resumed : undefined;
+    this.#journal = Journal.reopen(this.ctx.sessionsDir, resumed.id);
+  }
+
+  /** /clear: a new conversation; the current one stays saved and resumable. */
+  async newConversation(): Promise<string | undefined> {
+    const previous = this.#journal;
+    await previous?.flush();
+    this.#journal = undefined;
+    this.#pending = undefined;
+    this.history = [];
+    this.lastUsage = undefined;
+    this.lastReasoning = [];
+    return previous?.id;
+  }
+
+  /** /resume: continue a saved conversation in this session, in place of the current one. */
+  async switchTo(resumed: LoadedSession & { id: string }): Promise<void> {
+    await this.#journal?.flush();
+    this.lastUsage = undefined;
+    this.lastReasoning = [];
+    this.#continue(resumed);
+    if (this.#pending) this.#showPending(this.#pending);
+  }
+
+  /** /compact: the journal records the compacted history, so a resume starts from it. */
+  async recordCompaction(messages: Message[]): Promise<void> {
+    this.history = messages;
+    const journal = await this.#ensureJournal();
+    journal.append({ type: "compaction", messages });
   }
 
   get contextWindow(): number {
@@ -270,10 +308,11 @@ export class Session implements SessionState {
       model: s.model,
       system: this.ctx.system,
       tools: this.ctx.tools,
-      mode: this.args.mode,
+      mode: this.mode,
       workdir: this.ctx.workdir,
       context_window: this.contextWindow,
       onEvent: (event) => {
+        if (event.type === "tool_start") this.changes.noteCall(event.call);
         view.onEvent(event);
         if (event.type === "done") this.lastUsage = event.usage;
       },
@@ -351,7 +390,7 @@ export class Session implements SessionState {
       workdir: this.ctx.workdir,
       provider: this.ctx.settings.provider,
       model: this.ctx.settings.model,
-      mode: this.args.mode,
+      mode: this.mode,
     });
     return this.#journal;
   }

@@ -13,15 +13,23 @@ export function banner(s: SessionState): string {
   const lines = [
     `${style.bold(`agent ${VERSION}`)} · model ${style.cyan(ctx.resolver.displayName)}`,
     style.dim(
-      `${ctx.settings.provider} · ${
-        providerLabel(ctx.settings, ctx.endpoint)
-      } · mode ${s.args.mode}` +
+      `${ctx.settings.provider} · ${providerLabel(ctx.settings, ctx.endpoint)} · mode ${s.mode}` +
         ` · ${ctx.workdir}`,
     ),
     style.dim(
       "/help lists commands · end a line with \\ to continue it · ctrl+c interrupts a reply · ctrl+q quits",
     ),
   ];
+  // Nothing chose the endpoint: say it is the built-in default and how to choose another.
+  if (
+    ctx.settings.base_url === undefined && ctx.settings.provider_preset === undefined &&
+    ctx.settings.sources.model?.kind === "default"
+  ) {
+    lines.push(style.dim(
+      `built-in default: ${ctx.endpoint.base_url} with ${ctx.settings.model}; ` +
+        "/providers picks another, or set AGENT_BASE_URL (and AGENT_MODEL) for your own server",
+    ));
+  }
   for (const w of ctx.settings.warnings) lines.push(style.yellow(`warning: ${w}`));
   const missing = missingKeyMessage({
     settings: ctx.settings,

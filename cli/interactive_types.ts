@@ -10,6 +10,9 @@ import type { AgentContext } from "./setup.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { Terminal } from "./terminal/terminal.ts";
 import type { Style } from "./terminal/style.ts";
+import type { PermissionMode } from "../core/agent/permissions.ts";
+import type { LoadedSession } from "../core/agent/journal.ts";
+import type { SessionChanges } from "./interactive_changes.ts";
 
 export interface SessionState {
   readonly term: Terminal;
@@ -35,6 +38,10 @@ export interface SessionState {
   /** The active endpoint's model listing, fetched when the /model picker first needs it. */
   listing: { endpoint: string; models: ServedModel[] | null } | undefined;
   completedReplies: number;
+  /** The permission mode (/mode changes it for the rest of the session). */
+  mode: PermissionMode;
+  /** Files the edit tools changed in this session, for /diff. */
+  readonly changes: SessionChanges;
   readonly contextWindow: number;
   readonly sessionId: string | undefined;
   print(text: string): void;
@@ -47,4 +54,10 @@ export interface SessionState {
   guarded<T>(fn: (signal: AbortSignal) => Promise<T>, opts?: { escape?: boolean }): Promise<T>;
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
   withPrompt<T>(fn: () => Promise<T>): Promise<T>;
+  /** /clear: starts a new conversation; resolves with the saved one's id, if any. */
+  newConversation(): Promise<string | undefined>;
+  /** /resume: continues a saved conversation in place of the current one. */
+  switchTo(resumed: LoadedSession & { id: string }): Promise<void>;
+  /** /compact: replaces the history with its compacted form and journals it. */
+  recordCompaction(messages: Message[]): Promise<void>;
 }

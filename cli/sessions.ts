@@ -12,7 +12,9 @@ export async function listSessions(out: (t: string) => void): Promise<number> {
     for await (const e of Deno.readDir(dir)) {
       if (e.isFile && e.name.endsWith(".jsonl")) ids.push(e.name.slice(0, -6));
     }
-  } catch {
+  } catch (err) {
+    // Only a missing folder means "none yet"; a refused read is an error, not an empty list.
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
     out(`no sessions yet (${dir})\n`);
     return 0;
   }

@@ -283,3 +283,20 @@ Deno.test("without a terminal, agent (no -p) says to use -p and exits 1", async 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+peerTest(
+  "with no settings the banner names the built-in endpoint and model and how to change them",
+  probes.tmux,
+  async () => {
+    const agent = await TmuxAgent.start({ env: { ...QUIET, OPENAI_API_KEY: "sk-unused" } });
+    try {
+      const screen = await agent.idle();
+      assert.match(
+        screen,
+        /built-in default: https:\/\/api\.openai\.com\/v1 with gpt-4\.1; \/providers picks another/,
+      );
+    } finally {
+      await agent.close();
+    }
+  },
+);
