@@ -7,6 +7,8 @@ import type { Approval, DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
 import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
 import { compactHistory, shouldCompact } from "./compaction.ts";
+import { type BudgetDecision, budgetGate, PromptEstimator } from "./budget.ts";
+import { DEFAULT_MODEL_SENTINEL } from "../wires/probe.ts";
 import { errorText } from "../logger.ts";
 
 export const DEFAULT_MAX_TURNS = 100;
@@ -31,6 +33,11 @@ export interface LoopConfig {
   workdir: string;
   effort?: string;
   max_tokens?: number;
+  /**
+   * Cap on the run's input plus output tokens, checked before each request (see budget.ts):
+   * a request whose estimated prompt does not fit is not sent, and a sent one has its reply
+   * capped at what is left.
+   */
   token_budget?: number;
   max_turns?: number;
   /** Compaction threshold as a fraction of the context window; unset = never compact. */
@@ -57,7 +64,7 @@ export interface LoopResult {
   final_text: string;
   usage: Usage;
   questions: Question[];
-  /** Server-reported model name of the last completed turn. */
+  /** Server-reported model name of the last completed turn (never the `default` echo). */
   model?: string;
   error?: string;
   turns: number;
@@ -75,6 +82,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     input_schema: t.input_schema,
   }));
   let lastContext = 0;
+  const estimator = new PromptEstimator();
   let model: string | undefined;
   let turns = 0;
   let streak = { signature: "", count: 0 };
@@ -89,6 +97,14 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     ...(model ? { model } : {}),
     ...(extra.error ? { error: extra.error } : {}),
   });
+  /** The budget's verdict on a request with this prompt estimate; undefined = no budget. */
+  const gate = (promptEstimate: number): BudgetDecision | undefined =>
+    cfg.token_budget === undefined ? undefined : budgetGate(
+      cfg.token_budget,
+      usage,
+      promptEstimate,
+      cfg.max_tokens ?? cfg.wire.defaultMaxTokens,
+    );
 
   for (;;) {
     if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
@@ -104,7 +120,17 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         cfg.compaction_threshold,
       )
     ) {
-      const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal);
+      // The summary call is a request too; the history it reads is no bigger than the next
+      // request's, so that request's estimate is a safe stand-in for its prompt.
+      const check = gate(estimator.estimate({ system: cfg.system, tools: specs, messages }));
+      if (check && !check.send) return end("token_budget", { error: check.error });
+      const compacted = await compactHistory(
+        messages,
+        cfg.wire,
+        cfg.model,
+        cfg.signal,
+        check?.max_tokens,
+      );
       if (compacted) {
         cfg.onEvent?.({
           type: "compacted",
@@ -115,13 +141,25 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         messages.splice(0, messages.length, ...compacted.messages);
         cfg.journal?.append({ type: "compaction", messages: compacted.messages });
         lastContext = 0;
+        estimator.reset();
       }
     }
+
+    let reminder: string | undefined;
+    try {
+      reminder = cfg.reminder?.(lastUserText(messages));
+    } catch (err) {
+      return end("error", { error: errorText(err) });
+    }
+    const check = gate(
+      estimator.estimate({ system: cfg.system, tools: specs, messages, reminder }),
+    );
+    if (check && !check.send) return end("token_budget", { error: check.error });
+    const maxTokens = check?.max_tokens ?? cfg.max_tokens;
 
     turns++;
     let done: Extract<WireEvent, { type: "done" }> | undefined;
     try {
-      const reminder = cfg.reminder?.(lastUserText(messages));
       for await (
         const event of cfg.wire.stream({
           model: cfg.model,
@@ -130,7 +168,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
           tools: specs,
           ...(reminder ? { reminder } : {}),
           ...(cfg.effort ? { effort: cfg.effort } : {}),
-          ...(cfg.max_tokens ? { max_tokens: cfg.max_tokens } : {}),
+          ...(maxTokens ? { max_tokens: maxTokens } : {}),
           ...(cfg.signal ? { signal: cfg.signal } : {}),
         })
       ) {
@@ -145,11 +183,20 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     addUsage(usage, done.usage);
     lastContext = done.usage.input_tokens + (done.usage.cache_read_tokens ?? 0) +
       (done.usage.cache_creation_tokens ?? 0) + done.usage.output_tokens;
-    if (done.model) model = done.model;
+    // A server echoing the sentinel has not said which model answered (spec 4.3 rule 2).
+    if (done.model && done.model !== DEFAULT_MODEL_SENTINEL) model = done.model;
     messages.push(done.message);
+    estimator.anchor(done.usage, messages);
     cfg.journal?.append({ type: "message", message: done.message });
 
     const calls = done.message.parts.filter((p): p is ToolCallPart => p.type === "tool_call");
+    if (check?.max_tokens !== undefined && done.stop_reason === "max_tokens") {
+      // Cut short by the budget's cap, not by the model: neither an answer nor calls to run.
+      return end("token_budget", {
+        error:
+          `token budget of ${cfg.token_budget} reached: the reply was cut at the ${check.max_tokens} tokens left`,
+      });
+    }
     if (
       cfg.token_budget !== undefined && usage.input_tokens + usage.output_tokens >= cfg.token_budget
     ) {

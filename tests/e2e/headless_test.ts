@@ -185,13 +185,14 @@ Deno.test("the ask tool ends with exit 2 and the questions with their kinds in J
 
 Deno.test("done reasons: token_budget and turn_cap exit 1 with the reason", async () => {
   await using t = await setup();
-  t.fake.enqueue(reply().tool("view", { path: "." }).usage(900, 200));
+  // 20,200 used, and the next prompt holds the 20,200 of this turn: over 30,000, not sent.
+  t.fake.enqueue(reply().tool("view", { path: "." }).usage(20_000, 200));
   const budget = await runAgent([
     "-p",
     "--workdir",
     t.work,
     "--token-budget",
-    "1000",
+    "30000",
     "--output-format",
     "json",
     "--",
