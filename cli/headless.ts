@@ -12,7 +12,7 @@ import { renderReport } from "../core/agent/report.ts";
 import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
 import { reflectionSkipReason } from "../core/memory/reflection_worth.ts";
-import { costOf } from "../core/pricing/pricing.ts";
+import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
 
@@ -33,29 +33,33 @@ export interface HeadlessDeps {
 
 export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise<number> {
   const started = performance.now();
-  const prompt = args.prompt;
-  if (prompt === undefined || prompt.trim() === "") {
-    throw new HeadlessError('no prompt: give it after --, e.g. agent -p -- "fix the tests"');
-  }
+  const prompt = args.prompt ?? "";
   const outputPath = args.output ? resolve(deps.cwd, args.output) : undefined;
-  if (outputPath) await checkWritable(outputPath);
-
   const jobId = deps.env.get("AGENT_JOB_ID");
   const jobName = deps.env.get("AGENT_JOB_NAME");
-  const fixed = {
-    ...(outputPath ? { report_path: outputPath } : {}),
+  const fixed: Partial<HeadlessResult> = {
     ...(jobId ? { job_id: jobId } : {}),
     ...(jobName ? { job_name: jobName } : {}),
   };
   let begun: Begun;
   try {
+    if (outputPath) {
+      await checkWritable(outputPath);
+      fixed.report_path = outputPath;
+    }
+    if (prompt.trim() === "") {
+      throw new HeadlessError('no prompt: give it after --, e.g. agent -p -- "fix the tests"');
+    }
     begun = await begin(args, deps, prompt, jobId, jobName);
   } catch (err) {
-    // No key, a bad setting, a missing workdir or session: still one result, so a CI step
-    // or the outpost reading the JSON or the report learns the cause, not just "exit 1".
+    // No prompt, no key, a bad setting, a missing workdir or session, an unwritable report:
+    // still one result, so a CI step or the outpost reading the JSON or the report learns
+    // the cause, not just "exit 1". The report only where it can be written.
     const failed = Object.freeze(setupFailure(err, started, fixed));
-    if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(failed, prompt), { createDirs: true });
+    if (failed.report_path) {
+      await writeFileAtomic(failed.report_path, renderReport(failed, prompt), {
+        createDirs: true,
+      });
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
     // The full text: a TOML error's excerpt and caret need their own lines.
@@ -159,7 +163,7 @@ function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): Head
     output_tokens: r.usage.output_tokens + pass.output_tokens,
   };
   const cost_usd = ctx.settings.pricing_enabled
-    ? costOf(ctx.settings.provider, r.model, usage)
+    ? roundUsd(costOf(ctx.settings.provider, r.model, usage))
     : null;
   return { ...r, usage, reflection_usage: pass, cost_usd };
 }
@@ -196,6 +200,7 @@ async function begin(
     clock: deps.clock,
     cwd: deps.cwd,
     awaitProbe: false,
+    ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(args.workdir ? { workdir: args.workdir } : {}),
   });
   let effort = args.effort;
@@ -268,7 +273,9 @@ function buildResult(
     session_id: sessionId,
     model,
     usage: r.usage,
-    cost_usd: ctx.settings.pricing_enabled ? costOf(ctx.settings.provider, model, r.usage) : null,
+    cost_usd: ctx.settings.pricing_enabled
+      ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
+      : null,
     final_text: r.final_text,
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),

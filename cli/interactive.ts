@@ -6,7 +6,6 @@ import type { ParsedArgs } from "./args.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
 import { prepareAgent } from "./setup.ts";
 import { loadSession } from "../core/agent/journal.ts";
-import { checkEffort, effortBackend, InvalidEffortError } from "../core/wires/effort.ts";
 import { colorsWanted, makeStyle } from "./terminal/style.ts";
 import { openNodeTerminal } from "./terminal/node_terminal.ts";
 import { Session } from "./interactive_session.ts";
@@ -32,16 +31,9 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
+    ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(args.workdir ? { workdir: args.workdir } : {}),
   });
-  if (args.effort !== undefined) {
-    try {
-      checkEffort(effortBackend(ctx.endpoint), args.effort);
-    } catch (err) {
-      if (err instanceof InvalidEffortError) throw new InteractiveError(`--effort: ${err.message}`);
-      throw err;
-    }
-  }
   const resumed = args.resume
     ? { ...(await loadSession(ctx.sessionsDir, args.resume)), id: args.resume }
     : undefined;

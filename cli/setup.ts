@@ -12,6 +12,7 @@ import { resolveEndpoint } from "../core/settings/keys.ts";
 import { agentHome } from "../core/settings/project.ts";
 import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
+import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/effort.ts";
 import { ModelNameResolver } from "../core/wires/probe.ts";
 import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
@@ -30,6 +31,8 @@ export interface SetupInput {
   fetch: Fetch;
   clock: Clock;
   cwd: string;
+  /** The --effort level, checked against the endpoint's vocabulary before any network. */
+  effort?: string;
   /** Interactive sessions open without a key, so /providers can store one. */
   allowMissingKey?: boolean;
   /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
@@ -58,6 +61,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const home = agentHome(input.env);
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
   const endpoint = resolveEndpoint(settings, input.env);
+  if (input.effort !== undefined) checkEffortFlag(endpoint, input.effort);
   const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
   if (hosted && !endpoint.api_key && !input.allowMissingKey) {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
@@ -119,6 +123,17 @@ export function wireOptions(s: Settings): WireOptions {
   if (s.request_priority !== undefined) o.request_priority = s.request_priority;
   if (s.max_tokens !== undefined) o.max_tokens = s.max_tokens;
   return o;
+}
+
+/** An --effort level the endpoint does not offer: one line naming the flag and the levels. */
+function checkEffortFlag(endpoint: Endpoint, level: string): void {
+  const backend = effortBackend(endpoint);
+  const { levels } = effortVocabulary(backend);
+  if (levels.includes(level)) return;
+  throw new SetupError(
+    `--effort "${level}" is not offered by ${describeBackend(backend)}; ` +
+      `use one of: ${levels.join(", ")}`,
+  );
 }
 
 function warnOnStderr(line: string): void {
