@@ -15,7 +15,7 @@ import type { Clock, Env, Fetch, Spawner } from "../core/ports.ts";
 import type { AgentCommand } from "../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
-import type { ProcessTable } from "../core/scheduler/proc.ts";
+import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import type { Store } from "../core/store/store.ts";
@@ -176,6 +176,9 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     });
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
+    // Recovery after a crash depends on reading the process table: refuse to start without it.
+    const processes = o.processes ?? linuxProcessTable();
+    processes.probe();
     const scheduler = new Scheduler({
       store,
       clock: o.clock,
@@ -188,7 +191,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       logger: o.logger,
       pinResolver: httpPinResolver({ fetch: o.fetch }),
       defaults: o.jobDefaults,
-      ...(o.processes ? { processes: o.processes } : {}),
+      processes,
     });
     const csrf = await loadOrCreateCsrfToken(o.home);
     const version = sqliteDataVersion(store.path);

@@ -108,10 +108,17 @@ export async function executeRun(
   } catch (err) {
     return recordOutcome(ctx, active.runId, { kind: "spawn_failed", error: errorText(err) });
   }
-  ctx.store.updateRun(active.runId, {
-    pid: proc.pid,
-    pid_start: ctx.processes.identity(proc.pid),
-  });
+  let pidStart: string | null;
+  try {
+    pidStart = ctx.processes.identity(proc.pid);
+  } catch (err) {
+    // Without its identity a restart could not tell this child from a reused PID: do not
+    // leave it running untracked.
+    proc.killGroup();
+    await proc.exited;
+    return recordOutcome(ctx, active.runId, { kind: "spawn_failed", error: errorText(err) });
+  }
+  ctx.store.updateRun(active.runId, { pid: proc.pid, pid_start: pidStart });
   active.proc = proc;
   active.deadline = ctx.clock.now().getTime() + fresh.job.timeout_s * 1000;
   hooks.started(active);
