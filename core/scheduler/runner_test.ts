@@ -236,3 +236,18 @@ Deno.test("a halted run without a session id is answered but not resumed", async
   assert.equal(answered.state, "answered");
   assert.equal(run, null);
 });
+
+Deno.test("a child whose start identity cannot be read is killed and its run errors, never left running untracked", async () => {
+  await using kit = await makeKit({ start: "2026-03-02T09:00:00Z" });
+  kit.processes.identity = () => {
+    throw new Error("cannot read the process table (/proc/7/stat): Permission denied");
+  };
+  const job = kit.scheduler.createJob(jobInput({ max_retries: 0 }));
+  kit.clock.set(kit.store.getJob(job.id)!.next_run_at!);
+  const proc = await tickAndSpawn(kit);
+  await kit.scheduler.idle();
+  assert.equal(proc.killed, true, "the untracked child's group was killed");
+  const run = kit.store.latestRun(job.id)!;
+  assert.equal(run.status, "error");
+  assert.match(run.reason!, /cannot read the process table/);
+});
