@@ -144,8 +144,9 @@ async function realWorkdir(path: string): Promise<string> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
-  } catch {
-    throw new SetupError(`workdir ${path} does not exist`);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new SetupError(`workdir ${path} does not exist`);
+    throw new SetupError(`workdir ${path}: ${err instanceof Error ? err.message : err}`);
   }
   if (!info.isDirectory) throw new SetupError(`workdir ${path} is not a directory`);
   return await Deno.realPath(path);

@@ -9,6 +9,7 @@ import type { Job, Run, RunStatus } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import type { ParsedResult } from "./headless_result.ts";
 import { isoZ } from "../time.ts";
+import { errorText } from "../logger.ts";
 
 const BACKOFF_S = [60, 120, 300] as const;
 
@@ -170,7 +171,8 @@ function reportHead(path: string | null, fallback: string): string {
     const n = file.readSync(buf);
     if (!n) return fallback;
     return new TextDecoder().decode(buf.subarray(0, n)).replace(/\uFFFD+$/, "");
-  } catch {
-    return fallback;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return fallback;
+    return `${fallback}\n\n(the report could not be read: ${errorText(err)})`.trimStart();
   }
 }

@@ -179,7 +179,9 @@ async function lastLogLine(path: string): Promise<string | null> {
     const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
     if (!last) return null;
     return last.length > LOG_LINE_MAX ? `${last.slice(0, LOG_LINE_MAX)}…` : last;
-  } catch {
-    return null; // no log (a fake spawner) or unreadable: the exit code alone will do
+  } catch (err) {
+    // No log (a fake spawner): the exit code alone will do. A refused read is said, not hidden.
+    if (err instanceof Deno.errors.NotFound) return null;
+    return `the run log could not be read: ${errorText(err)}`;
   }
 }

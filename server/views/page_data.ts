@@ -91,14 +91,18 @@ function inboxItemOfRun(deps: AppDeps, runId: number): InboxView | null {
   return deps.inbox.list({ limit: 200 }).find((i) => i.run_id === runId) ?? null;
 }
 
-/** Reads a report written by a run; a missing or unreadable file reads as "no report". */
+/**
+ * Reads a report written by a run; a missing file reads as "no report", an unreadable one as
+ * a line saying why (a refusal is not an absence).
+ */
 export async function readReport(path: string | null): Promise<string | null> {
   if (!path) return null;
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true });
-  } catch {
-    return null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    return `(the report could not be read: ${errorText(err)})`;
   }
   try {
     const buf = new Uint8Array(REPORT_READ_MAX);
@@ -109,8 +113,8 @@ export async function readReport(path: string | null): Promise<string | null> {
       n += got;
     }
     return new TextDecoder().decode(buf.subarray(0, n));
-  } catch {
-    return null;
+  } catch (err) {
+    return `(the report could not be read: ${errorText(err)})`;
   } finally {
     file.close();
   }
