@@ -93,6 +93,17 @@ function toIndexed(r: FileRowRaw): IndexedFile {
   };
 }
 
+/**
+ * A row id as SQLite INTEGER. node:sqlite binds a JavaScript number as REAL, and FTS5
+ * ignores a REAL `rowid = ?` constraint next to a MATCH (the constraint is consumed, not
+ * re-checked), so `WHERE fts MATCH ? AND rowid = ?` returned the first matching row for any
+ * id: every recall hit carried one file's snippet, a foreign workspace's included. Every id
+ * this module binds goes through here.
+ */
+export function rowid(id: number | bigint): bigint {
+  return BigInt(id);
+}
+
 function refuseLink(path: string): void {
   try {
     if (Deno.lstatSync(path).isSymlink) {
@@ -228,10 +239,10 @@ export class RecallIndex {
       row.legacy ? 1 : 0,
       row.title,
     ) as { id: number };
-    this.#stmt("DELETE FROM fts WHERE rowid = ?").run(id);
+    this.#stmt("DELETE FROM fts WHERE rowid = ?").run(rowid(id));
     if (row.category !== "session") {
       this.#stmt("INSERT INTO fts(rowid, path, title, body) VALUES (?, ?, ?, ?)")
-        .run(id, rel, row.title, parsed.body);
+        .run(rowid(id), rel, row.title, parsed.body);
     }
     return row;
   }
@@ -243,8 +254,8 @@ export class RecallIndex {
         .all(rel, rel.length + 1, `${rel}/`)
       : this.#stmt("SELECT id FROM files WHERE path = ?").all(rel)) as { id: number }[];
     for (const { id } of ids) {
-      this.#stmt("DELETE FROM fts WHERE rowid = ?").run(id);
-      this.#stmt("DELETE FROM files WHERE id = ?").run(id);
+      this.#stmt("DELETE FROM fts WHERE rowid = ?").run(rowid(id));
+      this.#stmt("DELETE FROM files WHERE id = ?").run(rowid(id));
     }
     return ids.length;
   }
@@ -342,7 +353,7 @@ export class RecallIndex {
     );
     return ranked.map(({ id, ...r }) => ({
       ...r,
-      snippet: (snip.get(match, id) as { s: string } | undefined)?.s ?? "",
+      snippet: (snip.get(match, rowid(id)) as { s: string } | undefined)?.s ?? "",
     }));
   }
 

@@ -46,6 +46,26 @@ Deno.test("GET /api/memory/search: top 10 hits, unfiltered, never bodies; q is r
   }
 });
 
+Deno.test("GET /api/memory/search: each hit's snippet comes from its own file", async () => {
+  await using t = await makeTestOutpost();
+  const memory = await t.deps.memory();
+  const markers = ["ALPHAWORD", "BRAVOWORD", "CHARLIEWORD", "DELTAWORD"];
+  markers.forEach((marker, i) =>
+    memory.create(
+      `/memories/facts/m${i}.md`,
+      `---\ncategory: project-fact\nworkspace: /srv/w${i}\n---\n# M${i}\nzebra ${marker} notes\n`,
+    )
+  );
+  const res = await t.app.request("/api/memory/search?q=zebra");
+  assert.equal(res.status, 200);
+  const hits = (await json(res)).hits as { path: string; snippet: string }[];
+  assert.equal(hits.length, markers.length);
+  for (const hit of hits) {
+    const i = Number(/m(\d)\.md$/.exec(hit.path)![1]);
+    assert.match(hit.snippet, new RegExp(markers[i]!), hit.path);
+  }
+});
+
 Deno.test("GET /api/memory/body returns the body as JSON and writes a body_read audit row", async () => {
   await using t = await makeTestOutpost();
   const memory = await t.deps.memory();
