@@ -3,7 +3,7 @@
 // the text the model sees. Bad input throws a typed error; nothing is written then.
 
 import { MemoryCommandError, MemoryTooLargeError } from "./errors.ts";
-import { normalizeOnCreate } from "./frontmatter.ts";
+import { episodicDefaultAdvice, isCuratedIndex, normalizeOnCreate } from "./frontmatter.ts";
 import {
   type GuardHooks,
   readVerified,
@@ -191,12 +191,19 @@ export function create(ctx: CommandContext, path: unknown, fileText: unknown): s
   const text = requireString("create", "file_text", fileText);
   const p = ctx.resolve(path);
   const existed = p.exists;
+  const verb = existed ? "overwritten" : "created";
+  if (isCuratedIndex(p.rel)) {
+    write(ctx, p, text, "create");
+    return `File ${verb} successfully at: ${p.virtual} (the curated index: written as given, ` +
+      `shown first in every workspace's memory index, never swept).`;
+  }
   const normalized = normalizeOnCreate(text, ctx.workspace);
   write(ctx, p, normalized.text, "create");
   const scope = normalized.workspace === null ? "global" : `workspace ${normalized.workspace}`;
   const notes = normalized.changes.length ? ` Frontmatter: ${normalized.changes.join("; ")}.` : "";
-  return `File ${existed ? "overwritten" : "created"} successfully at: ${p.virtual} ` +
-    `(category ${normalized.category}, ${scope}).${notes}`;
+  const advice = normalized.defaulted ? ` ${episodicDefaultAdvice(p.rel)}` : "";
+  return `File ${verb} successfully at: ${p.virtual} ` +
+    `(category ${normalized.category}, ${scope}).${notes}${advice}`;
 }
 
 function occurrenceLines(text: string, needle: string): number[] {

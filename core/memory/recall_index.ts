@@ -357,11 +357,14 @@ export class RecallIndex {
     }));
   }
 
-  /** Files visible from `workspace` (no key, global, or the workspace), best first. */
+  /**
+   * Files visible from `workspace` (no key, global, or the workspace), best first. Session
+   * files are never listed: spec 2.1 says they are never indexed.
+   */
   scoped(workspace: string, limit: number, exclude: string): IndexedFile[] {
     const rows = this.#stmt(
       `SELECT path, mtime_ms, size, category, workspace, legacy, title FROM files f
-       WHERE ${IN_SCOPE} AND path != ?
+       WHERE ${IN_SCOPE} AND path != ? AND category != 'session'
        ORDER BY CASE category WHEN 'preference' THEN 0 WHEN 'project-fact' THEN 1
          WHEN 'episodic' THEN 2 ELSE 3 END, path
        LIMIT ?`,
@@ -369,7 +372,10 @@ export class RecallIndex {
     return rows.map(toIndexed);
   }
 
-  /** How many files `workspace` sees, and how many belong to other workspaces. */
+  /**
+   * How many files `workspace` sees, and how many belong to other workspaces; `exclude` (the
+   * curated index, shown in every workspace) and session files count in neither.
+   */
   counts(workspace: string, exclude: string): {
     scoped: number;
     foreignFiles: number;
@@ -377,11 +383,11 @@ export class RecallIndex {
   } {
     const r = this.#stmt(
       `SELECT
-         sum(CASE WHEN ${IN_SCOPE} AND path != ? THEN 1 ELSE 0 END) AS scoped,
+         sum(CASE WHEN ${IN_SCOPE} THEN 1 ELSE 0 END) AS scoped,
          sum(CASE WHEN ${IN_SCOPE} THEN 0 ELSE 1 END) AS foreign_files,
          count(DISTINCT CASE WHEN ${IN_SCOPE} THEN NULL ELSE workspace END) AS foreign_ws
-       FROM files f`,
-    ).get(workspace, exclude, workspace, workspace) as {
+       FROM files f WHERE path != ? AND category != 'session'`,
+    ).get(workspace, workspace, workspace, exclude) as {
       scoped: number | null;
       foreign_files: number | null;
       foreign_ws: number;

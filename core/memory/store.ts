@@ -7,7 +7,7 @@ import type { Tool } from "../tools/types.ts";
 import { composeCachedIndex } from "./cached_index.ts";
 import * as commands from "./commands.ts";
 import { MemoryCommandError, MemoryNotFoundError, MemoryTooLargeError } from "./errors.ts";
-import { CATEGORIES, type Category, parseMemory } from "./frontmatter.ts";
+import { CATEGORIES, type Category, CURATED_FILE, parseMemory } from "./frontmatter.ts";
 import {
   type GuardHooks,
   readVerified,
@@ -23,7 +23,7 @@ import { RecallIndex, type RecallRow, type ReconcileReport } from "./recall_inde
 import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep.ts";
 import { resolveWorkspace } from "./workspace.ts";
 
-export const CURATED_FILE = "MEMORY.md";
+export { CURATED_FILE } from "./frontmatter.ts";
 
 export interface OpenMemoryOptions {
   /** The resolved memory root (memory_dir / AGENT_MEMORY_DIR); created when missing. */
