@@ -4,6 +4,7 @@
 import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
+import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent } from "./setup.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
@@ -11,7 +12,7 @@ import { resumeWith } from "../core/agent/resume.ts";
 import { renderReport } from "../core/agent/report.ts";
 import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
-import { reflectionSkipReason } from "../core/memory/reflection_worth.ts";
+import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
@@ -114,7 +115,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
   let final = outcome;
-  const reflectionUsage = await maybeReflect(ctx, result, journal, deps);
+  const reflectionUsage = await maybeReflect(ctx, result, journal, deps, args.mode);
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {
@@ -126,23 +127,26 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
 }
 
 /**
- * The end-of-run reflection pass, when memory and reflection are on, the run stopped, there is
- * something to reflect on and token budget left. Journaled either way; returns its usage.
+ * The end-of-run reflection pass, when memory and reflection are on, the mode lets memory be
+ * edited without asking (auto), the run stopped, there is something to reflect on and token
+ * budget left. Journaled either way; returns its usage.
  */
 async function maybeReflect(
   ctx: AgentContext,
   result: LoopResult,
   journal: Journal,
   deps: HeadlessDeps,
+  mode: PermissionMode,
 ): Promise<Usage | null> {
   if (!ctx.memory || !ctx.settings.memory_reflect || result.done_reason !== "stop") return null;
   const budget = ctx.settings.token_budget;
   const left = budget === undefined
     ? undefined
     : budget - result.usage.input_tokens - result.usage.output_tokens;
-  const skipped = left !== undefined && left <= 0
-    ? `the token budget (${budget}) is spent`
-    : reflectionSkipReason(result.messages);
+  const skipped = reflectionModeSkipReason(mode) ??
+    (left !== undefined && left <= 0
+      ? `the token budget (${budget}) is spent`
+      : reflectionSkipReason(result.messages));
   const at = () => deps.clock.now().toISOString();
   if (skipped) {
     journal.append({ type: "reflection", ran: false, skipped, at: at() });
