@@ -9,6 +9,7 @@ import type { Tool } from "../core/tools/types.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type Flags, resolveSettings } from "../core/settings/resolve.ts";
 import { resolveEndpoint } from "../core/settings/keys.ts";
+import { describeSource } from "../core/settings/errors.ts";
 import { agentHome } from "../core/settings/project.ts";
 import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
@@ -158,5 +159,18 @@ async function openMemoryFor(
   clock: Clock,
 ): Promise<MemoryStore> {
   const { openMemory } = await import("../core/memory/store.ts");
-  return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+  const { MemoryRootError } = await import("../core/memory/errors.ts");
+  try {
+    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+  } catch (err) {
+    if (!(err instanceof MemoryRootError)) throw err;
+    // One line naming the setting, where its value came from and what to do.
+    const source = settings.sources.memory_dir;
+    const from = source ? ` (from ${describeSource(source)})` : "";
+    throw new SetupError(
+      `memory_dir ${settings.memory_dir}${from}: ${err.problem}; point memory_dir at a ` +
+        `directory you can write, or set memory_enabled = false`,
+      { cause: err },
+    );
+  }
 }

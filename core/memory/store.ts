@@ -6,7 +6,14 @@ import type { Clock } from "../ports.ts";
 import type { Tool } from "../tools/types.ts";
 import { composeCachedIndex } from "./cached_index.ts";
 import * as commands from "./commands.ts";
-import { MemoryCommandError, MemoryNotFoundError, MemoryTooLargeError } from "./errors.ts";
+import {
+  fsProblem,
+  MemoryCommandError,
+  MemoryNotFoundError,
+  MemoryPathError,
+  MemoryRootError,
+  MemoryTooLargeError,
+} from "./errors.ts";
 import { CATEGORIES, type Category, CURATED_FILE, parseMemory } from "./frontmatter.ts";
 import {
   type GuardHooks,
@@ -19,7 +26,7 @@ import { matchExpression, queryTerms, selectTerms } from "./fts_query.ts";
 import { BODY_CAP_BYTES, CACHED_INDEX_MAX_LINES, RECALL_LIMIT, SEARCH_LIMIT } from "./limits.ts";
 import { memoryTool } from "./memory_tool.ts";
 import { type MemoryPath, resolveMemoryPath, virtualOf } from "./path_guard.ts";
-import { RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
+import { INDEX_DIR, RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
 import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep.ts";
 import { resolveWorkspace } from "./workspace.ts";
 
@@ -100,22 +107,36 @@ function oneLine(s: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Creates the root when missing and returns its real path. */
+/** Creates the root when missing and returns its real path. Throws MemoryRootError. */
 function prepareRoot(root: string): string {
-  if (!root) throw new TypeError("memory root is empty; set memory_dir or AGENT_MEMORY_DIR");
-  Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
+  if (!root) throw new MemoryRootError(root, "is empty; choose a directory");
+  try {
+    Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new MemoryRootError(root, fsProblem(err, root), { cause: err });
+  }
   const real = Deno.realPathSync(root);
-  if (real === "/") throw new TypeError("the memory root cannot be / ; choose a directory");
+  if (real === "/") throw new MemoryRootError(root, "cannot be / ; choose a directory");
   if (!Deno.statSync(real).isDirectory) {
-    throw new TypeError(`memory root ${root} is not a directory`);
+    throw new MemoryRootError(root, "is not a directory");
   }
   return real;
+}
+
+/** Opens the recall index; a root where it cannot be made is a MemoryRootError. */
+function openIndex(root: string): RecallIndex {
+  try {
+    return RecallIndex.open(root);
+  } catch (err) {
+    if (err instanceof MemoryPathError) throw err;
+    throw new MemoryRootError(root, fsProblem(err, `${root}/${INDEX_DIR}`), { cause: err });
+  }
 }
 
 export async function openMemory(opts: OpenMemoryOptions): Promise<MemoryStore> {
   const root = prepareRoot(opts.root);
   const workspace = opts.workspace ?? await resolveWorkspace(opts.cwd);
-  const index = RecallIndex.open(root);
+  const index = openIndex(root);
   const store = new MemoryStore(root, workspace, opts.clock, index, opts.hooks);
   if (index.fresh) store.rebuildIndex();
   else store.refresh();

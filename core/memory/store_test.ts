@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { MemoryNotFoundError, MemoryPathError, MemoryTooLargeError } from "./errors.ts";
+import {
+  MemoryNotFoundError,
+  MemoryPathError,
+  MemoryRootError,
+  MemoryTooLargeError,
+} from "./errors.ts";
 import { BODY_CAP_BYTES } from "./limits.ts";
 import { sandbox } from "../../tests/fixtures/memory/sandbox.ts";
 
@@ -101,10 +106,18 @@ Deno.test("store: open creates a private root and refuses a file as root", async
     assert.equal(Deno.statSync(sb.root).mode! & 0o777, 0o700);
     const { openMemory } = await import("./store.ts");
     Deno.writeTextFileSync(`${sb.base}/file`, "x");
+    for (const root of [`${sb.base}/file`, `${sb.base}/file/below`]) {
+      await assert.rejects(
+        () => openMemory({ root, cwd: sb.cwd, clock: sb.clock }),
+        (err: unknown) =>
+          err instanceof MemoryRootError && err.root === root &&
+          /one of its parents is a file/.test(err.problem) && !/os error/.test(err.message),
+      );
+    }
     await assert.rejects(
-      () => openMemory({ root: `${sb.base}/file`, cwd: sb.cwd, clock: sb.clock }),
+      () => openMemory({ root: "", cwd: sb.cwd, clock: sb.clock }),
+      MemoryRootError,
     );
-    await assert.rejects(() => openMemory({ root: "", cwd: sb.cwd, clock: sb.clock }), TypeError);
   } finally {
     await sb.cleanup();
   }
