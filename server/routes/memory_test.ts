@@ -86,6 +86,39 @@ Deno.test("GET /api/memory/body returns the body as JSON and writes a body_read 
   assert.equal(row!.actor, "dashboard");
 });
 
+Deno.test("GET /api/memory/body audits one row per reader, path and minute (reloads do not flood)", async () => {
+  await using t = await makeTestOutpost({
+    env: { AGENT_OUTPOST_TRUSTED_USER_HEADER: "X-Forwarded-User" },
+  });
+  const memory = await t.deps.memory();
+  memory.create("/memories/facts/build.md", FACT);
+  memory.create("/memories/preferences/style.md", PREF);
+  const read = async (path: string, user = "ann", method = "GET") => {
+    const res = await t.app.request(`/api/memory/body?path=${path}`, {
+      method,
+      headers: { "X-Forwarded-User": user },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  };
+  const rows = () =>
+    t.store.listAudit({ action: "body_read" }).map((r) => `${r.actor} ${r.target}`).sort();
+  await read("/memories/facts/build.md");
+  await read("/memories/facts/build.md");
+  await read("/memories/facts/build.md", "ann", "HEAD");
+  assert.deepEqual(rows(), ["user:ann facts/build.md"], "two reads in one minute: one row");
+  await read("/memories/preferences/style.md");
+  await read("/memories/facts/build.md", "bob");
+  assert.deepEqual(rows(), [
+    "user:ann facts/build.md",
+    "user:ann preferences/style.md",
+    "user:bob facts/build.md",
+  ], "another path or another reader: its own row");
+  await t.clock.advance(60_000);
+  await read("/memories/facts/build.md");
+  assert.equal(rows().filter((r) => r === "user:ann facts/build.md").length, 2, "a minute later");
+});
+
 Deno.test("GET /api/memory/body refuses guard escapes (400), missing files (404) and oversized bodies (413)", async () => {
   await using t = await makeTestOutpost();
   const memory = await t.deps.memory();
