@@ -72,6 +72,37 @@ Deno.test("POST /api/jobs: every bad field is a 400 naming it, and nothing is st
   assert.equal(t.store.listAudit().length, 0);
 });
 
+Deno.test("POST /api/jobs: legacy zone aliases and non-string schedule fields are 400s naming the field", async () => {
+  await using t = await makeTestOutpost();
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ kind: "every", expr: "1h", tz: "EST" }, "schedule.tz", /"EST" is a legacy alias/],
+    [{ kind: "every", expr: "1h", tz: "US/Eastern" }, "schedule.tz", /"America\/New_York"/],
+    [{ kind: "every", expr: "1h", tz: 5 }, "schedule.tz", /must be a string/],
+    [{ kind: "cron", expr: 1, tz: "UTC" }, "schedule.expr", /must be a string.*got number/],
+    [{ kind: 1, expr: "1h" }, "schedule.kind", /must be a string/],
+  ];
+  for (const [schedule, field, message] of cases) {
+    const res = await t.request("POST", "/api/jobs", jobInput({ schedule }));
+    assert.equal(res.status, 400, JSON.stringify(schedule));
+    const err = (await json(res)).error;
+    assert.equal(err.field, field, JSON.stringify(err));
+    assert.match(err.message, message);
+  }
+  assert.equal(t.store.countJobs(), 0);
+  // The preview route applies the same rule.
+  const preview = await t.app.request("/api/schedule/preview?kind=every&expr=1h&tz=EST");
+  assert.equal(preview.status, 400);
+  assert.equal((await json(preview)).error.field, "schedule.tz");
+  // Letter case is not an alias: the zone is stored in the database's spelling.
+  const utc = await t.request(
+    "POST",
+    "/api/jobs",
+    jobInput({ schedule: { kind: "every", expr: "1h", tz: "utc" } }),
+  );
+  assert.equal(utc.status, 201);
+  assert.equal((await json(utc)).job.schedule.tz, "UTC");
+});
+
 Deno.test("POST /api/jobs refuses the 101st job with 409", async () => {
   await using t = await makeTestOutpost();
   for (let i = 0; i < 100; i++) t.scheduler.createJob(jobInput({ name: `j${i}` }));
