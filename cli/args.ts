@@ -54,7 +54,8 @@ export const OWN_FLAGS: readonly OwnFlag[] = [
     name: "resume",
     type: "string",
     valueName: "<session-id>",
-    help: "Continue a saved session; with -p the prompt is the answer to its open question",
+    help:
+      "Continue a saved session in its saved workdir (--workdir, if given, must be that folder); with -p the prompt is the answer to its open question",
   },
   {
     name: "max-turns",

@@ -5,7 +5,8 @@ import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
-import { type AgentContext, prepareAgent } from "./setup.ts";
+import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
+import { resumeWorkdir } from "./resume_workdir.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
@@ -196,6 +197,11 @@ async function begin(
   jobId: string | undefined,
   jobName: string | undefined,
 ): Promise<Begun> {
+  // A resumed session runs in its saved workdir, whatever the current directory is.
+  const session = args.resume ? await loadSession(sessionsDirOf(deps.env), args.resume) : undefined;
+  const workdir = session
+    ? await resumeWorkdir(session.meta.workdir, args.workdir, deps.cwd)
+    : args.workdir;
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
@@ -205,11 +211,10 @@ async function begin(
     cwd: deps.cwd,
     awaitProbe: false,
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
-    ...(args.workdir ? { workdir: args.workdir } : {}),
+    ...(workdir ? { workdir } : {}),
   });
   let effort = args.effort;
-  if (args.resume) {
-    const session = await loadSession(ctx.sessionsDir, args.resume);
+  if (session && args.resume) {
     const step = await resumeWith(session, prompt, {
       tools: ctx.tools,
       workdir: ctx.workdir,

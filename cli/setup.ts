@@ -105,7 +105,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     probe,
     home,
     workdir,
-    sessionsDir: join(home, "sessions"),
+    sessionsDir: sessionsDirOf(input.env),
     endpoint,
     wire,
     resolver,
@@ -113,6 +113,11 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     system,
     ...(memory ? { memory } : {}),
   };
+}
+
+/** Where sessions are journaled: <AGENT_HOME>/sessions. */
+export function sessionsDirOf(env: Env): string {
+  return join(agentHome(env), "sessions");
 }
 
 export function wireOptions(s: Settings): WireOptions {

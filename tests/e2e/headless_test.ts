@@ -120,6 +120,46 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
   t.fake.assertNoViolations();
 });
 
+Deno.test("resume runs in the session's saved workdir, not the cwd; another --workdir is refused", async () => {
+  await using t = await setup();
+  const elsewhere = `${t.home}/elsewhere`;
+  await Deno.mkdir(elsewhere);
+  t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--mode", "strict", "--output-format", "json", "--", "add it"],
+    t.env,
+  );
+  assert.equal(r.code, 2, r.stderr);
+  const id = (JSON.parse(r.stdout) as HeadlessResult).session_id!;
+  const sessions = await runAgent(["sessions"], t.env);
+  assert.match(sessions.stdout, new RegExp(`${id} .* ${t.work}\n`));
+
+  // An explicit --workdir naming another folder: refused, nothing applied, session intact.
+  const refused = await runAgent(
+    ["-p", "--resume", id, "--workdir", elsewhere, "--output-format", "json", "--", "approved"],
+    t.env,
+    elsewhere,
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    JSON.parse(refused.stdout).error,
+    new RegExp(`--workdir ${elsewhere} is not this session's workdir ${t.work}`),
+  );
+  assert.equal(t.fake.requests.length, 1, "no model call for a refused resume");
+
+  // From another directory, without --workdir: the approved edit lands in the saved workdir.
+  t.fake.enqueue(reply().text("Deploy script added."));
+  const resumed = await runAgent(
+    ["-p", "--resume", id, "--mode", "strict", "--output-format", "json", "--", "approved"],
+    t.env,
+    elsewhere,
+  );
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(await Deno.readTextFile(`${t.work}/deploy.sh`), "echo hi\n");
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(elsewhere)), [], "nothing written in cwd");
+  t.fake.assertNoViolations();
+});
+
 Deno.test("plan mode denies the edit and the run still completes", async () => {
   await using t = await setup();
   t.fake.enqueue(reply().tool("create", { path: "x.txt", file_text: "x" }));
