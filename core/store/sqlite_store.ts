@@ -112,9 +112,9 @@ export class SqliteStore implements Store {
 
   createJob(job: NewJob): Job {
     return this.#tx(() => {
-      // The cap guards the Jobs tab (POST /api/jobs); api one-shots are bounded by the
-      // governor's queue depth instead, so chat and machine-door use never exhausts it.
-      if (job.class === "scheduled" && this.countJobs("scheduled") >= this.#maxJobs) {
+      // Every job counts, whichever door made it: the cap is what keeps the store (and the
+      // pages that list it) bounded. Finished one-shots leave through the retention sweep.
+      if (this.countJobs() >= this.#maxJobs) {
         throw new JobLimitError(this.#maxJobs);
       }
       const now = this.#now();
@@ -140,14 +140,18 @@ export class SqliteStore implements Store {
     return row ? toJob(row) : null;
   }
 
-  listJobs(): JobWithLatestRun[] {
+  listJobs(options: ListOptions = {}): JobWithLatestRun[] {
     const rows = this.#stmt(
       `SELECT j.*, r.id AS lr_id, r.status AS lr_status, r.exit_code AS lr_exit_code,
               r.attempt AS lr_attempt, r.queued_at AS lr_queued_at, r.finished_at AS lr_finished_at
          FROM jobs j
          LEFT JOIN runs r ON r.id = (SELECT MAX(id) FROM runs WHERE job_id = j.id)
-        ORDER BY j.id DESC`,
-    ).all() as Row[];
+        WHERE j.id < ?
+        ORDER BY j.id DESC LIMIT ?`,
+    ).all(
+      options.before_id ?? Number.MAX_SAFE_INTEGER,
+      options.limit ?? Number.MAX_SAFE_INTEGER,
+    ) as Row[];
     return rows.map((row) => {
       const latest: LatestRun | null = row.lr_id === null ? null : {
         id: row.lr_id as number,
@@ -240,6 +244,14 @@ export class SqliteStore implements Store {
     return this.#stmt(
       `SELECT * FROM runs WHERE job_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
     ).all(jobId, options.before_id ?? Number.MAX_SAFE_INTEGER, limitOf(options)).map(toRun);
+  }
+
+  latestAttempt(jobId: number): Run | null {
+    const row = this.#stmt(
+      `SELECT * FROM runs WHERE job_id = ? AND status NOT IN ('skipped', 'skipped_drift')
+        ORDER BY id DESC LIMIT 1`,
+    ).get(jobId) as Row | undefined;
+    return row ? toRun(row) : null;
   }
 
   latestRun(jobId: number): Run | null {

@@ -192,13 +192,13 @@ export interface Store {
 
   // Jobs
   /**
-   * Throws JobLimitError when a scheduled job would exceed MAX_JOBS scheduled jobs (api
-   * one-shots are not counted: the governor's queue depth bounds them).
+   * Throws JobLimitError when the store already holds MAX_JOBS jobs. Every job counts,
+   * scheduled and one-shot alike, so no door can grow the store without bound.
    */
   createJob(job: NewJob): Job;
   getJob(id: number): Job | null;
-  /** Newest first, each with its latest run. */
-  listJobs(): JobWithLatestRun[];
+  /** Newest first, each with its latest run; all of them unless `options.limit`. */
+  listJobs(options?: ListOptions): JobWithLatestRun[];
   countJobs(cls?: JobClass): number;
   /** Throws NotFoundError for an unknown id. */
   updateJob(id: number, patch: JobPatch): Job;
@@ -216,6 +216,8 @@ export interface Store {
   /** Newest first. */
   listRuns(jobId: number, options?: ListOptions): Run[];
   latestRun(jobId: number): Run | null;
+  /** The job's newest run that is not a skip row (skipped, skipped_drift): its last attempt. */
+  latestAttempt(jobId: number): Run | null;
   /** The job's newest queued or running run (a resume and a retry may both be queued). */
   inFlightRun(jobId: number): Run | null;
   runsWithStatus(status: RunStatus): Run[];

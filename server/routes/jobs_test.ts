@@ -112,6 +112,36 @@ Deno.test("POST /api/jobs refuses the 101st job with 409", async () => {
   assert.equal(t.store.countJobs(), 100);
 });
 
+Deno.test("the job cap holds across both doors: a flood of dashboard and machine-door jobs stops at 100 with a true 409", async () => {
+  // A queue deep enough that the job cap, not the governor, is what stops the flood.
+  await using t = await makeTestOutpost({ governor: { queue_depth_max: 1000 } });
+  const token = t.machineToken("flood");
+  const machine = (i: number) =>
+    t.app.request("/api/v1/jobs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ prompt: `one-shot ${i}`, workdir: "/tmp" }),
+    });
+  const refused: Response[] = [];
+  for (let i = 0; i < 80; i++) {
+    const human = await t.request("POST", "/api/jobs", jobInput({ name: `flood ${i}` }));
+    const bot = await machine(i);
+    for (const res of [human, bot]) {
+      if (res.status === 409) refused.push(res);
+      else assert.ok(res.status === 201 || res.status === 202, `unexpected ${res.status}`);
+    }
+  }
+  assert.equal(t.store.countJobs(), 100, "the store holds exactly the cap");
+  assert.equal(refused.length, 60);
+  for (const res of refused) {
+    const err = (await json(res)).error;
+    assert.equal(err.code, "job_limit");
+    assert.match(err.message, /at most 100 jobs may exist, scheduled and one-shot together/);
+  }
+  assert.equal(t.store.countJobs("api"), 50);
+  assert.equal(t.store.countJobs("scheduled"), 50);
+});
+
 Deno.test("GET /api/jobs/<id>: the job with its latest run; unknown and non-numeric ids are 404", async () => {
   await using t = await makeTestOutpost();
   const job = t.scheduler.createJob(jobInput());
