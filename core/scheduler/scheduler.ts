@@ -18,7 +18,7 @@ import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
 import { cancelJob, type CancelResult } from "./cancel.ts";
 import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
-import { type JobDefaults, validateAnswer, validateJobInput } from "./job_input.ts";
+import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
 import { dueInOrder, fireJob, type FireOutcome } from "./fire.ts";
 import { recordOutcome } from "./outcomes.ts";
@@ -334,8 +334,9 @@ export class Scheduler {
 
   // ---- operations for the doors (dashboard, machine door, chat) ----
 
-  createJob(raw: unknown): Job {
-    const job = jobs.createJob(this.ctx, raw);
+  /** `stamp`: server-side fields (recipe stamp, meta, enabled) from trusted code only. */
+  createJob(raw: unknown, stamp?: JobStamp): Job {
+    const job = jobs.createJob(this.ctx, raw, stamp);
     this.poke();
     return job;
   }

@@ -21,6 +21,7 @@ import {
 import { JobValidationError } from "../../core/scheduler/job_input.ts";
 import { ScheduleError } from "../../core/scheduler/schedule.ts";
 import { InFlightError } from "../../core/scheduler/scheduler.ts";
+import { JobConflictError } from "../../core/scheduler/jobs.ts";
 import { InboxStateError, JobLimitError, NotFoundError } from "../../core/store/errors.ts";
 
 export interface ErrorBody {
@@ -86,6 +87,9 @@ export function mapError(err: unknown): Mapped | null {
     return { status: 404, code: "not_found", message: err.message };
   }
   if (err instanceof JobLimitError) return { status: 409, code: "job_limit", message: err.message };
+  if (err instanceof JobConflictError) {
+    return { status: 409, code: err.code, message: err.message, field: err.field };
+  }
   if (err instanceof InFlightError) {
     return { status: 409, code: "run_in_flight", message: err.message };
   }

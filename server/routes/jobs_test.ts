@@ -391,3 +391,70 @@ Deno.test("run output refuses a report path outside the runs directory", async (
   assert.equal(res.status, 404);
   assert.doesNotMatch(await res.text(), /secret"?$/);
 });
+
+Deno.test("POST /api/jobs refuses the server-side stamp: recipe_id, recipe_version, meta and enabled are 400 naming the field", async () => {
+  await using t = await makeTestOutpost();
+  const forged: Record<string, unknown>[] = [
+    { recipe_id: "daily-brief-9am", recipe_version: 1 },
+    { recipe_version: 3 },
+    { meta: { room: "!forged:example.org" } },
+    { enabled: false },
+  ];
+  for (const extra of forged) {
+    const res = await t.request("POST", "/api/jobs", jobInput(extra));
+    assert.equal(res.status, 400, JSON.stringify(extra));
+    const err = (await json(res)).error;
+    assert.equal(err.code, "validation_failed");
+    assert.equal(err.field, Object.keys(extra)[0]);
+  }
+  assert.equal(t.store.countJobs(), 0);
+});
+
+Deno.test("PUT refuses a new prompt on a recipe-made job with 409 recipe_prompt_frozen; other fields and the same prompt pass", async () => {
+  await using t = await makeTestOutpost();
+  const job = t.scheduler.createJob(jobInput(), {
+    recipe_id: "daily-brief-9am",
+    recipe_version: 2,
+  });
+  const res = await t.request("PUT", `/api/jobs/${job.id}`, { prompt: "do something else" });
+  assert.equal(res.status, 409);
+  const err = (await json(res)).error;
+  assert.equal(err.code, "recipe_prompt_frozen");
+  assert.equal(err.field, "prompt");
+  assert.match(err.message, /recipe daily-brief-9am.*frozen/);
+  assert.equal(t.store.getJob(job.id)!.prompt, job.prompt);
+  const same = await t.request("PUT", `/api/jobs/${job.id}`, { prompt: job.prompt, name: "brief" });
+  assert.equal(same.status, 200, "the edit form sends the unchanged prompt back");
+  assert.equal((await json(same)).job.name, "brief");
+  // A PUT cannot rewrite the stamp either.
+  for (const body of [{ recipe_id: "other" }, { recipe_version: 9 }, { meta: { room: "!x" } }]) {
+    assert.equal((await t.request("PUT", `/api/jobs/${job.id}`, body)).status, 400);
+  }
+  const plain = t.scheduler.createJob(jobInput({ name: "hand-made" }));
+  assert.equal((await t.request("PUT", `/api/jobs/${plain.id}`, { prompt: "new" })).status, 200);
+});
+
+Deno.test("re-enabling a one-shot cancelled while queued is refused with 409 one_shot_finished, saying why", async () => {
+  // The api class admits nothing, so the submission stays queued until it is cancelled.
+  await using t = await makeTestOutpost({ governor: { max_concurrent: { api: 0, scheduled: 2 } } });
+  const token = t.machineToken("ci");
+  const submit = await t.app.request("/api/v1/jobs", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ prompt: "once", workdir: "/tmp" }),
+  });
+  const { job_id } = await json(submit);
+  await t.scheduler.step();
+  assert.equal((await t.request("POST", `/api/jobs/${job_id}/cancel`)).status, 200);
+  assert.equal(t.store.getJob(job_id)!.enabled, false);
+  const res = await t.request("PUT", `/api/jobs/${job_id}`, { enabled: true });
+  assert.equal(res.status, 409);
+  const err = (await json(res)).error;
+  assert.equal(err.code, "one_shot_finished");
+  assert.match(err.message, /one-shot with nothing queued or running.*trigger/);
+  assert.equal(t.store.getJob(job_id)!.enabled, false, "nothing changed");
+  assert.equal(t.store.listAudit({ action: "job_enable" }).length, 0);
+  // Run now still works, and a paused one-shot whose run still waits can be re-enabled.
+  assert.equal((await t.request("POST", `/api/jobs/${job_id}/trigger`)).status, 202);
+  assert.equal((await t.request("PUT", `/api/jobs/${job_id}`, { enabled: true })).status, 200);
+});

@@ -160,7 +160,7 @@ Deno.test("recipes answer an empty catalog for now; enable is 404", async () => 
     enabled_counts: {},
     load_errors: [],
   });
-  t.scheduler.createJob(jobInput({ recipe_id: "daily-brief-9am", recipe_version: 1 }));
+  t.scheduler.createJob(jobInput(), { recipe_id: "daily-brief-9am", recipe_version: 1 });
   t.scheduler.createJob(jobInput());
   const enabled = await json(await t.app.request("/api/recipes/enabled"));
   assert.equal(enabled.jobs.length, 1);
