@@ -16,6 +16,7 @@
 // - JSON shapes: docs/dashboard-api.md. Error body everywhere:
 //   {"error": {"code": "...", "message": "...", "field"?: "..."}}.
 
+import type { StreamLimits } from "./http/stream_slots.ts";
 import type { Delivery } from "../core/delivery/delivery.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Governor } from "../core/governor/governor.ts";
@@ -96,6 +97,8 @@ export interface AppDeps {
   delivery: Delivery;
   csrf: CsrfTokenSource;
   live: LiveEvents;
+  /** Caps on open GET /api/events streams; default DEFAULT_STREAM_LIMITS (16 per client, 128). */
+  eventStreamLimits?: StreamLimits;
   /** The agent home (AGENT_HOME or ~/.agent); outpost data lives under <home>/outpost/. */
   home: string;
   /** High-risk hold lifetime (AGENT_MATRIX_HOLD_TTL seconds × 1000; default 3600 s). */
