@@ -8,8 +8,7 @@ export class JobLimitError extends Error {
   constructor(limit = MAX_JOBS) {
     super(
       `job limit reached: at most ${limit} jobs may exist, scheduled and one-shot together; ` +
-        `delete a job (finished one-shots are also pruned after their retention period) ` +
-        `before creating another`,
+        `delete a job (finished one-shots too) before creating another`,
     );
     this.limit = limit;
   }
