@@ -4,6 +4,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { SchemaTooNewError } from "./errors.ts";
 import m001 from "./migrations/001_initial.sql" with { type: "text" };
+import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -13,6 +14,7 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial", sql: m001 },
+  { version: 2, name: "retention_indexes", sql: m002 },
 ];
 
 export class MigrationError extends Error {

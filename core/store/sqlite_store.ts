@@ -42,6 +42,7 @@ import type {
   NewInboxItem,
   NewJob,
   NewRun,
+  Pruned,
   PushSubscription,
   Run,
   RunPatch,
@@ -67,6 +68,10 @@ const INSERT_RUN = `INSERT INTO runs (${RUN_COLUMNS.join(", ")}) VALUES (${
 /** <home>/outpost/outpost.db — home defaults to ~/.agent and is passed by the caller. */
 export function outpostDbPath(home: string): string {
   return join(home, "outpost", "outpost.db");
+}
+
+function reportsOf(rows: { report_path: string | null }[]): string[] {
+  return rows.flatMap((r) => (r.report_path ? [r.report_path] : []));
 }
 
 export class SqliteStore implements Store {
@@ -296,6 +301,63 @@ export class SqliteStore implements Store {
           AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL)`,
     ).get(cls, since) as { n: number };
     return row.n;
+  }
+
+  // ---- retention ----
+
+  pruneRuns(before: string, limit: number): Pruned {
+    return this.#tx(() => {
+      // runs_finished serves the range; each exception is an index probe per candidate.
+      const rows = this.#stmt(
+        `SELECT r.id, r.report_path FROM runs r
+          WHERE r.finished_at IS NOT NULL AND r.finished_at < ?
+            AND r.status NOT IN ('queued', 'running')
+            AND r.id < (SELECT MAX(l.id) FROM runs l WHERE l.job_id = r.job_id)
+            AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.run_id = r.id AND i.state = 'open')
+            AND r.id NOT IN (SELECT q.resume_of_run FROM runs q
+                              WHERE ${LIVE} AND q.resume_of_run IS NOT NULL)
+          ORDER BY r.finished_at LIMIT ?`,
+      ).all(before, limitOf({ limit })) as { id: number; report_path: string | null }[];
+      const remove = this.#stmt("DELETE FROM runs WHERE id = ?");
+      for (const row of rows) remove.run(row.id);
+      return { jobs: 0, runs: rows.length, reports: reportsOf(rows) };
+    });
+  }
+
+  pruneOneShots(before: string, limit: number): Pruned {
+    return this.#tx(() => {
+      const jobs = this.#stmt(
+        `SELECT j.id FROM jobs j
+          WHERE j.schedule_kind = 'at' AND j.next_run_at IS NULL AND j.updated_at < ?
+            AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id)
+            AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id
+                             AND (r.finished_at IS NULL OR r.finished_at >= ?
+                                  OR r.status IN ('queued', 'running')))
+            AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.job_id = j.id AND i.state = 'open')
+          ORDER BY j.id LIMIT ?`,
+      ).all(before, before, limitOf({ limit })) as { id: number }[];
+      const runsOf = this.#stmt("SELECT report_path FROM runs WHERE job_id = ?");
+      const remove = this.#stmt("DELETE FROM jobs WHERE id = ?");
+      let runs = 0;
+      const reports: string[] = [];
+      for (const { id } of jobs) {
+        const rows = runsOf.all(id) as { report_path: string | null }[];
+        runs += rows.length;
+        reports.push(...reportsOf(rows));
+        remove.run(id); // runs and inbox items cascade
+      }
+      return { jobs: jobs.length, runs, reports };
+    });
+  }
+
+  pruneAudit(before: string, limit: number): number {
+    return this.#tx(() =>
+      Number(
+        this.#stmt(
+          `DELETE FROM audit WHERE id IN (SELECT id FROM audit WHERE at < ? ORDER BY at LIMIT ?)`,
+        ).run(before, limitOf({ limit })).changes,
+      )
+    );
   }
 
   // ---- inbox ----

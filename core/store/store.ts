@@ -171,6 +171,15 @@ export interface MachineToken {
   revoked_at: string | null;
 }
 
+/** What one retention chunk removed (see the prune* methods of Store). */
+export interface Pruned {
+  /** Jobs deleted (pruneOneShots only). */
+  jobs: number;
+  runs: number;
+  /** report_path of every deleted run that had one; the caller removes the files. */
+  reports: string[];
+}
+
 export interface ListOptions {
   limit?: number;
   /** Only rows with a smaller id (newest-first paging). */
@@ -226,6 +235,23 @@ export interface Store {
   countQueued(): number;
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
+
+  // Retention (core/scheduler/retention.ts). Each call deletes at most `limit` rows in one
+  // short transaction, oldest first, so a caller can yield between chunks.
+  /**
+   * Deletes runs finished before `before`, except: queued and running runs, each job's
+   * latest run, runs with an open inbox item, and runs that a queued or running resume
+   * continues. Their closed inbox items go with them.
+   */
+  pruneRuns(before: string, limit: number): Pruned;
+  /**
+   * Deletes finished one-shot jobs whole (runs and inbox items cascade): schedule kind `at`
+   * with nothing left to fire (next_run_at null), at least one run, none queued or running,
+   * no open inbox item, and no change or finished run at or after `before`.
+   */
+  pruneOneShots(before: string, limit: number): Pruned;
+  /** Deletes audit rows written before `before`; returns how many. */
+  pruneAudit(before: string, limit: number): number;
 
   // Inbox
   createInboxItem(item: NewInboxItem): InboxItem;
