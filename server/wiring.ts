@@ -24,6 +24,8 @@ import { loadOrCreateCsrfToken } from "./http/csrf.ts";
 import { sqliteDataVersion } from "./http/data_version.ts";
 import { LiveFeed } from "./http/live_feed.ts";
 import { MemorySweeper } from "./memory_sweeper.ts";
+import { RetentionSweeper } from "./retention_sweeper.ts";
+import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
 import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
 import { join } from "node:path";
 
@@ -155,6 +157,8 @@ export interface Outpost {
   deps: AppDeps;
   /** The memory lifecycle job: swept at open, then daily on the clock; stopped by close(). */
   sweeper: MemorySweeper;
+  /** The history retention job (runs, audit rows, finished one-shots): at open, then daily. */
+  retention: RetentionSweeper;
   /** Stops the scheduler loop (children are left to startup recovery) and closes stores. */
   close(): Promise<void>;
 }
@@ -162,6 +166,7 @@ export interface Outpost {
 /** The production wiring: SQLite store, governor.json, log delivery, real processes. */
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
+  const retentionPolicy = retentionPolicyFrom(o.env); // likewise
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
     const waiting = o.jobDefaults.base_url
@@ -228,12 +233,22 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       logger: o.logger,
     });
     sweeper.start();
+    const retention = new RetentionSweeper({
+      store,
+      home: o.home,
+      policy: retentionPolicy,
+      clock: o.clock,
+      logger: o.logger,
+    });
+    retention.start();
     return {
       deps,
       sweeper,
+      retention,
       async close() {
         deps.live.close();
         await sweeper.stop();
+        await retention.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
         await memory.close().catch((err) =>

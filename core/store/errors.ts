@@ -8,7 +8,8 @@ export class JobLimitError extends Error {
   constructor(limit = MAX_JOBS) {
     super(
       `job limit reached: at most ${limit} jobs may exist, scheduled and one-shot together; ` +
-        `delete a job (finished one-shots too) before creating another`,
+        `delete a job (finished one-shots give their slot back after their retention period, ` +
+        `AGENT_OUTPOST_ONESHOT_RETENTION_DAYS) before creating another`,
     );
     this.limit = limit;
   }
