@@ -30,13 +30,13 @@ const actions = {
       toast(`Run ${data.run.id} queued.`, "ok", runLink(data.run));
       refresh("jobs", "runs");
     }),
-  "edit-job": (b) => {
-    try {
-      fillForm(JSON.parse(b.dataset.job));
-    } catch {
-      toast("This job cannot be edited here; reload the page.", "error");
-    }
-  },
+  // The row carries only the id: the job (with its prompt of up to 32,000 characters) is
+  // fetched when Edit is clicked, which keeps the page small.
+  "edit-job": (b) =>
+    guarded(b, async () => {
+      const data = await api("GET", `/api/jobs/${b.dataset.id}`);
+      fillForm(data.job);
+    }),
   "delete-job": (b) =>
     guarded(b, async () => {
       if (

@@ -5,6 +5,7 @@ import { errorText } from "../../core/logger.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
+import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
 import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
@@ -15,6 +16,20 @@ const RUNS_PER_JOB = RECENT_RUNS;
 export const INBOX_SHOWN = 50;
 /** Report bytes read for the run page; the renderer cuts at its own (smaller) cap. */
 const REPORT_READ_MAX = 1024 * 1024;
+
+/** One page of the job list (newest first), below job id `before` when given. */
+export function jobsPage(store: Store, before: number | null = null): JobsPage {
+  const rows = store.listJobs({
+    limit: JOBS_PER_PAGE + 1,
+    ...(before === null ? {} : { before_id: before }),
+  });
+  const jobs = rows.slice(0, JOBS_PER_PAGE);
+  return {
+    jobs,
+    older: rows.length > JOBS_PER_PAGE ? jobs[jobs.length - 1]!.id : null,
+    before,
+  };
+}
 
 /** The newest runs over every job, newest first. */
 export function recentRuns(store: Store, limit = RECENT_RUNS): RecentRun[] {
