@@ -20,7 +20,7 @@ export const ONESHOT_RETENTION_DAYS_DEFAULT = 7;
 const DAYS_MAX = 36_500;
 const DAY_MS = 86_400_000;
 /** Rows per transaction: each chunk holds the write lock for a few milliseconds at most. */
-export const RETENTION_CHUNK = 500;
+export const RETENTION_CHUNK = 200;
 
 /** How long history is kept, in days; 0 keeps it forever. */
 export interface RetentionPolicy {
