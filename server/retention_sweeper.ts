@@ -2,7 +2,7 @@
 // then once a day on the injected clock. A sweep that removed anything (or had to leave a
 // file on disk) writes one `retention_sweep` audit row after it, so the row outlives the
 // sweep that wrote it; a failing sweep is logged and retried the next day, never stopping
-// the service. stop() ends the loop with no timer left behind.
+// the service. The loop itself is DailyLoop's.
 
 import { AUDIT, audit } from "../core/audit/audit.ts";
 import { errorText, type Logger } from "../core/logger.ts";
@@ -14,8 +14,9 @@ import {
   sweepHistory,
 } from "../core/scheduler/retention.ts";
 import type { Store } from "../core/store/store.ts";
+import { DAILY_MS, DailyLoop } from "./daily_loop.ts";
 
-export const RETENTION_SWEEP_INTERVAL_MS = 86_400_000;
+export const RETENTION_SWEEP_INTERVAL_MS = DAILY_MS;
 const DETAIL_FILES = 5;
 
 export interface RetentionSweeperOptions {
@@ -27,62 +28,15 @@ export interface RetentionSweeperOptions {
   intervalMs?: number;
 }
 
-export class RetentionSweeper {
+export class RetentionSweeper extends DailyLoop {
   readonly #o: RetentionSweeperOptions;
-  #abort: AbortController | null = null;
-  #loop: Promise<void> | null = null;
-  #count = 0;
-  #waiters: { n: number; resolve: () => void }[] = [];
 
   constructor(o: RetentionSweeperOptions) {
+    super("retention sweeper", o.clock, o.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS);
     this.#o = o;
   }
 
-  /** Sweeps now, then every interval until stop(). A second call while running is a no-op. */
-  start(): void {
-    if (this.#loop) return;
-    const abort = new AbortController();
-    this.#abort = abort;
-    this.#loop = this.#run(abort.signal);
-  }
-
-  /** Sweeps finished so far (successful or not). */
-  get count(): number {
-    return this.#count;
-  }
-
-  /** Resolves once `n` sweeps have finished (tests wait on this instead of sleeping). */
-  swept(n: number): Promise<void> {
-    if (this.#count >= n) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
-  }
-
-  /** Ends the loop: cancels the pending sleep and waits for a sweep in progress. */
-  async stop(): Promise<void> {
-    this.#abort?.abort(new Error("retention sweeper stopped"));
-    await this.#loop;
-    this.#loop = null;
-    this.#abort = null;
-  }
-
-  async #run(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      await this.#sweepOnce(signal);
-      // Parked before anyone hears of the sweep, so a waiter can move the clock at once.
-      const nap = this.#o.clock.sleep(this.#o.intervalMs ?? RETENTION_SWEEP_INTERVAL_MS, signal);
-      this.#count++;
-      const ready = this.#waiters.filter((w) => w.n <= this.#count);
-      this.#waiters = this.#waiters.filter((w) => w.n > this.#count);
-      for (const w of ready) w.resolve();
-      try {
-        await nap;
-      } catch {
-        return; // stopped
-      }
-    }
-  }
-
-  async #sweepOnce(signal: AbortSignal): Promise<void> {
+  protected override async sweepOnce(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     try {
       const report = await sweepHistory({
