@@ -2,6 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { backoffSeconds } from "./outcomes.ts";
 import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import {
+  fifoWithWriter,
+  replaceWithSymlink,
+  SECRET,
+  secretFile,
+} from "../../tests/fakes/hostile_report.ts";
 
 async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}) {
   const job = kit.scheduler.createJob(
@@ -232,4 +238,32 @@ Deno.test("a failure of a paused job is not retried", async () => {
   const runs = kit.store.listRuns(job.id);
   assert.equal(runs.length, 1);
   assert.equal(runs[0]!.reason, "bad; not retried: the job is disabled");
+});
+
+Deno.test("a messenger run report carries the final text, never a file the run symlinked its report to", async () => {
+  await using kit = await makeKit();
+  const { proc } = await fireOnce(kit, { output_surface: "messenger" });
+  await replaceWithSymlink(proc.arg("--output")!, await secretFile(kit.home));
+  proc.exit(0, { final_text: "the final answer" });
+  await kit.scheduler.idle();
+  await kit.delivery.idle();
+  const ev = kit.delivered.find((e) => e.kind === "run_report");
+  assert.ok(ev?.kind === "run_report");
+  assert.ok(!ev.body.includes(SECRET), "the symlinked file reached chat");
+  assert.equal(ev.body, "the final answer");
+  assert.ok(kit.logger.entries.some((e) => e.message === "run report refused for delivery"));
+});
+
+Deno.test("a messenger run whose report is a FIFO is delivered without opening it", async () => {
+  await using kit = await makeKit();
+  const { proc } = await fireOnce(kit, { output_surface: "messenger" });
+  // The writer hands SECRET to whichever reader opens the FIFO (a blocking open would hang
+  // the whole outpost until then).
+  await using _fifo = await fifoWithWriter(proc.arg("--output")!);
+  proc.exit(0, { final_text: "the final answer" });
+  await kit.scheduler.idle();
+  await kit.delivery.idle();
+  const ev = kit.delivered.find((e) => e.kind === "run_report");
+  assert.ok(ev?.kind === "run_report");
+  assert.equal(ev.body, "the final answer");
 });

@@ -273,13 +273,13 @@ export class Scheduler {
         this.poke(); // the loop must now also wake for this run's deadline
       },
     })
-      .catch((err) => {
+      .catch(async (err) => {
         this.ctx.logger.log("error", "run failed inside the scheduler", {
           run_id: run.id,
           error: errorText(err),
         });
         try {
-          return recordOutcome(this.ctx, run.id, {
+          return await recordOutcome(this.ctx, run.id, {
             kind: "spawn_failed",
             error: `internal error: ${errorText(err)}`,
           });
