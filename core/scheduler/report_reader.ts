@@ -76,36 +76,10 @@ export async function readReport(options: ReadReportOptions): Promise<ReportRead
   if (realFolder !== (rel === "" ? realRoot : join(realRoot, rel))) {
     return { kind: "refused", why: "a folder on the report's path is a symlink" };
   }
-  const real = join(realFolder, basename(path));
-  let info: Deno.FileInfo;
+  const opened = await openRegularFile(join(realFolder, basename(path)));
+  if (!("handle" in opened)) return opened;
+  const { handle, size } = opened;
   try {
-    info = await Deno.lstat(real);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { kind: "absent", why: "the file is gone" };
-    throw err;
-  }
-  if (info.isSymlink) return { kind: "refused", why: "the report file is a symlink" };
-  if (!info.isFile) return { kind: "refused", why: "the report is not a regular file" };
-
-  let handle: FileHandle;
-  try {
-    handle = await open(
-      real,
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "ELOOP") return { kind: "refused", why: "the report file is a symlink" };
-    if (code === "ENOENT") return { kind: "absent", why: "the file is gone" };
-    throw err;
-  }
-  try {
-    const opened = await handle.stat();
-    if (!opened.isFile()) return { kind: "refused", why: "the report is not a regular file" };
-    if (opened.dev !== info.dev || opened.ino !== info.ino) {
-      return { kind: "refused", why: "the report file was replaced while it was being read" };
-    }
-    const size = opened.size;
     if (size > options.maxBytes && options.oversize === "refuse") {
       return { kind: "too_large", size, path };
     }
@@ -124,6 +98,52 @@ export async function readReport(options: ReadReportOptions): Promise<ReportRead
     return { kind: "text", text, size, cut, path };
   } finally {
     await handle.close();
+  }
+}
+
+/** A regular file opened for reading, with its size; or why it was not opened. */
+export type OpenedFile =
+  | { handle: FileHandle; size: number }
+  | { kind: "absent"; why: string }
+  | { kind: "refused"; why: string };
+
+/**
+ * Steps 3 to 5 above for any file a run could have replaced (its report, its log): refuses
+ * a symlink or anything but a regular file without blocking, and checks the descriptor it
+ * opened. The caller closes the handle.
+ */
+export async function openRegularFile(path: string): Promise<OpenedFile> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return { kind: "absent", why: "the file is gone" };
+    throw err;
+  }
+  if (info.isSymlink) return { kind: "refused", why: "the report file is a symlink" };
+  if (!info.isFile) return { kind: "refused", why: "the report is not a regular file" };
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ELOOP") return { kind: "refused", why: "the report file is a symlink" };
+    if (code === "ENOENT") return { kind: "absent", why: "the file is gone" };
+    throw err;
+  }
+  try {
+    const opened = await handle.stat();
+    let why: string | null = null;
+    if (!opened.isFile()) why = "the report is not a regular file";
+    else if (opened.dev !== info.dev || opened.ino !== info.ino) {
+      why = "the report file was replaced while it was being read";
+    }
+    if (why === null) return { handle, size: opened.size };
+    await handle.close();
+    return { kind: "refused", why };
+  } catch (err) {
+    await handle.close();
+    throw err;
   }
 }
 

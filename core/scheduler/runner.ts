@@ -8,6 +8,7 @@ import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.t
 import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
+import { openRegularFile } from "./report_reader.ts";
 import { checkPin } from "./pin.ts";
 import { join } from "node:path";
 
@@ -157,19 +158,27 @@ function consumeAtFire(ctx: SchedulerContext, job: Job, now: string): void {
 const LOG_TAIL_BYTES = 4096;
 const LOG_LINE_MAX = 300;
 
-/** The last error line (or else the last line) of a run's log (its stderr), or null. */
+/**
+ * The last error line (or else the last line) of a run's log (its stderr), or null. The run
+ * can replace its log like its report, so it is opened the same guarded way: a symlink or a
+ * FIFO there is not read, and never holds the run's outcome in a blocked open.
+ */
 async function lastLogLine(path: string): Promise<string | null> {
   try {
-    using file = await Deno.open(path, { read: true });
-    const size = (await file.stat()).size;
+    const opened = await openRegularFile(path);
+    if (!("handle" in opened)) return null;
+    const { handle, size } = opened;
     const start = Math.max(0, size - LOG_TAIL_BYTES);
-    await file.seek(start, Deno.SeekMode.Start);
     const buf = new Uint8Array(size - start);
     let filled = 0;
-    while (filled < buf.length) {
-      const n = await file.read(buf.subarray(filled));
-      if (n === null) break;
-      filled += n;
+    try {
+      while (filled < buf.length) {
+        const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+    } finally {
+      await handle.close();
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.
