@@ -28,6 +28,7 @@ import { RetentionSweeper } from "./retention_sweeper.ts";
 import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
 import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
 import { join } from "node:path";
+import { tightenTree } from "../core/private_files.ts";
 
 export interface CoreParts {
   store: Store;
@@ -167,6 +168,7 @@ export interface Outpost {
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
+  await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
     const waiting = o.jobDefaults.base_url
@@ -261,6 +263,30 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   } catch (err) {
     store.close();
     throw err;
+  }
+}
+
+/**
+ * An install made by an older version has 0644 files in 0755 folders under <home>/outpost
+ * (the database, reports, delivery.jsonl, governor.json): everything there becomes 0600 in
+ * 0700 folders before anything is opened. Symlinks a run left are not followed. A file that
+ * cannot be changed (another owner) is logged, and does not stop the outpost.
+ */
+async function tightenOutpostFolder(home: string, logger: Logger): Promise<void> {
+  const { changed, failed } = await tightenTree(join(home, "outpost"));
+  if (changed > 0) {
+    logger.log("info", "made the outpost's files owner-only (0600, folders 0700)", { changed });
+  }
+  for (const { path, error } of failed.slice(0, 10)) {
+    logger.log("warn", "could not make an outpost file owner-only", {
+      path,
+      error: errorText(error),
+    });
+  }
+  if (failed.length > 10) {
+    logger.log("warn", "more outpost files could not be made owner-only", {
+      count: failed.length - 10,
+    });
   }
 }
 

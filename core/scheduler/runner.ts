@@ -9,6 +9,7 @@ import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.t
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
 import { openRegularFile } from "./report_reader.ts";
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
 import { join } from "node:path";
 
@@ -55,7 +56,7 @@ export async function executeRun(
   const dir = runsDir(ctx.home, job.id);
   if (!ctx.runDirs.has(dir)) {
     try {
-      await Deno.mkdir(dir, { recursive: true });
+      await makePrivateDir(dir);
       ctx.runDirs.add(dir);
     } catch (err) {
       return recordOutcome(ctx, active.runId, {
@@ -126,6 +127,7 @@ export async function executeRun(
 
   const code = await proc.exited;
   proc.killGroup(); // leftovers of a finished run (a stray grandchild) do not outlive it
+  await makeReportPrivate(ctx, active.runId, reportPath);
   const stdout = await (proc.stdout ?? Promise.resolve(""));
   const result = parseHeadlessResult(stdout);
   // A child that died without its JSON result (a crash, a runtime error) said why on
@@ -152,6 +154,21 @@ function load(ctx: SchedulerContext, runId: number): { run: Run; job: Job } | nu
 function consumeAtFire(ctx: SchedulerContext, job: Job, now: string): void {
   if (job.schedule.kind === "at" && job.next_run_at !== null && job.next_run_at <= now) {
     ctx.store.setNextRunAt(job.id, null);
+  }
+}
+
+/**
+ * Owner-only, whatever agent wrote the report (an older one, a custom AGENT_OUTPOST_AGENT_BIN):
+ * the same mode the outpost gives its other files. Never follows a symlink the run left.
+ */
+async function makeReportPrivate(ctx: SchedulerContext, runId: number, path: string) {
+  try {
+    await tightenPath(path, PRIVATE_FILE_MODE);
+  } catch (err) {
+    ctx.logger.log("warn", "could not make the run report owner-only", {
+      run_id: runId,
+      error: errorText(err),
+    });
   }
 }
 

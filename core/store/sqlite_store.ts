@@ -3,7 +3,7 @@
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { ensurePrivateFileSync, makePrivateDirSync, tightenFileSync } from "../private_files.ts";
 import type { Clock } from "../ports.ts";
 import { isoZ } from "../time.ts";
 import {
@@ -90,7 +90,14 @@ export class SqliteStore implements Store {
     this.#maxJobs = options.maxJobs ?? MAX_JOBS;
     let db: DatabaseSync;
     try {
-      if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+      if (options.path !== ":memory:") {
+        // Owner-only (core/private_files.ts): SQLite would create the database 0644, and
+        // its -wal and -shm take the database file's mode.
+        makePrivateDirSync(dirname(options.path));
+        ensurePrivateFileSync(options.path);
+        tightenFileSync(`${options.path}-wal`);
+        tightenFileSync(`${options.path}-shm`);
+      }
       db = new DatabaseSync(options.path);
       db.exec("PRAGMA busy_timeout = 5000");
       db.exec("PRAGMA journal_mode = WAL");

@@ -14,6 +14,7 @@ import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import type { CsrfTokenSource } from "../deps.ts";
 import { ApiError } from "./errors.ts";
+import { makePrivateDir } from "../../core/private_files.ts";
 
 export const CSRF_COOKIE = "outpost_csrf";
 export const CSRF_HEADER = "X-CSRF-Token";
@@ -56,7 +57,7 @@ export async function loadOrCreateCsrfToken(home: string): Promise<CsrfTokenSour
   };
   let token = await read();
   if (token === null) {
-    await Deno.mkdir(join(home, "outpost"), { recursive: true });
+    await makePrivateDir(join(home, "outpost"));
     const fresh = mint();
     // The token is written whole to a private temp file, then hard-linked into place: a link
     // fails when the name exists, so two processes starting at once agree on whichever token
