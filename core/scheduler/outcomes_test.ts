@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { backoffSeconds } from "./outcomes.ts";
+import type { JobStamp } from "./job_input.ts";
 import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 import {
   fifoWithWriter,
@@ -9,9 +10,10 @@ import {
   secretFile,
 } from "../../tests/fakes/hostile_report.ts";
 
-async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}) {
+async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}, stamp?: JobStamp) {
   const job = kit.scheduler.createJob(
     jobInput({ schedule: { kind: "every", expr: "1d" }, ...overrides }),
+    stamp,
   );
   kit.clock.set(job.next_run_at!);
   const proc = await tickAndSpawn(kit);
@@ -149,7 +151,7 @@ Deno.test("timeout_s kills the whole process group; the attempt is an error and 
 
 Deno.test("exit 2 is needs_human: terminal, an inbox item with risk, a high alert, schedule goes on", async () => {
   await using kit = await makeKit();
-  const { job, proc, run } = await fireOnce(kit, { meta: { room: "!ops:example.org" } });
+  const { job, proc, run } = await fireOnce(kit, {}, { meta: { room: "!ops:example.org" } });
   proc.exit(2, {
     outcome: "needs_human",
     session_id: "sess-42",
