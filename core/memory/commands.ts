@@ -9,6 +9,8 @@ import {
   readVerified,
   removeGuarded,
   renameGuarded,
+  unreadable,
+  vanished,
   type WalkEntry,
   walkFiles,
   writeGuarded,
@@ -97,8 +99,9 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dirReal)].sort((a, b) => a.name.localeCompare(b.name));
-    } catch {
-      return;
+    } catch (err) {
+      if (vanished(err)) return;
+      throw unreadable(virtualOf(dirReal.slice(ctx.root.length + 1)), err);
     }
     for (const e of entries) {
       if (!isAddressableName(e.name)) continue;
@@ -114,10 +117,13 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
         out.push(`dir\t${virtualOf(rel)}/`);
         if (depth < 2) visit(full, depth + 1);
       } else if (e.isFile) {
-        let size = 0;
+        let size: number;
         try {
           size = Deno.lstatSync(full).size;
-        } catch { /* vanished */ }
+        } catch (err) {
+          if (vanished(err)) continue;
+          throw unreadable(virtualOf(rel), err);
+        }
         out.push(`${humanSize(size)}\t${virtualOf(rel)}`);
       }
     }
