@@ -10,7 +10,7 @@ import type { ReflectionRunner } from "./reflection.ts";
 import { REFLECTION_TIMEOUT_INTERACTIVE_MS } from "./limits.ts";
 import { FakeClock, flushMicrotasks } from "../../tests/fakes/clock.ts";
 import { type Sandbox, sandbox, SENTINEL_TEXT } from "../../tests/fixtures/memory/sandbox.ts";
-import { runRefused } from "../../tests/fixtures/memory/refused.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 function writeRepo(sb: Sandbox): void {
   const w = sb.cwd;

@@ -5,7 +5,7 @@ import { walkFiles } from "./guarded_fs.ts";
 import type { MemoryStore } from "./store.ts";
 import { DAY, RECALL_LIMIT } from "./limits.ts";
 import { sandbox, touch } from "../../tests/fixtures/memory/sandbox.ts";
-import { runRefused } from "../../tests/fixtures/memory/refused.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 /** The index must describe exactly the files on disk, with their frontmatter facts. */
 function assertConsistent(store: MemoryStore): void {

@@ -8,7 +8,7 @@ import {
 } from "./errors.ts";
 import { BODY_CAP_BYTES } from "./limits.ts";
 import { sandbox } from "../../tests/fixtures/memory/sandbox.ts";
-import { runRefused } from "../../tests/fixtures/memory/refused.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 Deno.test("store: readBody returns one body through the guard, with its facts", async () => {
   const sb = await sandbox({ workspace: "/repo" });

@@ -4,7 +4,7 @@ import { openMemory } from "./store.ts";
 import { parseMemory } from "./frontmatter.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { commandOnPath, peerTest } from "../../tests/peers.ts";
-import { runRefused } from "../../tests/fixtures/memory/refused.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 function git(cwd: string, ...args: string[]): string {
   const out = new Deno.Command("git", {

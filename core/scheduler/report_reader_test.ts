@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cutNote, readReport, runsRoot } from "./report_reader.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
+import { OUTPOST_PERMISSIONS } from "../../scripts/permissions.ts";
 import {
   fifoWithWriter,
   replaceWithSymlink,
@@ -135,16 +137,18 @@ Deno.test("readReport cuts an oversize report at maxBytes (whole characters), or
   assert.deepEqual(refused, { kind: "too_large", size: 3000, path });
 });
 
-Deno.test({
-  name: "readReport throws a refused permission instead of calling the report absent",
-  ignore: Deno.uid() === 0, // root reads a 000 file; the case cannot be made there
-}, async () => {
+Deno.test("readReport throws a refused permission instead of calling the report absent", async () => {
+  // Root reads a 000 file, so the outpost's own flags plus a --deny-read make the refusal.
   await using t = await tempHome();
   const path = join(t.dir, "locked.md");
   await Deno.writeTextFile(path, "locked");
-  await Deno.chmod(path, 0o000);
-  await assert.rejects(
-    readReport({ home: t.home, path, maxBytes: MAX }),
-    (err: unknown) => (err as { code?: string }).code === "EACCES",
+  const [line] = await runRefused(
+    `const { readReport } = await import(repo + "core/scheduler/report_reader.ts");
+console.log(await outcome(() => readReport({ home: ${JSON.stringify(t.home)}, path: ${
+      JSON.stringify(path)
+    }, maxBytes: 1024 })));`,
+    [`--deny-read=${path}`],
+    OUTPOST_PERMISSIONS,
   );
+  assert.match(line!, /^error: .*(NotCapable|Requires read access)/);
 });
