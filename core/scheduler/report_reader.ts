@@ -56,12 +56,21 @@ export function runsRoot(home: string): string {
   return resolve(join(home, "outpost", "runs"));
 }
 
-export async function readReport(options: ReadReportOptions): Promise<ReportRead> {
-  if (!options.path) return { kind: "absent", why: "no report was recorded" };
-  const root = runsRoot(options.home);
-  const path = resolve(options.path);
-  if (!path.startsWith(root + sep) || !path.endsWith(".md")) {
-    return { kind: "refused", why: "the recorded report path is outside the runs folder" };
+/**
+ * Guards 1 and 2 for a file a run wrote under the runs folder (its report, or the `.log`
+ * beside it): the path under which it may be opened (the real folder plus its name), or why
+ * not. Retention uses it too before it removes a deleted run's files.
+ */
+export async function confineRunFile(
+  home: string,
+  recorded: string,
+  ext: ".md" | ".log" = ".md",
+): Promise<{ kind: "ok"; path: string } | { kind: "absent" | "refused"; why: string }> {
+  const root = runsRoot(home);
+  const path = resolve(recorded);
+  const what = ext === ".md" ? "report" : "log";
+  if (!path.startsWith(root + sep) || !path.endsWith(ext)) {
+    return { kind: "refused", why: `the recorded ${what} path is outside the runs folder` };
   }
   const folder = dirname(path);
   let realFolder: string;
@@ -74,9 +83,17 @@ export async function readReport(options: ReadReportOptions): Promise<ReportRead
   }
   const rel = relative(root, folder);
   if (realFolder !== (rel === "" ? realRoot : join(realRoot, rel))) {
-    return { kind: "refused", why: "a folder on the report's path is a symlink" };
+    return { kind: "refused", why: `a folder on the ${what}'s path is a symlink` };
   }
-  const opened = await openRegularFile(join(realFolder, basename(path)));
+  return { kind: "ok", path: join(realFolder, basename(path)) };
+}
+
+export async function readReport(options: ReadReportOptions): Promise<ReportRead> {
+  if (!options.path) return { kind: "absent", why: "no report was recorded" };
+  const path = resolve(options.path);
+  const confined = await confineRunFile(options.home, path);
+  if (confined.kind !== "ok") return confined;
+  const opened = await openRegularFile(confined.path);
   if (!("handle" in opened)) return opened;
   const { handle, size } = opened;
   try {
