@@ -66,6 +66,8 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "--include",
       "/r/cli/interactive.ts",
       "--include",
+      "/r/cli/terminal/markdown.ts",
+      "--include",
       "/r/recipes",
       "--include",
       "/r/schemas",
