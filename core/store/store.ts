@@ -4,6 +4,7 @@
 
 import type { Question } from "../tools/types.ts";
 import type { Schedule } from "../scheduler/schedule.ts";
+import type { TriggerStore } from "./triggers.ts";
 
 export type JobMode = "auto" | "strict";
 /** Code path a job came from; decides its governor class (spec 2.5). */
@@ -276,6 +277,9 @@ export interface Store {
   listPushSubscriptions(): PushSubscription[];
   deletePushSubscription(endpoint: string): boolean;
   recordPushResult(endpoint: string, ok: boolean): void;
+
+  // Trigger-bound recipes (core/store/triggers.ts)
+  readonly triggers: TriggerStore;
 
   // Machine-door tokens (only hashes are stored)
   createMachineToken(name: string, tokenHash: string): MachineToken;

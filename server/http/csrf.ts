@@ -12,9 +12,9 @@ import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
+import { loadOrCreateSecretFile } from "../../core/secret_file.ts";
 import type { CsrfTokenSource } from "../deps.ts";
 import { ApiError } from "./errors.ts";
-import { makePrivateDir } from "../../core/private_files.ts";
 
 export const CSRF_COOKIE = "outpost_csrf";
 export const CSRF_HEADER = "X-CSRF-Token";
@@ -33,55 +33,20 @@ export function fixedCsrfToken(token: string): CsrfTokenSource {
   return { token: () => token };
 }
 
-function mint(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
-    /=+$/,
-    "",
-  );
-}
-
 /**
  * Reads the install's token, minting and persisting it (mode 0600) on first start. A file
  * that holds something else is an error naming the file, never silently replaced.
  */
 export async function loadOrCreateCsrfToken(home: string): Promise<CsrfTokenSource> {
   const path = csrfSecretPath(home);
-  const read = async (): Promise<string | null> => {
-    try {
-      return (await Deno.readTextFile(path)).trim();
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return null;
-      throw err;
-    }
-  };
-  let token = await read();
-  if (token === null) {
-    await makePrivateDir(join(home, "outpost"));
-    const fresh = mint();
-    // The token is written whole to a private temp file, then hard-linked into place: a link
-    // fails when the name exists, so two processes starting at once agree on whichever token
-    // landed first, and no reader ever sees a created-but-not-yet-written file.
-    const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-    try {
-      await Deno.writeTextFile(tmp, fresh + "\n", { createNew: true, mode: 0o600 });
-      await Deno.link(tmp, path);
-      token = fresh;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-      token = await read();
-    } finally {
-      await Deno.remove(tmp).catch(() => {});
-    }
-  }
-  if (token === null || !TOKEN_RE.test(token)) {
+  const token = await loadOrCreateSecretFile(path);
+  if (!TOKEN_RE.test(token)) {
     throw new Error(
       `${path} does not hold a CSRF token (32..128 base64url characters); delete it and ` +
         `restart to mint a new one (open dashboards then need a reload)`,
     );
   }
-  const value = token;
-  return { token: () => value };
+  return { token: () => token };
 }
 
 function same(a: string | undefined, b: string): boolean {
