@@ -17,7 +17,9 @@ import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
 import { registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
+import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -52,6 +54,8 @@ export function createApp(deps: AppDeps): Hono {
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerPages(app, deps);
   return app;

@@ -12,6 +12,9 @@ import { holdTtlMsFrom } from "../core/inbox/hold.ts";
 import { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env, Fetch, Spawner } from "../core/ports.ts";
+import { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import { RecipeService } from "../core/recipes/service.ts";
+import { fileTriggerSecrets, type TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { AgentCommand } from "../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
@@ -48,6 +51,12 @@ export interface CoreParts {
   messengerProbe?: () => MessengerProbe | null;
   /** See AppDeps.dataVersion. */
   dataVersion?: (() => number) | null;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** HTTP client of the github_pr_comment surface (default: global fetch). */
+  fetch?: Fetch;
+  /** Webhook secrets (default: derived from <home>/outpost/trigger_key). */
+  triggerSecrets?: TriggerSecrets;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -94,6 +103,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       return Promise.resolve();
     },
   });
+  const recipeParts = assembleRecipes(parts);
   const pushKeys = new PushKeys(parts.env);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
@@ -112,10 +122,38 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     holdTtlMs,
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
+    ...recipeParts,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
     pushStatus: () => pushKeys.status(parts.store),
     dataVersion: parts.dataVersion ?? null,
   };
+}
+
+/** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
+function assembleRecipes(
+  parts: CoreParts,
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
+  const recipes = new RecipeService({
+    store: parts.store,
+    jobs: parts.scheduler,
+    clock: parts.clock,
+    logger: parts.logger,
+    secrets: triggerSecrets,
+    baseUrl: parts.baseUrl,
+    ...(parts.recipesDir ? { dir: parts.recipesDir } : {}),
+  });
+  const githubComments = new GithubCommentPoster({
+    store: parts.store,
+    env: parts.env,
+    fetch: parts.fetch ?? globalThis.fetch,
+    clock: parts.clock,
+    logger: parts.logger,
+  });
+  parts.scheduler.on((e) => {
+    if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
+  });
+  return { recipes, triggerSecrets, githubComments };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -226,6 +264,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       baseUrl: o.baseUrl,
       holdTtlMs,
       dataVersion: version ? version.read : null,
+      fetch: o.fetch,
     });
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
@@ -253,6 +292,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await retention.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
+        await withTimeout(deps.githubComments.idle(), 5000);
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );

@@ -97,6 +97,12 @@ export function checkRecipe(recipe: Recipe, file: string): void {
   if (!recipe.config_fields.some((f) => f.name === "workdir" && f.type === "path")) {
     throw new Error('needs a config field {"name": "workdir", "type": "path"} (where jobs run)');
   }
+  if (
+    recipe.binding.kind === "trigger" &&
+    !recipe.config_fields.some((f) => f.name === "repo" && f.type === "repo")
+  ) {
+    throw new Error('a trigger recipe needs {"name": "repo", "type": "repo"} (whose events fire)');
+  }
   for (const f of recipe.config_fields) {
     if (f.type === "integer" && f.min > f.max) {
       throw new Error(`config field ${f.name}: min ${f.min} is above max ${f.max}`);

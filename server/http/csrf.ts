@@ -6,7 +6,7 @@
 // A request passes when header, cookie and the install token are all the same value, so a
 // cookie planted by a sibling origin cannot pair with a header of the attacker's choosing.
 // The machine door (/api/v1/) skips this check: it authenticates with a bearer token and
-// sends no cookie.
+// sends no cookie. So does the webhook door (/hooks/): each delivery carries an HMAC.
 
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
@@ -60,6 +60,15 @@ export function isMachineDoor(path: string): boolean {
   return path === "/api/v1" || path.startsWith("/api/v1/");
 }
 
+/**
+ * The webhook door of trigger recipes (server/routes/webhooks.ts): a code host sends no
+ * cookie and has no session to forge a request with; each delivery is authenticated by the
+ * HMAC of its body under the trigger's secret instead.
+ */
+export function isWebhookDoor(path: string): boolean {
+  return path.startsWith("/hooks/");
+}
+
 export interface CsrfOptions {
   source: CsrfTokenSource;
   /** Adds Secure to the cookie (the dashboard is served over https). */
@@ -71,10 +80,13 @@ export function csrfCookieHeader(token: string, secure: boolean): string {
     `SameSite=Strict${secure ? "; Secure" : ""}`;
 }
 
-/** Checks every non-GET request outside /api/v1/ (403 otherwise) and hands out the cookie. */
+/**
+ * Checks every non-GET request outside /api/v1/ and /hooks/ (403 otherwise) and hands out
+ * the cookie.
+ */
 export function csrfMiddleware(options: CsrfOptions): MiddlewareHandler {
   return async (c, next) => {
-    if (isMachineDoor(c.req.path)) return await next();
+    if (isMachineDoor(c.req.path) || isWebhookDoor(c.req.path)) return await next();
     const token = options.source.token();
     const cookie = getCookie(c, CSRF_COOKIE);
     if (SAFE_METHODS.has(c.req.method)) {
