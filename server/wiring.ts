@@ -190,6 +190,8 @@ export interface OpenOutpostOptions {
   memoryRoot: string;
   jobDefaults: JobDefaults;
   processes?: ProcessTable;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
 }
 
 export interface Outpost {
@@ -265,6 +267,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       holdTtlMs,
       dataVersion: version ? version.read : null,
       fetch: o.fetch,
+      ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
     });
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({

@@ -9,6 +9,7 @@ import domJs from "./dom.js" with { type: "text" };
 import jobFormJs from "./job_form.js" with { type: "text" };
 import liveJs from "./live.js" with { type: "text" };
 import panelsJs from "./panels.js" with { type: "text" };
+import recipesJs from "./recipes.js" with { type: "text" };
 import baseCss from "./base.css" with { type: "text" };
 import controlsCss from "./controls.css" with { type: "text" };
 import cardsCss from "./cards.css" with { type: "text" };
@@ -33,6 +34,7 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["job_form.js", asset(jobFormJs, JS)],
   ["live.js", asset(liveJs, JS)],
   ["panels.js", asset(panelsJs, JS)],
+  ["recipes.js", asset(recipesJs, JS)],
   ["base.css", asset(baseCss, CSS)],
   ["controls.css", asset(controlsCss, CSS)],
   ["cards.css", asset(cardsCss, CSS)],

@@ -1,5 +1,5 @@
 // The landing page: Inbox, Jobs (newest page of the list + create/edit form), Recent runs,
-// GPU fairness and Memory cards; and the older pages of the job list (/jobs?before=<id>).
+// GPU fairness, Memory and Recipes cards; and the older pages of the job list (/jobs?before=<id>).
 // Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
@@ -51,6 +51,12 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
     </Card>
     <Card id="card-memory" title="Memory">
       <MemoryPane data={data.memory} />
+    </Card>
+    <Card id="card-recipes" title="Recipes" wide>
+      {/* Rendered by static/recipes.js from GET /api/recipes and /api/recipes/enabled. */}
+      <div id="recipes-root" class="recipes">
+        <p class="muted">Loading recipes…</p>
+      </div>
     </Card>
   </div>
 );

@@ -52,6 +52,8 @@ export interface DashboardOptions {
   /** Memory files to seed: virtual-less relative path → full text. */
   memory?: Record<string, string>;
   viewport?: { width: number; height: number };
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
 }
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
@@ -79,6 +81,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     baseUrl: "http://127.0.0.1",
     memoryRoot,
     jobDefaults: {},
+    ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
   });
   const deps = outpost.deps;
   deps.scheduler.start();
