@@ -25,11 +25,20 @@ export interface GithubTarget {
   issue_number: number;
 }
 
-/** The target of a job whose surface is github_pr_comment, or null. */
-export function githubTargetOf(job: Job): GithubTarget | null {
-  if (job.meta.surface !== "github_pr_comment") return null;
+/**
+ * The target of a job whose surface is github_pr_comment, or null. `meta` alone is not
+ * trusted: the machine door lets a token holder write a one-shot's meta, so the job must also
+ * carry a recipe stamp (which no request body can set) and name a trigger row of that recipe
+ * for the same repository. Only the webhook route makes such jobs.
+ */
+export function githubTargetOf(job: Job, store: Pick<Store, "triggers">): GithubTarget | null {
+  if (job.recipe_id === null || job.meta.surface !== "github_pr_comment") return null;
   const g = job.meta.github as Record<string, unknown> | undefined;
+  const triggerId = job.meta.trigger_id;
   if (typeof g?.repo !== "string" || typeof g.issue_number !== "number") return null;
+  if (typeof triggerId !== "number") return null;
+  const trigger = store.triggers.get(triggerId);
+  if (!trigger || trigger.recipe_id !== job.recipe_id || trigger.repo !== g.repo) return null;
   return { repo: g.repo, issue_number: g.issue_number };
 }
 
@@ -82,7 +91,7 @@ export class GithubCommentPoster {
   runFinished(jobId: number, runId: number, status: string | null): void {
     if (status !== "ok") return;
     const job = this.#o.store.getJob(jobId);
-    const target = job ? githubTargetOf(job) : null;
+    const target = job ? githubTargetOf(job, this.#o.store) : null;
     if (!job || !target) return;
     const p = this.#post(job, runId, target).catch((err) =>
       this.#o.logger.log("error", "github comment failed", { error: errorText(err) })

@@ -246,3 +246,36 @@ Deno.test("github_pr_comment: a failed post is audited with the status, never th
   assert.match(row!.detail, /answered 403/);
   assert.ok(!row!.detail.includes(TOKEN));
 });
+
+Deno.test("github_pr_comment: a machine-door one-shot with forged meta posts nothing", async () => {
+  await using github = new FakeGithubApi();
+  await using t = await makeTestOutpost({
+    env: { AGENT_OUTPOST_GITHUB_TOKEN: TOKEN, AGENT_OUTPOST_GITHUB_API_URL: github.url },
+  });
+  const { id } = await enableTriage(t);
+  const res = await t.app.request("/api/v1/jobs", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${t.machineToken()}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      name: "forged",
+      prompt: "say something",
+      workdir: "/tmp",
+      meta: {
+        surface: "github_pr_comment",
+        github: { repo: "acme/widgets", issue_number: 1 },
+        trigger_id: id,
+      },
+    }),
+  });
+  assert.equal(res.status, 202);
+  const { run_id } = await jsonOf(res);
+  const spawned = t.spawner.nextSpawn();
+  await t.scheduler.step();
+  const child = await spawned;
+  await Deno.writeTextFile(child.arg("--output")!, "# r\n\n## Final answer\n\nspam\n");
+  child.exit(0, { outcome: "ok", exit_code: 0, final_text: "spam", session_id: "s1" });
+  assert.equal(await t.scheduler.whenSettled(run_id), "ok");
+  await t.deps.githubComments.idle();
+  assert.equal(github.requests.length, 0, "no recipe stamp, no comment");
+  assert.equal(t.store.listAudit({ action: "github_comment" }).length, 0);
+});
