@@ -231,6 +231,7 @@ Deno.test("a later recipe version marks old jobs stale and never rewrites them; 
   assert.equal(made.job.recipe_version, 2);
   assert.equal(made.job.prompt, `v2 brief of 24 hours in ${wd}`);
   assert.equal(t.store.getJob(first.job.id)!.recipe_version, 1);
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("GET /api/recipes/enabled lists recipe-tagged jobs only", async () => {
