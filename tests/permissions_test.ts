@@ -67,6 +67,7 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "/r/cli/interactive.ts",
       "--include",
       "/r/cli/terminal/markdown.ts",
+      "--include",
       "/r/cli/adoption.ts",
       "--include",
       "/r/recipes",
