@@ -49,7 +49,8 @@ function ipv6Groups(ip: string): number[] {
   const v4 = text.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/);
   if (v4) {
     const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = text.slice(0, v4.index) +
+      `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes("::") ? text.split("::") as [string, string] : [text, null];
   const left = head === "" ? [] : head.split(":");

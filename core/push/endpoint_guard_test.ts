@@ -134,7 +134,10 @@ Deno.test("checkEndpointAtSend checks every resolved address: one private answer
   }, asked);
   const ok = await checkEndpointAtSend("https://push.example.net/send/1", resolve, false);
   assert.equal(ok.hostname, "push.example.net");
-  assert.match(await refusedAtSend("https://rebind.example.net/x", resolve), /non-public 10\.0\.0\.7/);
+  assert.match(
+    await refusedAtSend("https://rebind.example.net/x", resolve),
+    /non-public 10\.0\.0\.7/,
+  );
   assert.match(await refusedAtSend("https://mapped.example.net/x", resolve), /::ffff:127/);
   assert.match(await refusedAtSend("https://meta.example.net/x", resolve), /169\.254/);
   assert.match(await refusedAtSend("https://ula.example.net/x", resolve), /fd00::5/);
