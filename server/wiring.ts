@@ -29,7 +29,9 @@ import { LiveFeed } from "./http/live_feed.ts";
 import { MemorySweeper } from "./memory_sweeper.ts";
 import { RetentionSweeper } from "./retention_sweeper.ts";
 import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
-import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
+import { type MessengerProbe, messengerStatus, pushStatus } from "./http/status.ts";
+import { VapidKeyFile } from "../core/push/vapid.ts";
+import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
 import { tightenTree } from "../core/private_files.ts";
 
@@ -57,6 +59,8 @@ export interface CoreParts {
   fetch?: Fetch;
   /** Webhook secrets (default: derived from <home>/outpost/trigger_key). */
   triggerSecrets?: TriggerSecrets;
+  /** The VAPID key file the push adapter uses (the badge reads the same one). */
+  pushKeys?: VapidKeyFile;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -104,7 +108,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     },
   });
   const recipeParts = assembleRecipes(parts);
-  const pushKeys = new PushKeys(parts.env);
+  const pushKeys = parts.pushKeys ?? new VapidKeyFile(parts.env, parts.baseUrl);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -124,7 +128,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     trustedUserHeader: trusted === "" ? null : trusted,
     ...recipeParts,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
-    pushStatus: () => pushKeys.status(parts.store),
+    pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
   };
 }
@@ -223,6 +227,16 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     });
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
+    const pushKeys = new VapidKeyFile(o.env, o.baseUrl);
+    registerPushLane({
+      delivery,
+      keys: pushKeys,
+      store,
+      env: o.env,
+      fetch: o.fetch,
+      clock: o.clock,
+      logger: o.logger,
+    });
     // Recovery after a crash depends on reading the process table: refuse to start without it.
     const processes = o.processes ?? linuxProcessTable();
     processes.probe();
@@ -268,6 +282,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       dataVersion: version ? version.read : null,
       fetch: o.fetch,
       ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
+      pushKeys,
     });
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({

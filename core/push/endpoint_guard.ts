@@ -193,3 +193,10 @@ export async function checkEndpointAtSend(
   }
   return url;
 }
+
+export const ALLOW_LOOPBACK_VAR = "AGENT_PUSH_ALLOW_LOOPBACK";
+
+/** AGENT_PUSH_ALLOW_LOOPBACK=1 (exactly "1"; tests and local stand-ins only). */
+export function pushLoopbackAllowed(env: { get(name: string): string | undefined }): boolean {
+  return (env.get(ALLOW_LOOPBACK_VAR) ?? "").trim() === "1";
+}
