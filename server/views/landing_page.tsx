@@ -12,6 +12,7 @@ import { JobForm } from "./job_form.tsx";
 import { JobsList, type JobsPage } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
+import { PushCard } from "./push_card.tsx";
 import { type RecentRun, RunsList } from "./runs_card.tsx";
 
 export interface LandingData {
@@ -58,6 +59,7 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
         <p class="muted">Loading recipes…</p>
       </div>
     </Card>
+    <PushCard />
   </div>
 );
 
