@@ -12,7 +12,7 @@ import type { Clock, Fetch } from "../ports.ts";
 import type { PushSubscription, Store } from "../store/store.ts";
 import type { HostResolver } from "./endpoint_guard.ts";
 import { pushEnvelope, pushTag } from "./envelope.ts";
-import { type PushOutcome, sendPush } from "./push_request.ts";
+import { type PushOutcome, sendPush, yieldTurn } from "./push_request.ts";
 import { type PushMessage, PushRetryQueue } from "./retry_queue.ts";
 import type { VapidState } from "./vapid.ts";
 
@@ -75,6 +75,9 @@ export class PushAdapter implements DeliveryAdapter {
 
   async fanOut(event: DeliveryEvent, signal: AbortSignal): Promise<FanOutReport> {
     const report: FanOutReport = { delivered: 0, pruned: 0, retrying: 0, refused: 0 };
+    // The seam starts every adapter in the same turn: step aside first, so reading the
+    // subscriptions and encrypting never runs ahead of the chat adapter or the tick.
+    await yieldTurn();
     const loaded = this.#o.keys();
     if (loaded.state === "dormant") return report;
     if (loaded.state === "error") throw new Error(`push lane: ${loaded.detail}`);

@@ -47,7 +47,7 @@ function topic(tag: string): string | undefined {
 }
 
 /** Gives the event loop a turn, so encrypting many subscriptions never holds it for long. */
-function yieldTurn(): Promise<void> {
+export function yieldTurn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
