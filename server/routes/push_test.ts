@@ -54,3 +54,20 @@ Deno.test("unsubscribe removes any stored endpoint, even one the guard would ref
   assert.deepEqual(await json(r), { removed: true });
   assert.equal(t.store.listPushSubscriptions().length, 0);
 });
+
+Deno.test("the push badge says error (not dormant) when the key file cannot be used", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/vapid.key`, "not a key");
+    await using t = await makeTestOutpost({
+      env: { VAPID_PRIVATE_KEY_FILE: `${dir}/vapid.key` },
+    });
+    const html = await (await t.app.request("/")).text();
+    assert.match(html, /id="push-badge" data-state="error"/);
+    assert.match(html, /Push: (<!-- -->)?error/);
+    assert.match(html, /title="VAPID_PRIVATE_KEY_FILE [^"]*: expected a PEM EC key/);
+    assert.doesNotMatch(html, /not a key/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
