@@ -64,11 +64,13 @@ async function shown(worker: Worker, tag: string): Promise<ShownNotification[]> 
 /** Waits (in the worker, like waitForFunction) until a notification under `tag` has `body`. */
 async function notificationShown(worker: Worker, tag: string, body: string): Promise<void> {
   await worker.evaluate(async ([t, b]) => {
-    for (;;) {
+    const until = Date.now() + 30_000; // a bound, so a missing notification fails, not hangs
+    while (Date.now() < until) {
       const list = await (self as any).registration.getNotifications({ tag: t });
       if (list.some((n: any) => n.body === b)) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    throw new Error(`no notification under ${t} with body ${b} within 30 s`);
   }, [tag, body] as const);
 }
 
