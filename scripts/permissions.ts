@@ -51,7 +51,14 @@ export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK:
 export const ENTRY_POINTS = {
   agent: {
     entry: "cli/main.ts",
-    lazy: ["cli/run.ts", "cli/interactive.ts", "cli/terminal/markdown.ts", "cli/adoption.ts"],
+    lazy: [
+      "cli/run.ts",
+      "cli/interactive.ts",
+      "cli/terminal/markdown.ts",
+      "cli/adoption.ts",
+      // The MCP SDK: loaded only when MCP servers are configured (core/mcp/manager.ts).
+      "core/mcp/connection.ts",
+    ],
     permissions: AGENT_PERMISSIONS,
   },
   "agent-outpost": { entry: "server/main.ts", lazy: [], permissions: OUTPOST_PERMISSIONS },

@@ -26,6 +26,14 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   for (const [k, v] of facts) lines.push(`- **${k}:** ${v}`);
   if (r.error) lines.push(`- **Error:** ${r.error}`);
   lines.push("", "## Prompt", "", fence(prompt), "");
+  if (r.mcp_servers?.length) {
+    lines.push("## MCP servers", "");
+    for (const s of r.mcp_servers) {
+      const tools = s.tools.length > 0 ? `: ${s.tools.map((t) => `\`${t}\``).join(", ")}` : "";
+      lines.push(`- **${s.name}** (${s.state})${tools}${s.error ? ` — ${s.error}` : ""}`);
+    }
+    lines.push("");
+  }
   if (r.questions.length > 0) {
     lines.push("## Questions for the operator", "");
     for (const q of r.questions) {

@@ -56,6 +56,17 @@ export interface HeadlessResult {
   duration_ms: number;
   job_id?: string;
   job_name?: string;
+  /** The configured MCP servers: their state at the start and the tools they offered. */
+  mcp_servers?: McpServerReport[];
+}
+
+/** One MCP server as a run's report and JSON result record it. */
+export interface McpServerReport {
+  name: string;
+  /** ready, failed, disabled or needs_approval. */
+  state: string;
+  tools: string[];
+  error?: string;
 }
 
 /** A human's answer to a strict-mode approval; feedback (on a refusal) is passed to the model. */
