@@ -56,6 +56,7 @@ export const ENTRY_POINTS = {
       "cli/interactive.ts",
       "cli/terminal/markdown.ts",
       "cli/adoption.ts",
+      "cli/mcp_command.ts",
       // The MCP SDK: loaded only when MCP servers are configured (core/mcp/manager.ts).
       "core/mcp/connection.ts",
     ],
