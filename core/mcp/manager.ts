@@ -65,6 +65,8 @@ export class McpManager {
   readonly #entries = new Map<string, Entry>();
   readonly #settings: Settings;
   readonly #deps: McpDeps;
+  /** Project servers approved during this process (the settings value is frozen). */
+  readonly #approvedNow = new Set<string>();
 
   constructor(settings: Settings, deps: McpDeps) {
     this.#settings = settings;
@@ -111,6 +113,16 @@ export class McpManager {
     await this.#stop(entry);
     await this.#startOne(entry);
     return { ...entry.status };
+  }
+
+  /** The settings of a configured server (for approval prompts and `agent mcp test`). */
+  server(name: string): McpServerConfig | undefined {
+    return this.#entries.get(name)?.server;
+  }
+
+  /** A project server the user has just approved (and recorded): it may start now. */
+  markApproved(name: string): void {
+    this.#approvedNow.add(name);
   }
 
   async close(): Promise<void> {
@@ -242,6 +254,7 @@ export class McpManager {
   }
 
   async #approved(server: McpServerConfig): Promise<boolean> {
+    if (this.#approvedNow.has(server.name)) return true;
     const approved = this.#settings.mcp_approvals[server.file] ?? [];
     return approved.includes(await approvalEntry(server));
   }
