@@ -102,3 +102,17 @@ export async function startEverythingHttp(): Promise<HttpPeer> {
     },
   };
 }
+
+/** The install's node_modules: the SDK and zod there also serve tests/mcp/note_server.mjs. */
+export function everythingModules(): string {
+  return `${everythingDir()}/node_modules`;
+}
+
+const NOTE_SERVER = new URL("./note_server.mjs", import.meta.url).pathname;
+
+/** A settings table for the write_note server (unannotated: the stricter permission kind). */
+export function noteServerToml(name = "notes"): string {
+  return `[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(NOTE_SERVER)}, ${
+    JSON.stringify(everythingModules())
+  }]\n`;
+}
