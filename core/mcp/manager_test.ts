@@ -17,7 +17,7 @@ import { FakeClock, flushMicrotasks } from "../../tests/fakes/clock.ts";
 import { approvalEntry } from "../settings/mcp_servers.ts";
 import type { Tool } from "../tools/types.ts";
 
-const EXIT_ON_CALL = new URL("../../tests/mcp/exit_on_call.mjs", import.meta.url).pathname;
+const RAW_SERVER = new URL("../../tests/mcp/raw_server.mjs", import.meta.url).pathname;
 
 async function managerFor(globalToml: string, options: {
   projectToml?: string;
@@ -143,7 +143,7 @@ Deno.test("a server that never answers initialize fails after its startup_timeou
 
 Deno.test("a server that exits mid-call: the call is a tool error with its stderr, the server failed", async () => {
   await using t = await managerFor(
-    `[mcp_servers.flaky]\ncommand = "node"\nargs = [${JSON.stringify(EXIT_ON_CALL)}]\n`,
+    `[mcp_servers.flaky]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n`,
   );
   await t.manager.start();
   assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
@@ -210,4 +210,16 @@ Deno.test("a project-file server is not started until approved for that project"
   await Deno.stat(marker); // the command ran
   await Deno.remove(marker);
   assert.ok(changes.some((c) => c.state === "needs_approval"));
+});
+
+Deno.test("structured content that breaks the tool's output schema is a tool error (checked by the client)", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.raw]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  const result = await tool(t.manager.tools(), "mcp__raw__bad_structured").execute({}, ctx());
+  assert.ok(result.type === "result" && result.is_error === true, JSON.stringify(result));
+  assert.match(result.content, /does not match the tool's output schema/);
+  assert.match(result.content, /humidity/);
 });

@@ -283,7 +283,12 @@ export function describeMcpServer(s: McpServerConfig): string {
       ...(env.length > 0 ? [`(env ${env.join(", ")})`] : []),
     ].join(" ");
   }
-  return `${s.url}${s.bearer_key ? ` (key mcp_keys.${s.bearer_key})` : ""}`;
+  const headers = Object.keys(s.http_headers);
+  return [
+    s.url,
+    ...(headers.length > 0 ? [`(headers ${headers.join(", ")})`] : []),
+    ...(s.bearer_key ? [`(key mcp_keys.${s.bearer_key})`] : []),
+  ].join(" ");
 }
 
 function shellWord(w: string): string {

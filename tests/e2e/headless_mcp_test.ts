@@ -197,7 +197,7 @@ peerTest(
 );
 
 Deno.test("a server that exits mid-call is a tool error for the model; the run finishes", async () => {
-  const fixture = new URL("../mcp/exit_on_call.mjs", import.meta.url).pathname;
+  const fixture = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
   await using t = await setup(`[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n`);
   t.fake.enqueue(reply().tool("mcp__flaky__crash", {}));
   t.fake.enqueue(reply().text("coped"));
@@ -206,7 +206,7 @@ Deno.test("a server that exits mid-call is a tool error for the model; the run f
   const [content] = toolMessages(t.fake.requests[1]!.body);
   assert.match(
     String(content),
-    /the server went away \(stderr: exit-on-call: crashing on purpose\)/,
+    /the server went away \(stderr: raw-server: crashing on purpose\)/,
   );
 });
 
