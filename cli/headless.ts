@@ -81,7 +81,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     else deps.stderr(`agent: ${errorText(err).trim()}\n`);
     return failed.exit_code;
   }
-  const { ctx, journal, history, effort } = begun;
+  const { ctx } = begun;
   try {
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
