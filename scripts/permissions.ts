@@ -59,6 +59,8 @@ export const ENTRY_POINTS = {
       "cli/mcp_command.ts",
       // The MCP SDK: loaded only when MCP servers are configured (core/mcp/manager.ts).
       "core/mcp/connection.ts",
+      "core/mcp/transport_stdio.ts",
+      "core/mcp/transport_http.ts",
     ],
     permissions: AGENT_PERMISSIONS,
   },

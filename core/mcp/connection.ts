@@ -1,12 +1,11 @@
 // One live MCP session over the official TypeScript SDK (@modelcontextprotocol/sdk): connect
 // (stdio through the StdioLauncher seam, or Streamable HTTP), list the tools, call them, and
-// keep the tail of a stdio server's stderr for the one-line failure report. This module is
-// the only one that imports the SDK; core/mcp/manager.ts reaches it through a computed
-// import, so a run without MCP servers never loads it (scripts/permissions.ts lists it).
+// keep the tail of a stdio server's stderr for the one-line failure report. This module and
+// the two transport modules are the only ones that import the SDK; core/mcp/manager.ts reaches
+// this one through a computed import, so a run without MCP servers never loads it, and each
+// transport loads only when a server uses it (scripts/permissions.ts lists all three).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Fetch } from "../ports.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
@@ -60,23 +59,18 @@ export async function connectMcp(
   if (server.transport === "stdio") {
     if (!options.stdio) throw new Error("a stdio server needs its launch spec");
     const launch = options.launcher(options.stdio);
-    const stdio = new StdioClientTransport({
-      command: launch.command,
-      args: launch.args,
-      env: launch.env,
-      cwd: launch.cwd,
-      stderr: "pipe",
-    });
-    stdio.stderr?.on("data", (chunk: Uint8Array | string) => {
-      stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+    const mod: typeof import("./transport_stdio.ts") = await import(
+      new URL("./transport_stdio.ts", import.meta.url).href
+    );
+    transport = mod.stdioTransport(launch, (chunk) => {
+      stderr += chunk;
       if (stderr.length > STDERR_TAIL_CHARS * 2) stderr = stderr.slice(-STDERR_TAIL_CHARS);
     });
-    transport = stdio;
   } else {
-    transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: options.headers ?? {} },
-      fetch: options.fetch,
-    });
+    const mod: typeof import("./transport_http.ts") = await import(
+      new URL("./transport_http.ts", import.meta.url).href
+    );
+    transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
   }
   const client = new Client({ name: "agent", version: options.clientVersion }, {
     capabilities: {},
