@@ -31,9 +31,14 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     memory_reflect: "AGENT_MEMORY_REFLECT",
     memory_dir: "AGENT_MEMORY_DIR",
     providers: null,
+    mcp_servers: null,
+    mcp_keys: null,
+    mcp_approvals: null,
   });
   assert.deepEqual([...GLOBAL_ONLY_KEYS].sort(), [
     "api_key",
+    "mcp_approvals",
+    "mcp_keys",
     "memory_dir",
     "model_favorites",
     "provider_keys",
