@@ -28,6 +28,9 @@ import { RetentionSweeper } from "./retention_sweeper.ts";
 import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
 import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
 import { join } from "node:path";
+import { readMessengerSetup } from "../core/messenger/config.ts";
+import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
+import type { Messenger } from "./messenger/start.ts";
 
 export interface CoreParts {
   store: Store;
@@ -167,6 +170,7 @@ export interface Outpost {
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
+  const messengerSetup = readMessengerSetup(o.env); // likewise (AGENT_MATRIX_VERBS, MX_*)
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
     const waiting = o.jobDefaults.base_url
@@ -210,6 +214,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         workspace: GLOBAL_WORKSPACE,
       });
     });
+    let messenger: Messenger | null = null;
     const deps = assembleDeps({
       store,
       scheduler,
@@ -224,7 +229,25 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       baseUrl: o.baseUrl,
       holdTtlMs,
       dataVersion: version ? version.read : null,
+      messengerProbe: () => messenger?.status() ?? null,
     });
+    // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
+    if (messengerSetup.state === "configured") {
+      const { startMessenger } = await import("./messenger/start.ts");
+      messenger = await startMessenger({
+        config: messengerSetup.config,
+        store,
+        scheduler,
+        inbox: deps.inbox,
+        delivery,
+        clock: o.clock,
+        timers: o.clock,
+        logger: o.logger,
+        fetch: o.fetch,
+        baseUrl: o.baseUrl,
+        workspacesRoot: workspacesRootFrom(o.env, o.home),
+      });
+    }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
       memory: memory.get,
@@ -251,6 +274,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await retention.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
+        await messenger?.stop();
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
