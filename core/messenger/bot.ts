@@ -107,11 +107,10 @@ export class MatrixBot {
           this.#userId = await o.transport.whoami(signal);
           o.rooms.bot = this.#userId;
         }
-        const res = await o.transport.sync(
-          this.#since,
-          o.syncTimeoutMs ?? SYNC_TIMEOUT_MS,
-          signal,
-        );
+        // After a failure the next sync does not wait: the pill returns to ok within one
+        // round trip instead of after a whole quiet long poll.
+        const wait = this.#status.state === "ok" ? o.syncTimeoutMs ?? SYNC_TIMEOUT_MS : 0;
+        const res = await o.transport.sync(this.#since, wait, signal);
         const first = this.#since === null;
         this.#since = res.next_batch;
         this.#setStatus({ state: "ok", last_sync_at: isoZ(o.clock.now()), failures: 0 });
@@ -162,7 +161,13 @@ export class MatrixBot {
       const events = [...(data.state?.events ?? []), ...(data.timeline?.events ?? [])];
       if (events.some((e) => e.type === "m.room.member")) this.#o.rooms.invalidate(room);
       if (first) continue;
-      for (const e of data.timeline?.events ?? []) {
+      const timeline = data.timeline?.events ?? [];
+      // Messages before the bot's own join (history it sees on joining) are not commands.
+      const joinedAt = timeline.findLastIndex((e) =>
+        e.type === "m.room.member" && e.state_key === this.#userId &&
+        e.content.membership === "join"
+      );
+      for (const e of timeline.slice(joinedAt + 1)) {
         if (e.type !== "m.room.message" || e.sender === this.#userId) continue;
         if (e.content.msgtype !== "m.text" || typeof e.content.body !== "string") continue;
         if (this.#seen.has(e.event_id)) continue;

@@ -62,7 +62,7 @@ export function createTransport(options: TransportOptions): MatrixTransport {
     sync(since, timeoutMs, signal) {
       const query: Record<string, string> = {
         filter: SYNC_FILTER,
-        timeout: String(since === null ? 0 : timeoutMs),
+        timeout: String(timeoutMs),
         set_presence: "offline",
       };
       if (since !== null) query.since = since;
