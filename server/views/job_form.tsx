@@ -3,6 +3,7 @@
 // fires while the schedule is typed. Without the script nothing is submitted (no action).
 
 import type { Child, FC } from "hono/jsx";
+import type { MessengerStatus } from "../deps.ts";
 import {
   MAX_RETRIES_DEFAULT,
   MAX_RETRIES_MAX,
@@ -41,7 +42,13 @@ const Field: FC<
 
 const describedBy = (field: string) => `err-${field.replace(".", "-")}`;
 
-export const JobForm: FC = () => (
+/** Why the messenger surface cannot be chosen, or null when it can (spec 3.3). */
+function messengerUnavailable(m: MessengerStatus | undefined): string | null {
+  if (!m || m.state !== "dormant") return null;
+  return `messenger not configured: set ${m.missing.join(", ")}`;
+}
+
+export const JobForm: FC<{ messenger?: MessengerStatus }> = ({ messenger }) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
     <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
@@ -143,7 +150,13 @@ export const JobForm: FC = () => (
             aria-describedby={describedBy("output_surface")}
           >
             <option value="">report</option>
-            <option value="messenger">messenger</option>
+            {messengerUnavailable(messenger)
+              ? (
+                <option value="messenger" disabled>
+                  messenger ({messengerUnavailable(messenger)})
+                </option>
+              )
+              : <option value="messenger">messenger</option>}
           </select>
         </Field>
         <Field label="Timeout (s)" field="timeout_s">

@@ -106,6 +106,7 @@ export async function renderPage(
         jobNames: jobNames(deps.store),
         governor: { config: deps.governor.config, usage: deps.scheduler.usage() },
         memory,
+        messenger: deps.messengerStatus(),
       };
       return await page({ title: "Dashboard", page: "landing" }, <LandingPage data={data} />);
     }
