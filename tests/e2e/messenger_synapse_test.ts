@@ -369,7 +369,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     stopped = true;
 
     await t.step(
-      "the real agent-outpost: configured bot answers; a disabled verb is refused",
+      "the real agent-outpost: configured bot answers, a disabled verb is refused; one MX_* missing is dormant",
       async () => {
         const home = await Deno.makeTempDir({ prefix: "outpost_mx_" });
         await Deno.mkdir(join(home, "workspaces", "ranger"), { recursive: true });
@@ -392,7 +392,21 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
           );
           assert.match(await say("help"), /^refused \[verb_disabled\]/);
         } finally {
-          await stopOutpost(proc);
+          const { stderr } = await stopOutpost(proc);
+          assert.match(stderr, /matrix bot started/);
+        }
+        // One variable missing: dormant, naming it, with the allowlist still counted.
+        const dormant = await startOutpost(home, {
+          MX_HOMESERVER: synapse.url,
+          MX_ROOM: defaultRoom,
+          MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
+        });
+        try {
+          const status = await (await fetch(`${dormant.url}api/messenger/status`)).json();
+          assert.deepEqual(status, { state: "dormant", missing: ["MX_TOKEN"], allowlist_size: 2 });
+        } finally {
+          const { stderr } = await stopOutpost(dormant);
+          assert.doesNotMatch(stderr, /matrix bot started/);
           await Deno.remove(home, { recursive: true });
         }
       },
