@@ -1,4 +1,4 @@
-// Real peers (Chromium, Synapse, tmux) used by end-to-end tests. On a developer's machine a
+// Real peers (Chromium, Synapse, tmux, podman) used by end-to-end tests. On a developer's machine a
 // missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
 // .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
 
@@ -21,6 +21,10 @@ export const probes = {
   chromium: (): string | null =>
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  podman: (): string | null =>
+    commandOnPath("podman") && commandOnPath("debootstrap")
+      ? null
+      : "podman or debootstrap not installed (apt-get install podman runc debootstrap)",
   synapse: (): string | null => {
     const out = new Deno.Command("python3", {
       args: ["-c", "import synapse"],
