@@ -33,7 +33,7 @@ Deno.test("both build paths put the programs where the runtime stage runs them",
   assert.ok(run, "a RUN step compiles with deno task compile");
   const copy = instruction("COPY").find((c) => c.startsWith("--from=build"))!;
   assert.equal(copy, "--from=build /stage/ /", "the staged tree lands on the runtime's root");
-  const out = /deno task compile --out (\S+)/.exec(run!)![1]!;
+  const out = /deno task compile --target host --out (\S+)/.exec(run!)![1]!;
   const installed = /deno task install --bin-dir (\S+)/.exec(run!)![1]!;
   assert.equal(installed, out, "source launchers and compiled binaries share one place");
   for (const name of Object.keys(ENTRY_POINTS) as ProgramName[]) {
