@@ -37,6 +37,7 @@ export const RUN_COLUMNS = [
   "answer",
   "priority",
   "class",
+  "model",
 ] as const;
 
 /** A run's job never changes. */
@@ -93,6 +94,7 @@ export function toRun(row: Row): Run {
     answer: row.answer as string | null,
     priority: row.priority as number,
     class: row.class as JobClass,
+    model: (row.model ?? null) as string | null,
   };
 }
 

@@ -96,6 +96,8 @@ export interface Run {
   /** Effective governor priority (lower runs first). */
   priority: number;
   class: JobClass;
+  /** The model the run reported (headless JSON `model`); null before it ends or when unknown. */
+  model: string | null;
 }
 
 export type NewRun =
@@ -180,6 +182,31 @@ export interface Pruned {
   reports: string[];
 }
 
+/** Filters of the run history (/runs); every field narrows, none means every run. */
+export interface RunFilter {
+  job_id?: number;
+  status?: RunStatus;
+  class?: JobClass;
+  /** queued_at at or after (UTC ISO-Z). */
+  from?: string;
+  /** queued_at before (UTC ISO-Z). */
+  to?: string;
+}
+
+/** Filters of the audit log (/audit): exact matches. */
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+}
+
+/** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */
+export interface HourCount {
+  hour: string;
+  key: string;
+  n: number;
+}
+
 export interface ListOptions {
   limit?: number;
   /** Only rows with a smaller id (newest-first paging). */
@@ -233,6 +260,16 @@ export interface Store {
   /** Queued runs in admission order: priority (lower first), then queued_at, then id. */
   queuedRuns(): Run[];
   countQueued(): number;
+  /**
+   * The run history, newest first, narrowed by `filter`, one page below `before_id`. Each
+   * filter combination reads an index that yields its rows in id order (migration 003), so
+   * a page costs about `limit` rows.
+   */
+  listRunHistory(filter: RunFilter, options?: ListOptions): Run[];
+  /** Runs queued at or after `since`, counted per UTC hour and status. */
+  runsPerHour(since: string): HourCount[];
+  /** tokens_in + tokens_out of runs finished at or after `since`, per UTC hour and class. */
+  tokensPerHour(since: string): HourCount[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
 
@@ -267,7 +304,8 @@ export interface Store {
 
   // Audit (best effort: appendAudit never throws)
   appendAudit(row: NewAuditRow): AuditRow | null;
-  listAudit(options?: ListOptions & { action?: string }): AuditRow[];
+  /** Newest first; each filter is an exact match served by its own index (migration 003). */
+  listAudit(options?: ListOptions & AuditFilter): AuditRow[];
 
   // Push subscriptions
   upsertPushSubscription(
