@@ -14,6 +14,8 @@ export interface ParsedResult {
   cost_usd: number | null;
   /** The model the run used (the child's resolved name); null when absent. */
   model: string | null;
+  /** The child's own measure of the run (ms); null when absent. */
+  duration_ms: number | null;
   questions: Question[];
   error: string | null;
   final_text: string | null;
@@ -33,6 +35,7 @@ export function parseHeadlessResult(stdout: string): ParsedResult | null {
       ? obj.cost_usd
       : null,
     model: str(obj.model),
+    duration_ms: count(obj.duration_ms),
     questions: questions(obj.questions),
     error: str(obj.error),
     final_text: typeof obj.final_text === "string" ? obj.final_text : null,

@@ -54,6 +54,7 @@ export async function recordOutcome(
     tokens_out: result?.tokens_out ?? null,
     cost_usd: result?.cost_usd ?? null,
     model: result?.model ?? null,
+    duration_ms: result?.duration_ms ?? null,
   };
   if (run.status === "cancelled") {
     ctx.store.updateRun(runId, details); // cancel already set status, times and reason

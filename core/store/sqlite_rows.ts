@@ -38,6 +38,7 @@ export const RUN_COLUMNS = [
   "priority",
   "class",
   "model",
+  "duration_ms",
 ] as const;
 
 /** A run's job never changes. */
@@ -95,6 +96,7 @@ export function toRun(row: Row): Run {
     priority: row.priority as number,
     class: row.class as JobClass,
     model: (row.model ?? null) as string | null,
+    duration_ms: (row.duration_ms ?? null) as number | null,
   };
 }
 

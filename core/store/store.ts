@@ -98,6 +98,8 @@ export interface Run {
   class: JobClass;
   /** The model the run reported (headless JSON `model`); null before it ends or when unknown. */
   model: string | null;
+  /** The run's own measure of its length (headless JSON `duration_ms`); null when absent. */
+  duration_ms: number | null;
 }
 
 export type NewRun =

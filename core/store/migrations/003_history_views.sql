@@ -1,9 +1,11 @@
 -- 003: the dashboard's history views (issue 18). Each filter of /runs and /audit gets an
 -- index that yields its rows newest first, so a page is a range scan of about `limit` rows
--- whatever the table size (sqlite_history_test.ts shows the plans). runs.model records the
--- model a run reported (the headless JSON's `model`), for the runs list and cost column.
+-- whatever the table size (sqlite_history_test.ts shows the plans). runs.model and
+-- runs.duration_ms record what the run's headless JSON reported (`model`, `duration_ms`):
+-- stored timestamps have whole seconds, so a 40 ms run would otherwise show as 0 s.
 
 ALTER TABLE runs ADD COLUMN model TEXT;
+ALTER TABLE runs ADD COLUMN duration_ms INTEGER;
 
 -- /runs?status=…, ?class=…, ?class=…&status=…, ?job=…&status=… (?job=… alone uses runs_job).
 CREATE INDEX runs_status_id ON runs (status, id);
