@@ -11,6 +11,7 @@ import { jsonBodyGate } from "./http/json_body.ts";
 import { machineAuth } from "./http/machine_auth.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerGovernorRoutes } from "./routes/governor.ts";
+import { registerHistoryPages } from "./routes/history.tsx";
 import { registerInboxRoutes } from "./routes/inbox.ts";
 import { registerJobRoutes } from "./routes/jobs.ts";
 import { registerMachineRoutes } from "./routes/machine_v1.ts";
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): Hono {
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
   registerEventRoutes(app, deps);
+  registerHistoryPages(app, deps);
   registerPages(app, deps);
   return app;
 }

@@ -12,6 +12,9 @@ import panelsJs from "./panels.js" with { type: "text" };
 import baseCss from "./base.css" with { type: "text" };
 import controlsCss from "./controls.css" with { type: "text" };
 import cardsCss from "./cards.css" with { type: "text" };
+import historyCss from "./history.css" with { type: "text" };
+import memoryAdminJs from "./memory_admin.js" with { type: "text" };
+import faviconSvg from "./favicon.svg" with { type: "text" };
 
 export interface StaticAsset {
   body: string;
@@ -36,15 +39,19 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["base.css", asset(baseCss, CSS)],
   ["controls.css", asset(controlsCss, CSS)],
   ["cards.css", asset(cardsCss, CSS)],
+  ["history.css", asset(historyCss, CSS)],
+  ["memory_admin.js", asset(memoryAdminJs, JS)],
+  ["favicon.svg", asset(faviconSvg, "image/svg+xml")],
 ]);
 
 /** Stylesheets in cascade order. */
-export const STYLESHEETS = ["base.css", "controls.css", "cards.css"] as const;
+export const STYLESHEETS = ["base.css", "controls.css", "cards.css", "history.css"] as const;
 
 /** The versioned URLs the layout links: the entry module and the stylesheets. */
 export interface AssetUrls {
   script: string;
   styles: string[];
+  icon: string;
 }
 
 function versioned(name: string): string {
@@ -52,5 +59,9 @@ function versioned(name: string): string {
 }
 
 export function assetUrls(): AssetUrls {
-  return { script: versioned("app.js"), styles: STYLESHEETS.map(versioned) };
+  return {
+    script: versioned("app.js"),
+    styles: STYLESHEETS.map(versioned),
+    icon: versioned("favicon.svg"),
+  };
 }

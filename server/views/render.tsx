@@ -44,7 +44,7 @@ export type PartialRequest =
 
 export interface Rendered {
   html: string;
-  status: 200 | 404;
+  status: 200 | 400 | 404;
 }
 
 const DOCTYPE = "<!DOCTYPE html>";
@@ -52,11 +52,12 @@ const DOCTYPE = "<!DOCTYPE html>";
 /** What a JSX expression evaluates to here. */
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
+/** A page body wrapped in the layout (also used by the history pages' routes). */
+export function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
   return async (
     props: Pick<LayoutProps, "title" | "page" | "data">,
     body: Child,
-    status: 200 | 404 = 200,
+    status: Rendered["status"] = 200,
   ): Promise<Rendered> => {
     const node = (
       <Layout {...props} csrf={deps.csrf.token()} status={statusBarData(deps)} assets={assets}>
