@@ -30,6 +30,8 @@ export interface Reclassified {
 
 const WORKSPACE_MAX = 512;
 const KEY_LINE = /^([A-Za-z_][\w-]*)[ \t]*:/;
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Checks the operator's values; throws MemoryCommandError naming the bad one. */
 export function checkReclassify(input: Reclassify): void {
@@ -44,11 +46,7 @@ export function checkReclassify(input: Reclassify): void {
     );
   }
   const ws = input.workspace;
-  // deno-lint-ignore no-control-regex
-  if (
-    ws !== undefined &&
-    (ws.trim() === "" || ws.length > WORKSPACE_MAX || /[\u0000-\u001f\u007f]/.test(ws))
-  ) {
+  if (ws !== undefined && (ws.trim() === "" || ws.length > WORKSPACE_MAX || CONTROL.test(ws))) {
     throw new MemoryCommandError(
       "reclassify",
       `A workspace is a non-empty key of at most ${WORKSPACE_MAX} characters on one line ` +

@@ -61,14 +61,17 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
         <Field label="Status" for="f-status">
           <select id="f-status" name="status">
             <option value="">Any status</option>
-            {RUN_STATUSES.map((s) => <option value={s} selected={data.raw.status === s}>{s}
-            </option>)}
+            {RUN_STATUSES.map((s) => (
+              <option key={s} value={s} selected={data.raw.status === s}>{s}</option>
+            ))}
           </select>
         </Field>
         <Field label="Class" for="f-class">
           <select id="f-class" name="class">
             <option value="">Any class</option>
-            {CLASSES.map((c) => <option value={c} selected={data.raw.class === c}>{c}</option>)}
+            {CLASSES.map((c) => (
+              <option key={c} value={c} selected={data.raw.class === c}>{c}</option>
+            ))}
           </select>
         </Field>
         <Field label="From (UTC)" for="f-from">
@@ -258,8 +261,9 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
         <Field label="Action" for="f-action">
           <select id="f-action" name="action">
             <option value="">Any action</option>
-            {data.actions.map((a) => <option value={a} selected={data.raw.action === a}>{a}
-            </option>)}
+            {data.actions.map((a) => (
+              <option key={a} value={a} selected={data.raw.action === a}>{a}</option>
+            ))}
           </select>
         </Field>
         <Field label="Actor" for="f-actor">
