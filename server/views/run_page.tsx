@@ -156,7 +156,14 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
 };
 
 export const RunPage: FC<
-  { data: RunPageData; reportHtml: string | null; memory: MemoryPaneData; now: Date }
+  {
+    data: RunPageData;
+    reportHtml: string | null;
+    memory: MemoryPaneData;
+    now: Date;
+    /** The transcript card (transcript.tsx), outside the live region: it is only re-read on load. */
+    transcript?: Child;
+  }
 > = (p) => (
   <div class="stack">
     <nav class="crumbs" aria-label="Breadcrumb">
@@ -167,6 +174,7 @@ export const RunPage: FC<
     <div data-live="run" data-src={`/partials/run/${p.data.job.id}/${p.data.run.id}`}>
       <RunDetail data={p.data} reportHtml={p.reportHtml} now={p.now} />
     </div>
+    {p.transcript ?? null}
     <Card id="card-memory" title="Memory" wide>
       <MemoryPane data={p.memory} />
     </Card>
