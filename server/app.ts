@@ -16,6 +16,7 @@ import { registerInboxRoutes } from "./routes/inbox.ts";
 import { registerJobRoutes } from "./routes/jobs.ts";
 import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
+import { registerMemoryAdminRoutes } from "./routes/memory_admin.ts";
 import { registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
   registerJobRoutes(app, deps);
   registerInboxRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerMemoryAdminRoutes(app, deps);
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);

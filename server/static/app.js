@@ -7,6 +7,7 @@ import { api, localizeTimes, runLink, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
+import "./memory_admin.js";
 
 const page = document.body.dataset.page ?? "";
 

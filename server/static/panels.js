@@ -91,6 +91,7 @@ export async function openMemory(path) {
     meta.textContent = parts.join(" · ");
     text.textContent = body.body;
     panel.hidden = false;
+    document.dispatchEvent(new CustomEvent("memory-opened", { detail: body }));
     panel.scrollIntoView({ block: "nearest", behavior: "smooth" });
     text.focus({ preventScroll: true });
   } catch (err) {

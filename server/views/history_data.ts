@@ -111,9 +111,7 @@ export function auditPageData(store: Store, now: Date, q: AuditQuery): AuditPage
     rows: shown,
     raw: q.raw,
     errors: q.errors,
-    actions: [...Object.values(AUDIT), "memory_reclassify", "memory_delete"]
-      .filter((a, i, all) => all.indexOf(a) === i)
-      .sort(),
+    actions: [...Object.values(AUDIT)].sort(),
     older: rows.length > AUDIT_PER_PAGE
       ? hrefWith("/audit", q.raw, { before: String(shown.at(-1)!.id) })
       : null,
