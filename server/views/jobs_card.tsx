@@ -133,7 +133,7 @@ export const JobsList: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => {
       ? <p class="empty">No jobs yet. Create one with the form below.</p>
       : (
         <>
-          <p class="empty">No older jobs.</p>
+          <p class="empty">No older jobs. Go back to the newest ones.</p>
           {nav}
         </>
       );

@@ -35,7 +35,14 @@ const Stats: FC<{ list: MemoryList }> = ({ list }) => (
 );
 
 const Files: FC<{ list: MemoryList }> = ({ list }) => {
-  if (list.files.length === 0) return <p class="empty">No memory files yet.</p>;
+  if (list.files.length === 0) {
+    return (
+      <p class="empty">
+        No memory files yet. The agent saves here what later runs should know; nothing to do until
+        it does.
+      </p>
+    );
+  }
   const files = [...list.files].sort((a, b) => b.mtime.localeCompare(a.mtime));
   const shown = files.slice(0, MEMORY_LIST_MAX);
   return (
