@@ -5,15 +5,7 @@
 
 import type { StatementSync } from "node:sqlite";
 import { limitOf, plain, type Row, toRun } from "./sqlite_rows.ts";
-import type {
-  AuditFilter,
-  AuditRow,
-  HourCount,
-  JobClass,
-  ListOptions,
-  Run,
-  RunFilter,
-} from "./store.ts";
+import type { AuditFilter, AuditRow, HourCount, ListOptions, Run, RunFilter } from "./store.ts";
 
 type Prepare = (sql: string) => StatementSync;
 
@@ -101,29 +93,19 @@ export function runHistorySql(filter: RunFilter, where: string[]): string {
 }
 
 export function runsPerHour(prepare: Prepare, since: string): HourCount[] {
-  // runs_queued (queued_at, status) covers the query: no table row is read.
+  // The run_hours rollup (migration 003), kept by triggers: at most hours × classes ×
+  // statuses rows, whatever the number of runs.
   return prepare(
-    `SELECT substr(queued_at, 1, 13) AS hour, status AS key, COUNT(*) AS n
-       FROM runs INDEXED BY runs_queued WHERE queued_at >= ?
-      GROUP BY hour, key ORDER BY hour, key`,
-  ).all(since).map((r) => plain<HourCount>(r));
+    `SELECT hour, status AS key, SUM(runs) AS n FROM run_hours
+      WHERE hour >= ? AND runs > 0 GROUP BY hour, status ORDER BY hour, key`,
+  ).all(since.slice(0, 13)).map((r) => plain<HourCount>(r));
 }
 
 export function tokensPerHour(prepare: Prepare, since: string): HourCount[] {
-  // One range of the covering runs_tokens index per class (it leads with class).
-  const out: HourCount[] = [];
-  for (const cls of ["scheduled", "api"] as JobClass[]) {
-    const rows = prepare(
-      `SELECT substr(finished_at, 1, 13) AS hour, class AS key,
-              SUM(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)) AS n
-         FROM runs INDEXED BY runs_tokens
-        WHERE class = ? AND finished_at >= ?
-          AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL)
-        GROUP BY hour ORDER BY hour`,
-    ).all(cls, since);
-    out.push(...rows.map((r) => plain<HourCount>(r)));
-  }
-  return out.sort((a, b) => a.hour.localeCompare(b.hour) || a.key.localeCompare(b.key));
+  return prepare(
+    `SELECT hour, class AS key, SUM(tokens) AS n FROM run_hours
+      WHERE hour >= ? AND tokens > 0 GROUP BY hour, class ORDER BY hour, key`,
+  ).all(since.slice(0, 13)).map((r) => plain<HourCount>(r));
 }
 
 /** The index that yields an audit filter's rows in id order (null: the rowid). */

@@ -83,6 +83,24 @@ Deno.test("runsPerHour and tokensPerHour count per UTC hour", () => {
   store.close();
 });
 
+Deno.test("the hourly rollup follows inserts, status and token updates, and deletes", () => {
+  const { store, a, run } = open();
+  const r = run(a.id, "running", 3);
+  store.updateRun(r.id, { status: "ok", tokens_in: 500, tokens_out: 50 });
+  run(a.id, "error", 3);
+  assert.deepEqual(store.runsPerHour("2026-03-02T03:59:00Z"), [
+    { hour: "2026-03-02T03", key: "error", n: 1 },
+    { hour: "2026-03-02T03", key: "ok", n: 1 },
+  ]);
+  assert.deepEqual(store.tokensPerHour("2026-03-02T03:00:00Z"), [
+    { hour: "2026-03-02T03", key: "scheduled", n: 550 + 110 },
+  ]);
+  store.deleteJob(a.id); // runs cascade
+  assert.deepEqual(store.runsPerHour("2026-03-02T00:00:00Z"), []);
+  assert.deepEqual(store.tokensPerHour("2026-03-02T00:00:00Z"), []);
+  store.close();
+});
+
 Deno.test("listAudit filters by action, actor and target", () => {
   const { store } = open();
   store.appendAudit({ action: "job_create", target: "job:1", actor: "ann", detail: "" });
@@ -158,6 +176,14 @@ Deno.test("EXPLAIN QUERY PLAN: every run filter is an index range in id order, n
     1,
   );
   assert.match(probe, /SEARCH runs USING COVERING INDEX runs_queued \(queued_at>\?\)/);
+  // The charts read the rollup's primary key, never the runs.
+  const chart = plan(
+    store,
+    "SELECT hour, status AS key, SUM(runs) AS n FROM run_hours WHERE hour >= ? AND runs > 0 GROUP BY hour, status",
+    1,
+  );
+  assert.match(chart, /SEARCH run_hours USING PRIMARY KEY \(hour>\?\)/);
+  assert.doesNotMatch(chart, /runs /);
 });
 
 Deno.test("EXPLAIN QUERY PLAN: every audit filter is an index range in id order", async () => {

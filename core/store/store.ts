@@ -268,9 +268,12 @@ export interface Store {
    * a page costs about `limit` rows.
    */
   listRunHistory(filter: RunFilter, options?: ListOptions): Run[];
-  /** Runs queued at or after `since`, counted per UTC hour and status. */
+  /** Runs queued in or after the UTC hour of `since`, counted per hour and status. */
   runsPerHour(since: string): HourCount[];
-  /** tokens_in + tokens_out of runs finished at or after `since`, per UTC hour and class. */
+  /**
+   * tokens_in + tokens_out of runs queued in or after the UTC hour of `since`, per hour and
+   * class (a run's tokens count in the hour it was queued).
+   */
   tokensPerHour(since: string): HourCount[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
