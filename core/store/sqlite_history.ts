@@ -53,8 +53,22 @@ export function listRunHistory(
   filter: RunFilter,
   options: ListOptions = {},
 ): Run[] {
+  // One upper bound on id (the cursor or the date range's end, whichever is lower): given
+  // two, SQLite may range on the looser one and filter every row above the other.
+  let below = options.before_id ?? Number.MAX_SAFE_INTEGER;
+  let atLeast = 0;
+  if (filter.from !== undefined || filter.to !== undefined) {
+    const { lo, hi } = idBounds(prepare, filter);
+    if (lo > hi) return [];
+    below = Math.min(below, hi + 1);
+    atLeast = lo;
+  }
   const where: string[] = ["id < ?"];
-  const args: (string | number)[] = [options.before_id ?? Number.MAX_SAFE_INTEGER];
+  const args: (string | number)[] = [below];
+  if (atLeast > 0) {
+    where.push("id >= ?");
+    args.push(atLeast);
+  }
   if (filter.job_id !== undefined) {
     where.push("job_id = ?");
     args.push(filter.job_id);
@@ -67,19 +81,13 @@ export function listRunHistory(
     where.push("class = ?");
     args.push(filter.class);
   }
-  if (filter.from !== undefined || filter.to !== undefined) {
-    const { lo, hi } = idBounds(prepare, filter);
-    if (lo > hi) return [];
-    where.push("id >= ?", "id <= ?");
-    args.push(lo, hi);
-    if (filter.from !== undefined) {
-      where.push("queued_at >= ?");
-      args.push(filter.from);
-    }
-    if (filter.to !== undefined) {
-      where.push("queued_at < ?");
-      args.push(filter.to);
-    }
+  if (filter.from !== undefined) {
+    where.push("queued_at >= ?");
+    args.push(filter.from);
+  }
+  if (filter.to !== undefined) {
+    where.push("queued_at < ?");
+    args.push(filter.to);
   }
   args.push(limitOf(options));
   return prepare(runHistorySql(filter, where)).all(...args).map((r) => toRun(r as Row));
@@ -88,7 +96,8 @@ export function listRunHistory(
 /** The statement text of a run history page (exported for the query-plan test). */
 export function runHistorySql(filter: RunFilter, where: string[]): string {
   const index = runIndexFor(filter);
-  const from = index === null ? "runs" : `runs INDEXED BY ${index}`;
+  // NOT INDEXED still allows the rowid: no date index may turn the page into a sort.
+  const from = index === null ? "runs NOT INDEXED" : `runs INDEXED BY ${index}`;
   return `SELECT * FROM ${from} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`;
 }
 

@@ -60,9 +60,12 @@ export function msText(ms: number): string {
   return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
 }
 
+/** One formatter for every count: toLocaleString builds a new one per call (~20 µs). */
+const GROUPED = new Intl.NumberFormat("en-US");
+
 /** 12345 → "12,345"; null → "—". */
 export function count(n: number | null | undefined): string {
-  return n === null || n === undefined ? "—" : n.toLocaleString("en-US");
+  return n === null || n === undefined ? "—" : GROUPED.format(n);
 }
 
 /** Cuts `text` to `max` characters with an ellipsis. */
