@@ -32,7 +32,9 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
     >
       <div class="row-main">
         <div class="row-title">
-          <span class="job-name">{job.name}</span>
+          <span class="job-name">
+            <a href={`/jobs/${job.id}`}>{job.name}</a>
+          </span>
           {latest
             ? (
               <a

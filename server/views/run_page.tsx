@@ -7,13 +7,7 @@ import { raw } from "hono/html";
 import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
-import {
-  count,
-  durationText,
-  relativeTime,
-  scheduleText,
-  shortTime,
-} from "./format.ts";
+import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { InboxItemView } from "./inbox_item.tsx";
 import { runDuration } from "./runs_table.tsx";
 import { Card } from "./layout.tsx";
@@ -171,7 +165,7 @@ export const RunPage: FC<
     <nav class="crumbs" aria-label="Breadcrumb">
       <a href="/">Dashboard</a> <span aria-hidden="true">/</span> <a href="/#card-jobs">Jobs</a>
       {" "}
-      <span aria-hidden="true">/</span> <span>{p.data.job.name}</span>
+      <span aria-hidden="true">/</span> <a href={`/jobs/${p.data.job.id}`}>{p.data.job.name}</a>
     </nav>
     <div data-live="run" data-src={`/partials/run/${p.data.job.id}/${p.data.run.id}`}>
       <RunDetail data={p.data} reportHtml={p.reportHtml} now={p.now} />
