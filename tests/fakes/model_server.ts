@@ -5,6 +5,7 @@
 //
 //   const fake = await startFakeModelServer({
 //     models: [{ id: "qwen3-8b", max_model_len: 32768 }], // GET /v1/models (default: fake-model)
+//                                // ({ id, n_ctx: 12288 } lists it as llama-server does: meta.n_ctx)
 //     priorityScheduling: false, // a non-zero `priority` then gets vLLM's 400
 //     apiKey: "sk-test",         // optional: when set, requests without it get 401
 //     responseModel: "qwen3-8b", // response.model (default: the first served model id)
@@ -80,6 +81,8 @@ export { fakeCountTokens, fakeTokenizeCount, fakeTokens } from "./model_server_c
 export interface FakeModel {
   id: string;
   max_model_len?: number;
+  /** Listed as llama-server does: `meta.n_ctx` (the started window), no max_model_len. */
+  n_ctx?: number;
 }
 
 export interface FakeServerOptions {
@@ -465,6 +468,21 @@ function modelEntry(m: FakeModel): Record<string, unknown> {
     parent: null,
   };
   if (m.max_model_len !== undefined) entry.max_model_len = m.max_model_len;
+  if (m.n_ctx !== undefined) {
+    // llama-server's listing (tools/server): owned_by llamacpp and a meta block.
+    entry.owned_by = "llamacpp";
+    delete entry.root;
+    delete entry.parent;
+    entry.meta = {
+      vocab_type: 2,
+      n_vocab: 324,
+      n_ctx_train: Math.max(32768, m.n_ctx),
+      n_embd: 384,
+      n_params: 1207296,
+      size: 4829184,
+      n_ctx: m.n_ctx,
+    };
+  }
   return entry;
 }
 
