@@ -173,6 +173,7 @@ Deno.test("chat stream: malformed tool arguments become {}; missing ids are mint
   const part = done(runFast(text)).message.parts[0];
   ok(part?.type === "tool_call");
   deepEqual(part.input, {});
+  equal(part.raw_arguments, "{not json", "the text is kept so the loop can refuse the call");
   ok(part.id.startsWith("call_"));
 });
 

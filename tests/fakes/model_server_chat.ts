@@ -167,7 +167,7 @@ export function renderChat(
             function: { name: step.name, arguments: "" },
           }],
         });
-        const json = JSON.stringify(step.args);
+        const json = step.raw ?? JSON.stringify(step.args);
         for (const frag of splitFragments(json, step.fragments)) {
           chunk({ tool_calls: [{ index, function: { arguments: frag } }] });
         }

@@ -292,7 +292,7 @@ export function renderMessages(reply: ReplyBuilder, body: Json, model: string): 
             input: {},
           },
         });
-        const json = JSON.stringify(step.args);
+        const json = step.raw ?? JSON.stringify(step.args);
         for (const frag of ["", ...splitFragments(json, step.fragments)]) {
           event("content_block_delta", {
             type: "content_block_delta",
