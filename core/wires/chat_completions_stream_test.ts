@@ -198,6 +198,7 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
       "chat_vllm_reasoning_field.sse",
       "chat_stray_stop.sse",
       "chat_openai_text.sse",
+      "chat_llama_server_tool.sse",
     ]
   ) {
     const text = fixture(name);
@@ -208,6 +209,25 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
       if (step === 1 << 30) ok(lastFastEvents > 0, `${name}: the fast lane was never taken`);
     }
   }
+});
+
+Deno.test("chat stream: llama-server's key order and per-second `created` take the fast lane", () => {
+  // {"choices":[{"finish_reason":null,"index":0,"delta":…}],"created":…,"id":…} with created
+  // ticking from one second to the next inside the stream.
+  const text = fixture("chat_llama_server_tool.sse");
+  const reference = runSlow(text);
+  deepEqual(runFast(text), reference);
+  // Reasoning 2, content 2, argument fragments 3; the role chunk, the name-only call starts,
+  // the finish and [DONE] take the full parse.
+  equal(lastFastEvents, 7);
+  const d = done(reference);
+  deepEqual(d.message.parts.map((p) => p.type === "tool_call" ? p.input : p.type), [
+    "reasoning",
+    "text",
+    { path: "hello.txt" },
+    { path: "other.txt" },
+  ]);
+  equal(d.usage.input_tokens, 310);
 });
 
 Deno.test("chat stream: the fast lane matches the reference path on awkward strings", () => {
