@@ -199,6 +199,10 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
       "chat_stray_stop.sse",
       "chat_openai_text.sse",
       "chat_llama_server_tool.sse",
+      // Captured from llama-server (llama.cpp 0c1e57098) serving scripts/peers' tiny models.
+      "chat_llama_server_captured_tool.sse",
+      "chat_llama_server_captured_think.sse",
+      "chat_llama_server_captured_cut.sse",
     ]
   ) {
     const text = fixture(name);
@@ -228,6 +232,13 @@ Deno.test("chat stream: llama-server's key order and per-second `created` take t
     { path: "other.txt" },
   ]);
   equal(d.usage.input_tokens, 310);
+  // Captured: a call cut off by --max-tokens 3 keeps its text for the loop to refuse.
+  const cut = done(runFast(fixture("chat_llama_server_captured_cut.sse")));
+  equal(cut.stop_reason, "max_tokens");
+  const call = cut.message.parts[0];
+  equal(call?.type === "tool_call" ? call.raw_arguments : undefined, '{"path":');
+  runFast(fixture("chat_llama_server_captured_think.sse"));
+  ok(lastFastEvents > 0, "the captured reasoning stream took the fast lane");
 });
 
 Deno.test("chat stream: the fast lane matches the reference path on awkward strings", () => {
