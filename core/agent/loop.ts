@@ -10,11 +10,19 @@ import { compactHistory, shouldCompact } from "./compaction.ts";
 import { errorText } from "../logger.ts";
 import { notRunReason } from "./cut_off.ts";
 import { explainUnknownModel } from "./model_errors.ts";
-import { capToolResults, estimateTokens, isContextOverflow } from "./context_fit.ts";
+import {
+  capToolResults,
+  estimateTokens,
+  isContextOverflow,
+  overflowExcess,
+  shedTokens,
+} from "./context_fit.ts";
 
 export const DEFAULT_MAX_TURNS = 100;
 /** The same call with the same arguments this many times in a row ends the run. */
 export const LOOP_REPEAT_LIMIT = 4;
+/** After a context-overflow 400, the share of the window one tool result may keep. */
+const OVERFLOW_RESULT_SHARE = 0.1;
 
 export type ToolCallPart = Extract<Part, { type: "tool_call" }>;
 
@@ -152,7 +160,14 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         turns--;
         try {
           const compacted = await compact();
-          const cut = capToolResults(messages, window);
+          // Shed what the server says was too much; else cut hard (the estimate was too low
+          // once already: small vocabularies spend about a token per byte).
+          const excess = overflowExcess(err);
+          const cut = excess !== null
+            ? shedTokens(messages, excess, window)
+            : capToolResults(messages, window, OVERFLOW_RESULT_SHARE);
+          // The journal replays history on resume: record the shortened one.
+          if (cut) cfg.journal?.append({ type: "compaction", messages: [...messages] });
           if (compacted || cut) {
             lastContext = 0;
             pendingTokens = 0;
