@@ -71,6 +71,11 @@ export function httpError(f: HttpFailure): WireError {
         `replace it with /providers${f.endpoint.preset ? ` ${f.endpoint.preset}` : ""}.`
       : `No API key was sent: none was found in ${where}. ` +
         `Enter one with /providers${f.endpoint.preset ? ` ${f.endpoint.preset}` : ""}.`;
+  } else if (f.status === 400 && lower.includes("no connected db")) {
+    // LiteLLM's proxy with a master key but no database answers an unknown key this way.
+    const where = f.endpoint.key_hint ?? "the provider's key settings";
+    advice = `A LiteLLM proxy without a database answers a key it does not know this way: ` +
+      `check the API key (taken from ${where}).`;
   } else if (f.status === 404 && f.wire === "messages") {
     advice = trimmedV1(f.endpoint.base_url)
       ? `base_url "${f.endpoint.base_url}" ends in /v1; the Messages wire trims it and posts to ` +

@@ -94,3 +94,11 @@ Deno.test("unknown model: LiteLLM's and vLLM's wordings", () => {
   }))));
   equal(isUnknownModel(httpError(failure({ bodyText: '{"error":{"message":"bad"}}' }))), false);
 });
+
+Deno.test("http error: LiteLLM's 400 No connected db is explained as a key problem", () => {
+  const err = httpError(failure({
+    bodyText: JSON.stringify({ error: { message: "No connected db.", type: "no_db_connection" } }),
+  }));
+  ok(err.message.includes("No connected db. A LiteLLM proxy"), err.message);
+  ok(err.message.includes("check the API key"), err.message);
+});
