@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the LiteLLM proxy (pinned) into a venv in a cache directory outside the worktree;
 # reuses an existing install. Usage: scripts/peers/litellm_install.sh [CACHE_DIR]
-# (default: $AGENT_PEER_CACHE or ~/.cache/agent-peers). Prints the install time.
+# (default: $AGENT_PEER_CACHE or ${XDG_CACHE_HOME:-~/.cache}/agent-peers). Prints the install time.
 set -euo pipefail
-CACHE=${1:-${AGENT_PEER_CACHE:-$HOME/.cache/agent-peers}}
+CACHE=${1:-${AGENT_PEER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-peers}}
 LITELLM_VERSION=1.106.2
 DIR="$CACHE/litellm-$LITELLM_VERSION"
 mkdir -p "$DIR"

@@ -8,7 +8,7 @@
 # ~/.cache/agent-peers). Prints step timings; exits non-zero when the build fails.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-CACHE=${1:-${AGENT_PEER_CACHE:-$HOME/.cache/agent-peers}}
+CACHE=${1:-${AGENT_PEER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-peers}}
 # llama-cpp-python 0.3.36 vendors ggml-org/llama.cpp@0c1e57098.
 SDIST_VERSION=0.3.36
 DIR="$CACHE/llama-$SDIST_VERSION"

@@ -187,12 +187,18 @@ export async function runAgainst(
     env?: Record<string, string>;
     /** Files for the workspace (default: hello.txt and other.txt). */
     files?: Record<string, string>;
+    /** The global settings.toml, e.g. `[thinking]\ntype = "disabled"\n`. */
+    settingsToml?: string;
   },
 ): Promise<PeerRun> {
   const home = await tempHome();
   try {
     const work = `${home}/work`;
     await Deno.mkdir(work);
+    if (opts.settingsToml !== undefined) {
+      await Deno.mkdir(`${home}/.agent`, { recursive: true });
+      await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);
+    }
     const files = opts.files ?? { "hello.txt": "hello peer\n", "other.txt": "other peer\n" };
     for (const [name, body] of Object.entries(files)) {
       await Deno.writeTextFile(`${work}/${name}`, body);
