@@ -187,6 +187,8 @@ export async function runAgainst(
     env?: Record<string, string>;
     /** Files for the workspace (default: hello.txt and other.txt). */
     files?: Record<string, string>;
+    /** A second prompt, run with --resume in the same session after the first succeeds. */
+    then?: string;
     /** The global settings.toml, e.g. `[thinking]\ntype = "disabled"\n`. */
     settingsToml?: string;
   },
@@ -203,17 +205,7 @@ export async function runAgainst(
     for (const [name, body] of Object.entries(files)) {
       await Deno.writeTextFile(`${work}/${name}`, body);
     }
-    const r = await runAgent([
-      "-p",
-      "--workdir",
-      work,
-      "--output-format",
-      "json",
-      "--output",
-      `${home}/r.md`,
-      "--",
-      opts.prompt,
-    ], {
+    const env = {
       home,
       // The Messages wire trims the /v1 itself (spec 4.3).
       AGENT_BASE_URL: peer.url,
@@ -222,18 +214,38 @@ export async function runAgainst(
       AGENT_MEMORY_REFLECT: "0",
       ...(opts.model ? { AGENT_MODEL: opts.model } : {}),
       ...(opts.env ?? {}),
-    });
-    let json: HeadlessResult;
-    try {
-      json = JSON.parse(r.stdout) as HeadlessResult;
-    } catch {
-      throw new Error(`no JSON result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+    };
+    const once = async (prompt: string, resume?: string): Promise<PeerRun> => {
+      const r = await runAgent([
+        "-p",
+        "--workdir",
+        work,
+        ...(resume ? ["--resume", resume] : []),
+        "--output-format",
+        "json",
+        "--output",
+        `${home}/r.md`,
+        "--",
+        prompt,
+      ], env);
+      let json: HeadlessResult;
+      try {
+        json = JSON.parse(r.stdout) as HeadlessResult;
+      } catch {
+        throw new Error(`no JSON result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+      }
+      const report = await Deno.readTextFile(`${home}/r.md`);
+      const journal = json.session_id
+        ? await Deno.readTextFile(`${home}/.agent/sessions/${json.session_id}.jsonl`)
+        : "";
+      return { code: r.code, stderr: r.stderr, json, report, journal };
+    };
+    const first = await once(opts.prompt);
+    if (opts.then === undefined) return first;
+    if (first.code !== 0 || !first.json.session_id) {
+      throw new Error(`the first run failed: ${JSON.stringify(first.json)}`);
     }
-    const report = await Deno.readTextFile(`${home}/r.md`);
-    const journal = json.session_id
-      ? await Deno.readTextFile(`${home}/.agent/sessions/${json.session_id}.jsonl`)
-      : "";
-    return { code: r.code, stderr: r.stderr, json, report, journal };
+    return await once(opts.then, first.json.session_id);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

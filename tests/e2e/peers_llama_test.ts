@@ -135,6 +135,23 @@ function scenario(name: string, fn: (provider: (typeof WIRES)[number]) => Promis
     assert.equal(r.json.done_reason, "truncated");
   });
 
+  scenario(
+    "a small window (meta.n_ctx) forces compaction in a resumed session",
+    async (provider) => {
+      const { small } = await peers();
+      const r = await runAgainst(small, {
+        provider,
+        prompt: "Read hello.txt.",
+        then: "Read it again.",
+        env: { AGENT_COMPACT_THRESHOLD: "0.5" },
+      });
+      assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+      assert.equal(r.json.final_text, ANSWER);
+      // The window came from llama-server's meta.n_ctx (12288): 0.5 of 32768 would not compact.
+      assert.ok(r.journal.includes('"type":"compaction"'), "the history was compacted");
+    },
+  );
+
   scenario("a small window (meta.n_ctx) survives a result too big for it", async (provider) => {
     const { small } = await peers();
     const r = await runAgainst(small, {
