@@ -3,6 +3,8 @@ import { ChatCompletionsAssembler } from "./chat_completions_stream.ts";
 import { WireError } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
+import { renderChat } from "../../tests/fakes/model_server_chat.ts";
+import { reply } from "../../tests/fakes/model_server_reply.ts";
 import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
 import {
   chatChunkFrame,
@@ -385,4 +387,22 @@ Deno.test("chat stream: the large benchmark stream assembles the same on both pa
   events.push(...asm.events.splice(0), ...asm.finish());
   deepEqual(events, reference);
   ok(asm.fastEvents > 2_990, `only ${asm.fastEvents} of 3000 events took the fast lane`);
+});
+
+Deno.test("chat stream: the fake's llama-server dialect assembles like vLLM's and takes the fast lane", () => {
+  const script = () =>
+    reply().reasoning("Thinking é 🎉 about it.").text('Reading "it"\u2028now.').tool("view", {
+      path: "hello.txt",
+    }, { id: "c0" }).tool("view", { path: "other.txt" }, { id: "c1" }).usage(310, 14).pieces(4);
+  const body = { stream_options: { include_usage: true } };
+  const sse = (dialect: "vllm" | "llama-server") =>
+    renderChat(script(), body, "peer-tool", dialect).map((a) => a.type === "frame" ? a.text : "")
+      .join("");
+  const vllm = done(runSlow(sse("vllm")));
+  const llama = sse("llama-server");
+  ok(llama.includes('"choices":[{"finish_reason":null,"index":0,"delta":'));
+  const fast = done(runFast(llama));
+  deepEqual(fast.message, vllm.message);
+  deepEqual(fast.usage, vllm.usage);
+  ok(lastFastEvents >= 10, `only ${lastFastEvents} events took the fast lane`);
 });

@@ -244,9 +244,8 @@ for (const provider of ["messages", "chat_completions"] as const) {
 }
 
 Deno.test("count (chat): llama-server's /tokenize answering {tokens: []} is remembered as unusable", async () => {
-  await withFake({}, async (fake) => {
-    // llama-server's /tokenize reads only `content`; the chat-form body gets an empty list.
-    fake.enqueueCount(httpError(200, { tokens: [] }));
+  // llama-server's /tokenize reads only `content`; the chat-form body gets an empty list.
+  await withFake({ dialect: "llama-server" }, async (fake) => {
     const wire = chatWire(fakeEndpoint(fake, "chat_completions"));
     equal(await wire.countTokens(req()), null);
     equal(wire.countProblem, UNUSABLE_REASON);

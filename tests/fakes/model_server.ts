@@ -12,6 +12,7 @@
 //     chunkBytes: 7,             // optional: split every frame into 7-byte writes
 //     countTokens: false,        // POST /v1/messages/count_tokens answers 404 (default: served)
 //     tokenize: false,           // POST /tokenize answers 404, like a hosted server
+//     dialect: "llama-server",   // chunks and /tokenize as llama-server writes them
 //   });
 //   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
 //   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
@@ -50,6 +51,7 @@
 // processes: they only need the URL (e.g. AGENT_BASE_URL=fake.url).
 
 import {
+  type ChatDialect,
   chatErrorBody,
   checkChatRequest,
   type Rejection,
@@ -95,6 +97,12 @@ export interface FakeServerOptions {
   countTokens?: boolean;
   /** Serve vLLM's POST /tokenize (default true; false answers 404 like a hosted server). */
   tokenize?: boolean;
+  /**
+   * "llama-server": Chat Completions chunks in llama-server's layout (finish_reason and index
+   * before delta, a ticking `created`, usage with timings), and its /tokenize, which reads only
+   * `content` and so answers the chat-form body with {"tokens": []}. Default "vllm".
+   */
+  dialect?: ChatDialect;
 }
 
 export type FakeWire =
@@ -282,6 +290,8 @@ export async function startFakeModelServer(
     return Response.json(
       kind === "count_tokens"
         ? countTokensAnswer(body)
+        : options.dialect === "llama-server"
+        ? { tokens: [] }
         : tokenizeAnswer(body, state.models[0]?.max_model_len ?? 32768),
     );
   };
@@ -323,7 +333,7 @@ export async function startFakeModelServer(
       return stream(
         wire === "messages"
           ? renderMessages(scripted, body, model)
-          : renderChat(scripted, body, model),
+          : renderChat(scripted, body, model, options.dialect),
       );
     } finally {
       notify();
