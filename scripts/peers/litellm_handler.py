@@ -3,6 +3,8 @@
 # adapter on /v1/messages). LiteLLM drops `mock_tool_calls` when streaming, hence these.
 #   scripted_tool: streams a `view` call (name, then the arguments in pieces); once a tool
 #                  result is in the history, a text answer quoting it.
+#   scripted_tool2: two `view` calls whose argument fragments interleave (index 0, 1, 0, 1),
+#                  as parallel calls stream from real backends; then the same answer.
 #   scripted_text: a text answer with escapes, emoji and a U+2028 piece, and usage with
 #                  cached prompt tokens.
 import json
@@ -49,6 +51,22 @@ def _tool_chunks(messages):
         yield _chunk(finished=True, finish_reason="stop", usage=USAGE)
 
 
+def _parallel_chunks(messages):
+    if _tool_result(messages) is not None:
+        yield from _tool_chunks(messages)
+        return
+    calls = [json.dumps({"path": "hello.txt"}), json.dumps({"path": "other.txt"})]
+    for i in range(2):
+        yield _chunk(tool_use={"id": f"call_peer_{i}", "type": "function",
+                               "function": {"name": "view", "arguments": ""}, "index": i})
+    for piece in range(3):
+        for i, args in enumerate(calls):
+            part = args[piece * 7:(piece + 1) * 7] if piece < 2 else args[14:]
+            yield _chunk(tool_use={"id": None, "type": "function",
+                                   "function": {"name": None, "arguments": part}, "index": i})
+    yield _chunk(finished=True, finish_reason="tool_calls", usage=USAGE)
+
+
 def _text_chunks():
     for piece in TEXT_PIECES:
         yield _chunk(text=piece)
@@ -81,5 +99,11 @@ class ScriptedText(ScriptedTool):
         return _text_chunks()
 
 
+class ScriptedParallel(ScriptedTool):
+    def _chunks(self, kwargs):
+        return _parallel_chunks(kwargs.get("messages") or [])
+
+
 scripted_tool = ScriptedTool()
+scripted_parallel = ScriptedParallel()
 scripted_text = ScriptedText()

@@ -31,7 +31,9 @@ const opts = { sanitizeResources: false, sanitizeOps: false };
 
 function scenario(name: string, fn: (provider: Provider) => Promise<void>): void {
   peerTest(`litellm: ${name} (both wires)`, bothPeers, async () => {
-    const outcomes = await Promise.allSettled(WIRES.map((w) => fn(w)));
+    // One wire after the other: the peers are CPU-bound on a small machine.
+    const outcomes: PromiseSettledResult<void>[] = [];
+    for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
     const failed = outcomes.flatMap((o, i) =>
       o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
     );
@@ -77,6 +79,39 @@ scenario("a scripted tool-call round trip", async (provider) => {
   assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
   assert.equal(r.json.final_text, "The tool said: 1\thello peer");
 });
+
+scenario(
+  "parallel tool calls with interleaved fragments (mis-framed on /v1/messages: pinned)",
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "script-tool2",
+      prompt: "Read both files.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    const parts = journalParts(r.journal);
+    const calls = parts.filter((p) => p.type === "tool_call") as unknown as {
+      input: Record<string, unknown>;
+      raw_arguments?: string;
+    }[];
+    const results = parts.filter((p) => p.type === "tool_result").map((p) => p.content ?? "");
+    if (provider === "chat_completions") {
+      assert.deepEqual(calls.map((c) => c.input), [{ path: "hello.txt" }, { path: "other.txt" }]);
+      assert.match(results[1] ?? "", /other peer/);
+    } else {
+      // Upstream LiteLLM 1.106.2: its Anthropic adapter appends every input_json_delta to the
+      // last tool_use block, so block 0 gets nothing and block 1 the two calls' fragments
+      // interleaved. The agent no longer runs the garbled call: the model is told what came.
+      // When an upgrade frames them right, this fails: expect both files read.
+      assert.equal(calls[1]?.raw_arguments, '{"path"{"path": "hell: "otheo.txt"}r.txt"}');
+      assert.match(
+        results[1] ?? "",
+        /^Not run: the arguments of this view call are not valid JSON/,
+      );
+    }
+  },
+);
 
 scenario("a tool call through the openai/ bridge to llama-server", async (provider) => {
   const r = await runAgainst(await proxy(), {

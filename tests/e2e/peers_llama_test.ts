@@ -53,10 +53,12 @@ function toolResults(journal: string): string[] {
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
 
-/** One test per scenario, run on both wires at once (halves the suite's time). */
+/** One test per scenario, run on both wires. */
 function scenario(name: string, fn: (provider: (typeof WIRES)[number]) => Promise<void>): void {
   peerTest(`llama-server: ${name} (both wires)`, probes.llamaServer, async () => {
-    const outcomes = await Promise.allSettled(WIRES.map((w) => fn(w)));
+    // One wire after the other: the peers are CPU-bound on a small machine.
+    const outcomes: PromiseSettledResult<void>[] = [];
+    for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
     const failed = outcomes.flatMap((o, i) =>
       o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
     );
