@@ -4,17 +4,26 @@
 import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
-import { type AgentContext, prepareAgent } from "./setup.ts";
+import type { PermissionMode } from "../core/agent/permissions.ts";
+import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
+import { resumeWorkdir } from "./resume_workdir.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
 import { renderReport } from "../core/agent/report.ts";
 import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
-import { reflectionSkipReason } from "../core/memory/reflection_worth.ts";
-import { costOf } from "../core/pricing/pricing.ts";
+import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
+import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
+
+/**
+ * Reports are owner-only, like the session journal: they hold the prompt and the answer.
+ * (The value of core/private_files.ts PRIVATE_FILE_MODE, not imported: that module loads
+ * node:fs, which the agent keeps off its start-up path.)
+ */
+const REPORT_MODE = 0o600;
 
 export class HeadlessError extends Error {
   override name = "HeadlessError";
@@ -33,29 +42,34 @@ export interface HeadlessDeps {
 
 export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise<number> {
   const started = performance.now();
-  const prompt = args.prompt;
-  if (prompt === undefined || prompt.trim() === "") {
-    throw new HeadlessError('no prompt: give it after --, e.g. agent -p -- "fix the tests"');
-  }
+  const prompt = args.prompt ?? "";
   const outputPath = args.output ? resolve(deps.cwd, args.output) : undefined;
-  if (outputPath) await checkWritable(outputPath);
-
   const jobId = deps.env.get("AGENT_JOB_ID");
   const jobName = deps.env.get("AGENT_JOB_NAME");
-  const fixed = {
-    ...(outputPath ? { report_path: outputPath } : {}),
+  const fixed: Partial<HeadlessResult> = {
     ...(jobId ? { job_id: jobId } : {}),
     ...(jobName ? { job_name: jobName } : {}),
   };
   let begun: Begun;
   try {
+    if (outputPath) {
+      await checkWritable(outputPath);
+      fixed.report_path = outputPath;
+    }
+    if (prompt.trim() === "") {
+      throw new HeadlessError('no prompt: give it after --, e.g. agent -p -- "fix the tests"');
+    }
     begun = await begin(args, deps, prompt, jobId, jobName);
   } catch (err) {
-    // No key, a bad setting, a missing workdir or session: still one result, so a CI step
-    // or the outpost reading the JSON or the report learns the cause, not just "exit 1".
+    // No prompt, no key, a bad setting, a missing workdir or session, an unwritable report:
+    // still one result, so a CI step or the outpost reading the JSON or the report learns
+    // the cause, not just "exit 1". The report only where it can be written.
     const failed = Object.freeze(setupFailure(err, started, fixed));
-    if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(failed, prompt), { createDirs: true });
+    if (failed.report_path) {
+      await writeFileAtomic(failed.report_path, renderReport(failed, prompt), {
+        createDirs: true,
+        mode: REPORT_MODE,
+      });
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
     // The full text: a TOML error's excerpt and caret need their own lines.
@@ -105,16 +119,22 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   // count the pass; every JSON reader (CI, the outpost) reads it only at exit anyway.
   await journal.flush();
   if (outputPath) {
-    await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
+    await writeFileAtomic(outputPath, renderReport(outcome, prompt), {
+      createDirs: true,
+      mode: REPORT_MODE,
+    });
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
   let final = outcome;
-  const reflectionUsage = await maybeReflect(ctx, result, journal, deps);
+  const reflectionUsage = await maybeReflect(ctx, result, journal, deps, args.mode);
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(final, prompt), { createDirs: true });
+      await writeFileAtomic(outputPath, renderReport(final, prompt), {
+        createDirs: true,
+        mode: REPORT_MODE,
+      });
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
@@ -122,23 +142,26 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
 }
 
 /**
- * The end-of-run reflection pass, when memory and reflection are on, the run stopped, there is
- * something to reflect on and token budget left. Journaled either way; returns its usage.
+ * The end-of-run reflection pass, when memory and reflection are on, the mode lets memory be
+ * edited without asking (auto), the run stopped, there is something to reflect on and token
+ * budget left. Journaled either way; returns its usage.
  */
 async function maybeReflect(
   ctx: AgentContext,
   result: LoopResult,
   journal: Journal,
   deps: HeadlessDeps,
+  mode: PermissionMode,
 ): Promise<Usage | null> {
   if (!ctx.memory || !ctx.settings.memory_reflect || result.done_reason !== "stop") return null;
   const budget = ctx.settings.token_budget;
   const left = budget === undefined
     ? undefined
     : budget - result.usage.input_tokens - result.usage.output_tokens;
-  const skipped = left !== undefined && left <= 0
-    ? `the token budget (${budget}) is spent`
-    : reflectionSkipReason(result.messages);
+  const skipped = reflectionModeSkipReason(mode) ??
+    (left !== undefined && left <= 0
+      ? `the token budget (${budget}) is spent`
+      : reflectionSkipReason(result.messages));
   const at = () => deps.clock.now().toISOString();
   if (skipped) {
     journal.append({ type: "reflection", ran: false, skipped, at: at() });
@@ -159,7 +182,7 @@ function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): Head
     output_tokens: r.usage.output_tokens + pass.output_tokens,
   };
   const cost_usd = ctx.settings.pricing_enabled
-    ? costOf(ctx.settings.provider, r.model, usage)
+    ? roundUsd(costOf(ctx.settings.provider, r.model, usage))
     : null;
   return { ...r, usage, reflection_usage: pass, cost_usd };
 }
@@ -188,6 +211,11 @@ async function begin(
   jobId: string | undefined,
   jobName: string | undefined,
 ): Promise<Begun> {
+  // A resumed session runs in its saved workdir, whatever the current directory is.
+  const session = args.resume ? await loadSession(sessionsDirOf(deps.env), args.resume) : undefined;
+  const workdir = session
+    ? await resumeWorkdir(session.meta.workdir, args.workdir, deps.cwd)
+    : args.workdir;
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
@@ -196,11 +224,11 @@ async function begin(
     clock: deps.clock,
     cwd: deps.cwd,
     awaitProbe: false,
-    ...(args.workdir ? { workdir: args.workdir } : {}),
+    ...(args.effort !== undefined ? { effort: args.effort } : {}),
+    ...(workdir ? { workdir } : {}),
   });
   let effort = args.effort;
-  if (args.resume) {
-    const session = await loadSession(ctx.sessionsDir, args.resume);
+  if (session && args.resume) {
     const step = await resumeWith(session, prompt, {
       tools: ctx.tools,
       workdir: ctx.workdir,
@@ -269,7 +297,9 @@ function buildResult(
     session_id: sessionId,
     model,
     usage: r.usage,
-    cost_usd: ctx.settings.pricing_enabled ? costOf(ctx.settings.provider, model, r.usage) : null,
+    cost_usd: ctx.settings.pricing_enabled
+      ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
+      : null,
     final_text: r.final_text,
     ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,

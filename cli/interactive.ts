@@ -4,9 +4,9 @@
 
 import type { ParsedArgs } from "./args.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
-import { prepareAgent } from "./setup.ts";
+import { prepareAgent, sessionsDirOf } from "./setup.ts";
+import { resumeWorkdir } from "./resume_workdir.ts";
 import { loadSession } from "../core/agent/journal.ts";
-import { checkEffort, effortBackend, InvalidEffortError } from "../core/wires/effort.ts";
 import { colorsWanted, makeStyle } from "./terminal/style.ts";
 import { openNodeTerminal } from "./terminal/node_terminal.ts";
 import { Session } from "./interactive_session.ts";
@@ -24,6 +24,13 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   const colors = colorsWanted(processEnv, true);
   const terminalLoading = openNodeTerminal(colors);
   terminalLoading.catch(() => {}); // awaited below; a set-up error may come first
+  // A resumed session runs in its saved workdir (cli/resume_workdir.ts), not the cwd.
+  const loaded = args.resume
+    ? await loadSession(sessionsDirOf(processEnv), args.resume)
+    : undefined;
+  const workdir = loaded
+    ? await resumeWorkdir(loaded.meta.workdir, args.workdir, Deno.cwd())
+    : args.workdir;
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
@@ -32,19 +39,10 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
-    ...(args.workdir ? { workdir: args.workdir } : {}),
+    ...(args.effort !== undefined ? { effort: args.effort } : {}),
+    ...(workdir ? { workdir } : {}),
   });
-  if (args.effort !== undefined) {
-    try {
-      checkEffort(effortBackend(ctx.endpoint), args.effort);
-    } catch (err) {
-      if (err instanceof InvalidEffortError) throw new InteractiveError(`--effort: ${err.message}`);
-      throw err;
-    }
-  }
-  const resumed = args.resume
-    ? { ...(await loadSession(ctx.sessionsDir, args.resume)), id: args.resume }
-    : undefined;
+  const resumed = loaded && args.resume ? { ...loaded, id: args.resume } : undefined;
   const terminal = await terminalLoading;
   const session = new Session({
     terminal,

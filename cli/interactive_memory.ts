@@ -8,16 +8,22 @@ import type { Tool } from "../core/tools/types.ts";
 import { runLoop } from "../core/agent/loop.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { ReflectionRunner } from "../core/memory/reflection.ts";
+import { reflectionModeSkipReason } from "../core/memory/reflection_worth.ts";
 import { ReplyView } from "./interactive_view.ts";
 import type { SessionState } from "./interactive_types.ts";
 
 /** Model turns one memory pass may take. */
 const PASS_MAX_TURNS = 8;
 
-/** At quit: runs reflection when memory is on, reflection is on and something was said. */
+/**
+ * At quit: runs reflection when memory is on, reflection is on, something was said and the
+ * mode lets memory be edited without asking (strict and plan mode skip it, with a note).
+ */
 export async function reflectOnQuit(s: SessionState): Promise<void> {
   const memory = s.ctx.memory;
   if (!memory || !s.ctx.settings.memory_reflect || s.completedReplies === 0) return;
+  const modeSkip = reflectionModeSkipReason(s.mode);
+  if (modeSkip) return s.note(`memory reflection skipped: ${modeSkip}`);
   await reflectNow(s, false);
 }
 
@@ -45,7 +51,7 @@ async function reflectNow(s: SessionState, force: boolean): Promise<void> {
       force,
       env: s.env,
     }), { escape: true });
-  view.finish();
+  await view.finish();
   if (!result.ran) s.note(`memory reflection skipped: ${result.skipped ?? "nothing to do"}`);
   else if (result.aborted) s.note("memory reflection skipped");
   else if (result.timed_out) s.note("memory reflection stopped at its time limit");
@@ -82,6 +88,11 @@ export async function memoryCommand(s: SessionState, arg: string): Promise<void>
     return s.error("Memory is off for this session (memory_enabled = false).");
   }
   const sub = arg.trim();
+  const modeSkip = reflectionModeSkipReason(s.mode);
+  if (modeSkip && (sub === "" || sub === "init")) {
+    // The pass's memory calls are not put to the operator one by one.
+    return s.error(`/memory${sub ? ` ${sub}` : ""} not run (${modeSkip}); /mode auto allows it.`);
+  }
   if (sub === "") {
     if (s.history.length === 0) return s.note("nothing to reflect on yet");
     await reflectNow(s, true);
@@ -108,7 +119,7 @@ async function memoryInit(s: SessionState): Promise<void> {
       clock: s.clock,
       signal,
     }), { escape: true });
-  view.finish();
+  await view.finish();
   if (!result.ran) return s.note(`/memory init skipped: ${result.skipped ?? "nothing to do"}`);
   if (result.aborted) return s.note("/memory init stopped");
   if (result.timed_out) return s.note("/memory init stopped at its time limit");

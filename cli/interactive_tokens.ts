@@ -5,12 +5,9 @@
 
 import type { Clock } from "../core/ports.ts";
 import type { Message, ToolSpec, Usage, Wire, WireRequest } from "../core/wires/types.ts";
+import { CHARS_PER_TOKEN, estimateTokens, messagesTokens } from "../core/wires/token_estimate.ts";
 
-export const CHARS_PER_TOKEN = 4;
-
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
-}
+export { CHARS_PER_TOKEN, estimateTokens };
 
 export interface TokenBreakdown {
   system: number;
@@ -38,7 +35,7 @@ export function tokenBreakdown(input: BreakdownInput): TokenBreakdown {
   const memoryIndex = indexed ? estimateTokens(index) : 0;
   const system = Math.max(0, estimateTokens(input.system) - memoryIndex);
   const tools = estimateTokens(JSON.stringify(input.tools));
-  const history = input.history.reduce((sum, m) => sum + messageTokens(m), 0);
+  const history = messagesTokens(input.history);
   return {
     system,
     memoryIndex,
@@ -48,28 +45,6 @@ export function tokenBreakdown(input: BreakdownInput): TokenBreakdown {
     messages: input.history.length,
     contextWindow: input.contextWindow,
   };
-}
-
-function messageTokens(message: Message): number {
-  let n = 0;
-  for (const p of message.parts) {
-    switch (p.type) {
-      case "text":
-      case "reasoning":
-        n += estimateTokens(p.text);
-        break;
-      case "tool_call":
-        n += estimateTokens(p.name + JSON.stringify(p.input));
-        break;
-      case "tool_result":
-        n += estimateTokens(p.content);
-        break;
-      case "redacted_reasoning":
-        n += estimateTokens(p.data);
-        break;
-    }
-  }
-  return n;
 }
 
 /** 950 → "950", 12_345 → "12.3k", 1_000_000 → "1M". */

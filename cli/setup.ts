@@ -9,9 +9,11 @@ import type { Tool } from "../core/tools/types.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type Flags, resolveSettings } from "../core/settings/resolve.ts";
 import { resolveEndpoint } from "../core/settings/keys.ts";
+import { describeSource } from "../core/settings/errors.ts";
 import { agentHome } from "../core/settings/project.ts";
 import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
+import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/effort.ts";
 import { ModelNameResolver } from "../core/wires/probe.ts";
 import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
@@ -30,6 +32,8 @@ export interface SetupInput {
   fetch: Fetch;
   clock: Clock;
   cwd: string;
+  /** The --effort level, checked against the endpoint's vocabulary before any network. */
+  effort?: string;
   /** Interactive sessions open without a key, so /providers can store one. */
   allowMissingKey?: boolean;
   /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
@@ -58,6 +62,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const home = agentHome(input.env);
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
   const endpoint = resolveEndpoint(settings, input.env);
+  if (input.effort !== undefined) checkEffortFlag(endpoint, input.effort);
   const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
   if (hosted && !endpoint.api_key && !input.allowMissingKey) {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
@@ -100,7 +105,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     probe,
     home,
     workdir,
-    sessionsDir: join(home, "sessions"),
+    sessionsDir: sessionsDirOf(input.env),
     endpoint,
     wire,
     resolver,
@@ -108,6 +113,11 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     system,
     ...(memory ? { memory } : {}),
   };
+}
+
+/** Where sessions are journaled: <AGENT_HOME>/sessions. */
+export function sessionsDirOf(env: Env): string {
+  return join(agentHome(env), "sessions");
 }
 
 export function wireOptions(s: Settings): WireOptions {
@@ -121,6 +131,17 @@ export function wireOptions(s: Settings): WireOptions {
   return o;
 }
 
+/** An --effort level the endpoint does not offer: one line naming the flag and the levels. */
+function checkEffortFlag(endpoint: Endpoint, level: string): void {
+  const backend = effortBackend(endpoint);
+  const { levels } = effortVocabulary(backend);
+  if (levels.includes(level)) return;
+  throw new SetupError(
+    `--effort "${level}" is not offered by ${describeBackend(backend)}; ` +
+      `use one of: ${levels.join(", ")}`,
+  );
+}
+
 function warnOnStderr(line: string): void {
   console.error(`agent: warning: ${line}`);
 }
@@ -129,8 +150,9 @@ async function realWorkdir(path: string): Promise<string> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
-  } catch {
-    throw new SetupError(`workdir ${path} does not exist`);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new SetupError(`workdir ${path} does not exist`);
+    throw new SetupError(`workdir ${path}: ${err instanceof Error ? err.message : err}`);
   }
   if (!info.isDirectory) throw new SetupError(`workdir ${path} is not a directory`);
   return await Deno.realPath(path);
@@ -142,5 +164,18 @@ async function openMemoryFor(
   clock: Clock,
 ): Promise<MemoryStore> {
   const { openMemory } = await import("../core/memory/store.ts");
-  return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+  const { MemoryRootError } = await import("../core/memory/errors.ts");
+  try {
+    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+  } catch (err) {
+    if (!(err instanceof MemoryRootError)) throw err;
+    // One line naming the setting, where its value came from and what to do.
+    const source = settings.sources.memory_dir;
+    const from = source ? ` (from ${describeSource(source)})` : "";
+    throw new SetupError(
+      `memory_dir ${settings.memory_dir}${from}: ${err.problem}; point memory_dir at a ` +
+        `directory you can write, or set memory_enabled = false`,
+      { cause: err },
+    );
+  }
 }

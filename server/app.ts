@@ -1,12 +1,14 @@
 // createApp(deps): the outpost's whole HTTP surface as one Hono app, so tests drive it with
-// app.request() and main.ts serves it. Order: error mapping, security headers, body limit,
-// CSRF (human door) and bearer auth (machine door), then the routes, then the pages.
+// app.request() and main.ts serves it. Order: error mapping, security headers, CSRF (human
+// door) and bearer auth (machine door), the JSON body gate (size, type, UTF-8), then the
+// routes, then the pages.
 
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
 import { csrfMiddleware } from "./http/csrf.ts";
 import { errorHandler, errorJson } from "./http/errors.ts";
-import { BODY_MAX_BYTES } from "./http/request.ts";
+import { jsonBodyGate } from "./http/json_body.ts";
+import { machineAuth } from "./http/machine_auth.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerGovernorRoutes } from "./routes/governor.ts";
 import { registerInboxRoutes } from "./routes/inbox.ts";
@@ -15,7 +17,9 @@ import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
 import { registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
+import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -34,17 +38,14 @@ export function createApp(deps: AppDeps): Hono {
     if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "same-origin");
     if (!h.has("X-Frame-Options")) h.set("X-Frame-Options", "DENY");
   });
-  // A declared oversized body is refused before any work; readJson caps the rest as it reads.
-  app.use("/api/*", async (c, next) => {
-    if (Number(c.req.header("Content-Length") ?? NaN) > BODY_MAX_BYTES) {
-      return errorJson(c, 413, "payload_too_large", `request body over ${BODY_MAX_BYTES} bytes`);
-    }
-    await next();
-  });
   app.use(
     "*",
     csrfMiddleware({ source: deps.csrf, secure: deps.baseUrl.startsWith("https:") }),
   );
+  app.use("/api/v1/*", machineAuth(deps.store));
+  app.use("/api/v1", machineAuth(deps.store));
+  // After both doors' checks, so an unauthenticated body is never read.
+  app.use("/api/*", ...jsonBodyGate());
 
   registerMachineRoutes(app, deps);
   registerJobRoutes(app, deps);
@@ -53,6 +54,8 @@ export function createApp(deps: AppDeps): Hono {
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerPages(app, deps);
   return app;

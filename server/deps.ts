@@ -16,12 +16,16 @@
 // - JSON shapes: docs/dashboard-api.md. Error body everywhere:
 //   {"error": {"code": "...", "message": "...", "field"?: "..."}}.
 
+import type { StreamLimits } from "./http/stream_slots.ts";
 import type { Delivery } from "../core/delivery/delivery.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Governor } from "../core/governor/governor.ts";
 import type { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env } from "../core/ports.ts";
+import type { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import type { RecipeService } from "../core/recipes/service.ts";
+import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
 import type { InboxState } from "../core/store/store.ts";
@@ -96,6 +100,8 @@ export interface AppDeps {
   delivery: Delivery;
   csrf: CsrfTokenSource;
   live: LiveEvents;
+  /** Caps on open GET /api/events streams; default DEFAULT_STREAM_LIMITS (16 per client, 128). */
+  eventStreamLimits?: StreamLimits;
   /** The agent home (AGENT_HOME or ~/.agent); outpost data lives under <home>/outpost/. */
   home: string;
   /** High-risk hold lifetime (AGENT_MATRIX_HOLD_TTL seconds × 1000; default 3600 s). */
@@ -104,6 +110,12 @@ export interface AppDeps {
   baseUrl: string;
   /** Header the SSO proxy sets with the user (audit actor); null trusts no header. */
   trustedUserHeader: string | null;
+  /** Recipe catalog, enable, preview and the recipe-made jobs (core/recipes/service.ts). */
+  recipes: RecipeService;
+  /** Webhook secrets of recipe triggers, derived from <home>/outpost/trigger_key. */
+  triggerSecrets: TriggerSecrets;
+  /** The github_pr_comment surface: posts trigger runs' answers on their issues. */
+  githubComments: GithubCommentPoster;
   messengerStatus(): MessengerStatus;
   pushStatus(): PushStatus;
   /**

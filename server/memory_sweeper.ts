@@ -1,7 +1,7 @@
 // The outpost's memory lifecycle job (spec 8): sweep the memory root at start-up and then once
 // a day on the injected clock. A sweep that deletes files writes a `memory_sweep` audit row;
 // a failing sweep (memory root unusable, index broken) is logged and retried the next day,
-// never stopping the service. stop() ends the loop with no timer left behind.
+// never stopping the service. The loop itself is DailyLoop's.
 
 import { AUDIT, audit } from "../core/audit/audit.ts";
 import { errorText, type Logger } from "../core/logger.ts";
@@ -10,6 +10,7 @@ import type { SweepReport } from "../core/memory/sweep.ts";
 import { type Sweepable, sweepCounts, sweepFailureLine } from "../core/memory/sweep_runner.ts";
 import type { Clock } from "../core/ports.ts";
 import type { Store } from "../core/store/store.ts";
+import { DailyLoop } from "./daily_loop.ts";
 
 /** Audit action of a sweep that deleted files. */
 export const MEMORY_SWEEP_ACTION = AUDIT.memorySweep;
@@ -25,68 +26,15 @@ export interface MemorySweeperOptions {
   intervalMs?: number;
 }
 
-export class MemorySweeper {
+export class MemorySweeper extends DailyLoop {
   readonly #o: MemorySweeperOptions;
-  readonly #interval: number;
-  #abort: AbortController | null = null;
-  #loop: Promise<void> | null = null;
-  #count = 0;
-  #waiters: { n: number; resolve: () => void }[] = [];
 
   constructor(o: MemorySweeperOptions) {
+    super("memory sweeper", o.clock, o.intervalMs ?? MEMORY_SWEEP_INTERVAL_MS);
     this.#o = o;
-    this.#interval = o.intervalMs ?? MEMORY_SWEEP_INTERVAL_MS;
   }
 
-  /** Sweeps now, then every interval until stop(). Calling it again while running is a no-op. */
-  start(): void {
-    if (this.#loop) return;
-    const abort = new AbortController();
-    this.#abort = abort;
-    this.#loop = this.#run(abort.signal);
-  }
-
-  /** Sweeps finished so far (successful or not). */
-  get count(): number {
-    return this.#count;
-  }
-
-  /** Resolves once `n` sweeps have finished (tests wait on this instead of sleeping). */
-  swept(n: number): Promise<void> {
-    if (this.#count >= n) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
-  }
-
-  /** Ends the loop: cancels the pending sleep and waits for a sweep in progress. */
-  async stop(): Promise<void> {
-    this.#abort?.abort(new Error("memory sweeper stopped"));
-    await this.#loop;
-    this.#loop = null;
-    this.#abort = null;
-  }
-
-  async #run(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      await this.#sweepOnce(signal);
-      // Parked before anyone hears of the sweep, so a waiter can move the clock at once.
-      const nap = this.#o.clock.sleep(this.#interval, signal);
-      this.#finished();
-      try {
-        await nap;
-      } catch {
-        return; // stopped
-      }
-    }
-  }
-
-  #finished(): void {
-    this.#count++;
-    const ready = this.#waiters.filter((w) => w.n <= this.#count);
-    this.#waiters = this.#waiters.filter((w) => w.n > this.#count);
-    for (const w of ready) w.resolve();
-  }
-
-  async #sweepOnce(signal: AbortSignal): Promise<void> {
+  protected override async sweepOnce(signal: AbortSignal): Promise<void> {
     try {
       const memory = await this.#o.memory();
       // Stopped while the store was opening: the store may be closing under us.

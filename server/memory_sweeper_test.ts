@@ -67,8 +67,10 @@ Deno.test("outpost: sweeps memory at open with an audit row, again a day later, 
     assert.match(first[0]!.detail, /\/memories\/episodes\/2025-12\.md/);
     assert.equal(Date.parse(first[0]!.at), clock.now().getTime());
 
-    // Parked until tomorrow on the injected clock; nothing more happens before that.
-    assert.equal(clock.pending, 1);
+    // Parked until tomorrow on the injected clock (beside the retention sweeper); nothing
+    // more happens before that.
+    await outpost.retention.swept(1);
+    assert.equal(clock.pending, 2);
     await clock.advance(DAY - 2 * HOUR);
     assert.equal(outpost.sweeper.count, 1);
     assert.ok(exists(freshSession));

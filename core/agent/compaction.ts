@@ -33,6 +33,8 @@ export async function compactHistory(
   wire: Wire,
   model: string,
   signal?: AbortSignal,
+  /** A lower reply cap than the wire's own (the token budget's, see budget.ts). */
+  maxTokens?: number,
 ): Promise<{ messages: Message[]; usage: Usage } | null> {
   const cut = compactionCut(messages);
   if (cut === null) return null;
@@ -46,6 +48,7 @@ export async function compactHistory(
       system: prompt,
       messages: [{ role: "user", parts: [{ type: "text", text: transcript([first, ...middle]) }] }],
       tools: [],
+      ...(maxTokens ? { max_tokens: maxTokens } : {}),
       ...(signal ? { signal } : {}),
     })
   ) {

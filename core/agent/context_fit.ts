@@ -5,6 +5,7 @@
 
 import { WireError } from "../wires/errors.ts";
 import type { Message } from "../wires/types.ts";
+import { messageTokens } from "../wires/token_estimate.ts";
 export { isContextOverflow } from "../wires/errors.ts";
 
 /** Characters per token assumed by the estimate (low, so it errs on the large side). */
@@ -12,15 +13,9 @@ export const CHARS_PER_TOKEN = 3;
 /** The largest share of the window one tool result may take. */
 export const MAX_RESULT_SHARE = 0.5;
 
-/** Estimated prompt tokens of a message: its text, tool calls and tool results. */
-export function estimateTokens(message: Message): number {
-  let chars = 0;
-  for (const part of message.parts) {
-    if (part.type === "text" || part.type === "reasoning") chars += part.text.length;
-    else if (part.type === "tool_result") chars += part.content.length;
-    else if (part.type === "tool_call") chars += JSON.stringify(part.input).length;
-  }
-  return Math.ceil(chars / CHARS_PER_TOKEN);
+/** Estimated prompt tokens of a message, on the large side (CHARS_PER_TOKEN). */
+export function lookAheadTokens(message: Message): number {
+  return messageTokens(message, CHARS_PER_TOKEN);
 }
 
 /**

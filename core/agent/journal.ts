@@ -100,9 +100,16 @@ export async function loadSession(dir: string, id: string): Promise<LoadedSessio
   let text: string;
   try {
     text = await Deno.readTextFile(sessionPath(dir, id));
-  } catch {
+  } catch (err) {
+    if (err instanceof JournalError) throw err;
+    if (err instanceof Deno.errors.NotFound) {
+      throw new JournalError(
+        `no session ${JSON.stringify(id)} in ${dir} (agent sessions lists them)`,
+      );
+    }
+    // A refused read is not a missing session.
     throw new JournalError(
-      `no session ${JSON.stringify(id)} in ${dir} (agent sessions lists them)`,
+      `cannot read session ${JSON.stringify(id)}: ${err instanceof Error ? err.message : err}`,
     );
   }
   let meta: JournalMeta | undefined;

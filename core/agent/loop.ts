@@ -7,13 +7,15 @@ import type { Approval, DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
 import { decide, type PermissionMode, PLAN_DENIAL } from "./permissions.ts";
 import { compactHistory, shouldCompact } from "./compaction.ts";
+import { type BudgetDecision, budgetGate, PromptEstimator } from "./budget.ts";
+import { DEFAULT_MODEL_SENTINEL } from "../wires/probe.ts";
 import { errorText } from "../logger.ts";
 import { notRunReason } from "./cut_off.ts";
 import { explainUnknownModel } from "./model_errors.ts";
 import {
   capToolResults,
-  estimateTokens,
   isContextOverflow,
+  lookAheadTokens,
   overflowExcess,
   shedTokens,
 } from "./context_fit.ts";
@@ -42,6 +44,11 @@ export interface LoopConfig {
   workdir: string;
   effort?: string;
   max_tokens?: number;
+  /**
+   * Cap on the run's input plus output tokens, checked before each request (see budget.ts):
+   * a request whose estimated prompt does not fit is not sent, and a sent one has its reply
+   * capped at what is left.
+   */
   token_budget?: number;
   max_turns?: number;
   /** Compaction threshold as a fraction of the context window; unset = never compact. */
@@ -91,6 +98,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
   // estimate of what was appended since (tool results), so compaction looks ahead.
   let lastContext = 0;
   let pendingTokens = 0;
+  const estimator = new PromptEstimator();
   let overflowRetried = false;
   let stopReason: StopReason | undefined;
   let model: string | undefined;
@@ -108,6 +116,14 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     ...(stopReason ? { stop_reason: stopReason } : {}),
     ...(extra.error ? { error: extra.error } : {}),
   });
+  /** The budget's verdict on a request with this prompt estimate; undefined = no budget. */
+  const gate = (promptEstimate: number): BudgetDecision | undefined =>
+    cfg.token_budget === undefined ? undefined : budgetGate(
+      cfg.token_budget,
+      usage,
+      promptEstimate,
+      cfg.max_tokens ?? cfg.wire.defaultMaxTokens,
+    );
 
   for (;;) {
     if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
@@ -122,8 +138,12 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       cfg.compaction_threshold !== undefined &&
       shouldCompact(lastContext + pendingTokens, window, cfg.compaction_threshold)
     ) {
+      // The summary call is a request too; the history it reads is no bigger than the next
+      // request's, so that request's estimate is a safe stand-in for its prompt.
+      const check = gate(estimator.estimate({ system: cfg.system, tools: specs, messages }));
+      if (check && !check.send) return end("token_budget", { error: check.error });
       try {
-        if (await compact()) {
+        if (await compact(check?.max_tokens)) {
           lastContext = 0;
           pendingTokens = 0;
         }
@@ -132,10 +152,21 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       }
     }
 
+    let reminder: string | undefined;
+    try {
+      reminder = cfg.reminder?.(lastUserText(messages));
+    } catch (err) {
+      return end("error", { error: errorText(err) });
+    }
+    const check = gate(
+      estimator.estimate({ system: cfg.system, tools: specs, messages, reminder }),
+    );
+    if (check && !check.send) return end("token_budget", { error: check.error });
+    const maxTokens = check?.max_tokens ?? cfg.max_tokens;
+
     turns++;
     let done: Extract<WireEvent, { type: "done" }> | undefined;
     try {
-      const reminder = cfg.reminder?.(lastUserText(messages));
       for await (
         const event of cfg.wire.stream({
           model: cfg.model,
@@ -144,7 +175,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
           tools: specs,
           ...(reminder ? { reminder } : {}),
           ...(cfg.effort ? { effort: cfg.effort } : {}),
-          ...(cfg.max_tokens ? { max_tokens: cfg.max_tokens } : {}),
+          ...(maxTokens ? { max_tokens: maxTokens } : {}),
           ...(cfg.signal ? { signal: cfg.signal } : {}),
         })
       ) {
@@ -167,7 +198,10 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
             ? shedTokens(messages, excess, window)
             : capToolResults(messages, window, OVERFLOW_RESULT_SHARE);
           // The journal replays history on resume: record the shortened one.
-          if (cut) cfg.journal?.append({ type: "compaction", messages: [...messages] });
+          if (cut) {
+            cfg.journal?.append({ type: "compaction", messages: [...messages] });
+            estimator.reset();
+          }
           if (compacted || cut) {
             lastContext = 0;
             pendingTokens = 0;
@@ -188,11 +222,20 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       (done.usage.cache_creation_tokens ?? 0) + done.usage.output_tokens;
     pendingTokens = 0;
     stopReason = done.stop_reason;
-    if (done.model) model = done.model;
+    // A server echoing the sentinel has not said which model answered (spec 4.3 rule 2).
+    if (done.model && done.model !== DEFAULT_MODEL_SENTINEL) model = done.model;
     messages.push(done.message);
+    estimator.anchor(done.usage, messages);
     cfg.journal?.append({ type: "message", message: done.message });
 
     const calls = done.message.parts.filter((p): p is ToolCallPart => p.type === "tool_call");
+    if (check?.max_tokens !== undefined && done.stop_reason === "max_tokens") {
+      // Cut short by the budget's cap, not by the model: neither an answer nor calls to run.
+      return end("token_budget", {
+        error:
+          `token budget of ${cfg.token_budget} reached: the reply was cut at the ${check.max_tokens} tokens left`,
+      });
+    }
     if (
       cfg.token_budget !== undefined && usage.input_tokens + usage.output_tokens >= cfg.token_budget
     ) {
@@ -272,19 +315,20 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     }
     const toolMessage: Message = { role: "user", parts: results };
     capToolResults([toolMessage], window);
-    pendingTokens = estimateTokens(toolMessage);
+    pendingTokens = lookAheadTokens(toolMessage);
     messages.push(toolMessage);
     cfg.journal?.append({ type: "message", message: toolMessage });
   }
 
   /** Summarizes the older history in place; true when it did. */
-  async function compact(): Promise<boolean> {
-    const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal);
+  async function compact(maxTokens?: number): Promise<boolean> {
+    const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal, maxTokens);
     if (!compacted) return false;
     cfg.onEvent?.({ type: "compacted", before: messages.length, after: compacted.messages.length });
     addUsage(usage, compacted.usage);
     messages.splice(0, messages.length, ...compacted.messages);
     cfg.journal?.append({ type: "compaction", messages: compacted.messages });
+    estimator.reset();
     return true;
   }
 }

@@ -1,6 +1,7 @@
 // The markdown run report written by `agent -p --output FILE` (and read by the outpost).
 
 import type { HeadlessResult } from "./types.ts";
+import { COST_DECIMALS } from "../pricing/pricing.ts";
 
 export function renderReport(r: HeadlessResult, prompt: string): string {
   const lines: string[] = [];
@@ -19,7 +20,7 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
       `${r.reflection_usage.input_tokens} in / ${r.reflection_usage.output_tokens} out (included above)`,
     ]);
   }
-  if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(4)}`]);
+  if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(COST_DECIMALS)}`]);
   facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
   facts.push(["Session", r.session_id ?? "none (the run failed before it began)"]);
   if (r.job_id) facts.push(["Job", r.job_name ? `${r.job_id} (${r.job_name})` : r.job_id]);

@@ -38,13 +38,19 @@ export interface HeadlessResult {
    * its session began (no key, a bad setting, a missing workdir).
    */
   session_id: string | null;
-  /** Resolved model name (the served name for the `default` sentinel when known). */
+  /**
+   * Resolved model name (the served name for the `default` sentinel when known; a server
+   * echoing `default` back never replaces it).
+   */
   model: string;
   /** Every token of the run, the memory reflection pass included. */
   usage: Usage;
   /** The reflection pass's share of `usage`, when a pass ran after the run's answer. */
   reflection_usage?: Usage;
-  /** Cost in USD when pricing is on and the model is in the table; otherwise null. */
+  /**
+   * Cost in USD when pricing is on and the model is in the table, rounded to 6 decimal places
+   * (COST_DECIMALS); otherwise null.
+   */
   cost_usd: number | null;
   final_text: string;
   /** The last model turn's stop reason (end_turn, tool_use, max_tokens, …) when one ended. */

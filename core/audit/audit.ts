@@ -28,6 +28,7 @@ export const AUDIT = {
   tokenCreate: "token_create",
   tokenRevoke: "token_revoke",
   memorySweep: "memory_sweep",
+  retentionSweep: "retention_sweep",
 } as const;
 
 export type AuditAction = (typeof AUDIT)[keyof typeof AUDIT];

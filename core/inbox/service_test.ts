@@ -19,7 +19,7 @@ async function haltedByFire(kit: Kit, questions: unknown[], sessionId = "sess-1"
 
 /** The same records written straight to the store (no scheduler step needed). */
 function halted(kit: Kit, questions: unknown[], sessionId = "sess-1") {
-  const job = kit.scheduler.createJob(jobInput({ mode: "strict", enabled: false }));
+  const job = kit.scheduler.createJob(jobInput({ mode: "strict" }), { enabled: false });
   const haltedRun = kit.store.createRun({
     job_id: job.id,
     status: "needs_human",

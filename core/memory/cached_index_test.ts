@@ -88,6 +88,41 @@ Deno.test("cached index: a huge MEMORY.md is cut and the file list still shows",
   }
 });
 
+Deno.test("cached index: session files are never listed or counted", async () => {
+  const sb = await sandbox({ workspace: "/w" });
+  try {
+    sb.store.create("/memories/scratch/mine.md", "---\ncategory: session\n---\n# Scratch here\n");
+    sb.store.create(
+      "/memories/scratch/theirs.md",
+      "---\ncategory: session\nworkspace: /elsewhere\n---\n# Scratch there\n",
+    );
+    const text = sb.store.reload();
+    assert.doesNotMatch(text, /Scratch|scratch\//);
+    assert.match(text, /\(no memory files for this workspace yet\)/);
+    assert.doesNotMatch(text, /other workspace/);
+    // The operator listing still shows them (sweeps and the dashboard need them).
+    assert.equal(sb.store.list().stats.session.files, 2);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("cached index: MEMORY.md shows in every workspace and never counts as foreign", async () => {
+  const sb = await sandbox({ workspace: "/repo/a" });
+  try {
+    // A curated index stamped by an older version with another workspace.
+    Deno.writeTextFileSync(
+      `${sb.root}/MEMORY.md`,
+      "---\ncategory: episodic\nworkspace: /repo/b\n---\n# Curated\n- see facts/\n",
+    );
+    const text = sb.store.reload();
+    assert.match(text, /## MEMORY\.md\n# Curated/);
+    assert.doesNotMatch(text, /other workspace/);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
 Deno.test("cached index: empty memory and stale marks", async () => {
   const sb = await sandbox({ workspace: "/w" });
   try {

@@ -3,12 +3,14 @@
 // the text the model sees. Bad input throws a typed error; nothing is written then.
 
 import { MemoryCommandError, MemoryTooLargeError } from "./errors.ts";
-import { normalizeOnCreate } from "./frontmatter.ts";
+import { episodicDefaultAdvice, isCuratedIndex, normalizeOnCreate } from "./frontmatter.ts";
 import {
   type GuardHooks,
   readVerified,
   removeGuarded,
   renameGuarded,
+  unreadable,
+  vanished,
   type WalkEntry,
   walkFiles,
   writeGuarded,
@@ -97,8 +99,9 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dirReal)].sort((a, b) => a.name.localeCompare(b.name));
-    } catch {
-      return;
+    } catch (err) {
+      if (vanished(err)) return;
+      throw unreadable(virtualOf(dirReal.slice(ctx.root.length + 1)), err);
     }
     for (const e of entries) {
       if (!isAddressableName(e.name)) continue;
@@ -114,10 +117,13 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
         out.push(`dir\t${virtualOf(rel)}/`);
         if (depth < 2) visit(full, depth + 1);
       } else if (e.isFile) {
-        let size = 0;
+        let size: number;
         try {
           size = Deno.lstatSync(full).size;
-        } catch { /* vanished */ }
+        } catch (err) {
+          if (vanished(err)) continue;
+          throw unreadable(virtualOf(rel), err);
+        }
         out.push(`${humanSize(size)}\t${virtualOf(rel)}`);
       }
     }
@@ -191,12 +197,19 @@ export function create(ctx: CommandContext, path: unknown, fileText: unknown): s
   const text = requireString("create", "file_text", fileText);
   const p = ctx.resolve(path);
   const existed = p.exists;
+  const verb = existed ? "overwritten" : "created";
+  if (isCuratedIndex(p.rel)) {
+    write(ctx, p, text, "create");
+    return `File ${verb} successfully at: ${p.virtual} (the curated index: written as given, ` +
+      `shown first in every workspace's memory index, never swept).`;
+  }
   const normalized = normalizeOnCreate(text, ctx.workspace);
   write(ctx, p, normalized.text, "create");
   const scope = normalized.workspace === null ? "global" : `workspace ${normalized.workspace}`;
   const notes = normalized.changes.length ? ` Frontmatter: ${normalized.changes.join("; ")}.` : "";
-  return `File ${existed ? "overwritten" : "created"} successfully at: ${p.virtual} ` +
-    `(category ${normalized.category}, ${scope}).${notes}`;
+  const advice = normalized.defaulted ? ` ${episodicDefaultAdvice(p.rel)}` : "";
+  return `File ${verb} successfully at: ${p.virtual} ` +
+    `(category ${normalized.category}, ${scope}).${notes}${advice}`;
 }
 
 function occurrenceLines(text: string, needle: string): number[] {

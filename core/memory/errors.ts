@@ -1,6 +1,6 @@
 // Typed memory errors. The tool turns them into error results the model can read; the
 // dashboard maps them to HTTP statuses (MemoryPathError 400, MemoryNotFoundError 404,
-// MemoryTooLargeError 413, MemoryCommandError 400).
+// MemoryTooLargeError 413, MemoryCommandError 400); MemoryRootError is a set-up failure.
 
 /** A path was refused by the containment guard. Nothing was read or written. */
 export class MemoryPathError extends Error {
@@ -53,6 +53,37 @@ export class MemoryCommandError extends Error {
     super(message);
     this.command = command;
   }
+}
+
+/**
+ * The memory root itself cannot be used: it is a file, a parent is a file, it cannot be
+ * created or written. `problem` is plain words without the OS error code; callers that know
+ * which setting chose the root (memory_dir and its source) say so around it.
+ */
+export class MemoryRootError extends Error {
+  override name = "MemoryRootError";
+  readonly root: string;
+  readonly problem: string;
+  constructor(root: string, problem: string, options?: ErrorOptions) {
+    super(`memory root ${root} ${problem}`, options);
+    this.root = root;
+    this.problem = problem;
+  }
+}
+
+/** Plain words for a file-system error met while preparing `path` (no "(os error N)"). */
+export function fsProblem(err: unknown, path: string): string {
+  if (err instanceof Deno.errors.AlreadyExists || err instanceof Deno.errors.NotADirectory) {
+    return `is not usable as a directory: ${path} or one of its parents is a file`;
+  }
+  if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotCapable) {
+    return `cannot be created or written (permission denied at ${path})`;
+  }
+  if (err instanceof Deno.errors.NotFound) {
+    return `cannot be created (${path}: its parent cannot hold new directories)`;
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return `cannot be used (${text.replace(/\s*\(os error \d+\)/g, "").split("\n")[0]})`;
 }
 
 export function displayPath(path: unknown): string {

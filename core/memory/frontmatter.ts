@@ -16,6 +16,39 @@ export function isCategory(value: unknown): value is Category {
   return typeof value === "string" && (CATEGORIES as readonly string[]).includes(value);
 }
 
+/**
+ * The curated index at the root (spec 2.1 layout), root-relative. It is written as given
+ * (never categorized or stamped), shown at the top of every workspace's cached index whatever
+ * workspace key it carries, and never swept or flagged stale. Only the root's file counts.
+ */
+export const CURATED_FILE = "MEMORY.md";
+
+export function isCuratedIndex(rel: string): boolean {
+  return rel === CURATED_FILE;
+}
+
+/**
+ * The category a file's top folder suggests: preferences/ → preference, facts/ →
+ * project-fact. Advice only: rule 2 of spec 2.1 makes a missing category episodic on create,
+ * so the tool keeps that and tells the model how to correct it (see episodicDefaultAdvice).
+ */
+export function folderCategory(rel: string): Category | null {
+  const top = rel.split("/")[0];
+  if (rel.includes("/") && top === "preferences") return "preference";
+  if (rel.includes("/") && top === "facts") return "project-fact";
+  return null;
+}
+
+/** What the tool tells the model when rule 2 made a file episodic. */
+export function episodicDefaultAdvice(rel: string): string {
+  const suggested = folderCategory(rel);
+  const fix = suggested
+    ? `\`category: ${suggested}\``
+    : "`category: preference` or `category: project-fact`";
+  return "Episodic files are deleted after about 6 weeks untouched; if this should last, " +
+    `replace \`category: episodic\` with ${fix} (str_replace).`;
+}
+
 /** The workspace value that explicitly means "everywhere". */
 export const GLOBAL_WORKSPACE = "global";
 
@@ -109,6 +142,8 @@ export interface NormalizedCreate {
   workspace: string | null;
   /** Human-readable notes on what was changed, for the tool's reply. */
   changes: string[];
+  /** The category was missing or unknown and became episodic (rule 2). */
+  defaulted: boolean;
 }
 
 /**
@@ -149,7 +184,7 @@ export function normalizeOnCreate(text: string, workspace: string): NormalizedCr
   }
 
   const out = `---\n${header.join("\n")}\n---\n${parsed.hasFrontmatter ? parsed.body : text}`;
-  return { text: out, category, workspace: ws, changes };
+  return { text: out, category, workspace: ws, changes, defaulted: !isCategory(raw) };
 }
 
 /** A file's title: its first markdown heading, else its first non-empty line, else its name. */

@@ -329,3 +329,49 @@ Deno.test("memory tool: insert keeps line structure", async () => {
     await sb.cleanup();
   }
 });
+
+Deno.test("memory tool: create names the category applied, and how to fix a defaulted one", async () => {
+  const sb = await sandbox({ workspace: "/repo" });
+  const tool = sb.store.tool();
+  try {
+    let r = await call(tool, {
+      command: "create",
+      path: "/memories/preferences/tabs.md",
+      file_text: "# Tabs\nIndent with tabs.\n",
+    });
+    assert.match(r.content, /\(category episodic, workspace \/repo\)/);
+    assert.match(r.content, /deleted after about 6 weeks/);
+    assert.match(r.content, /`category: preference`/);
+    r = await call(tool, {
+      command: "create",
+      path: "/memories/facts/ports.md",
+      file_text: "---\ncategory: fact\n---\n# Ports\n8443\n",
+    });
+    assert.match(r.content, /unknown category "fact": set to episodic/);
+    assert.match(r.content, /`category: project-fact`/);
+    // An explicit category needs no advice.
+    r = await call(tool, {
+      command: "create",
+      path: "/memories/facts/db.md",
+      file_text: "---\ncategory: project-fact\n---\n# DB\n",
+    });
+    assert.doesNotMatch(r.content, /6 weeks|category: /);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("memory tool: the curated MEMORY.md is written as given, never categorized or stamped", async () => {
+  const sb = await sandbox({ workspace: "/repo" });
+  const tool = sb.store.tool();
+  try {
+    const text = "# Memory index\n- preferences/ how I work\n";
+    const r = await call(tool, { command: "create", path: "/memories/MEMORY.md", file_text: text });
+    assert.equal(Deno.readTextFileSync(`${sb.root}/MEMORY.md`), text);
+    assert.match(r.content, /curated index/);
+    assert.doesNotMatch(r.content, /episodic|workspace \/repo/);
+    assert.equal(sb.store.list().files[0]?.workspace, null);
+  } finally {
+    await sb.cleanup();
+  }
+});

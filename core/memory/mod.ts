@@ -17,6 +17,7 @@ export {
   MemoryCommandError,
   MemoryNotFoundError,
   MemoryPathError,
+  MemoryRootError,
   MemoryTooLargeError,
 } from "./errors.ts";
 export { CATEGORIES, type Category, GLOBAL_WORKSPACE, parseMemory } from "./frontmatter.ts";

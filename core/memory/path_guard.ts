@@ -30,7 +30,8 @@ export interface MemoryPath {
 /**
  * Lexical checks: returns the path's segments below /memories. Refuses anything that is not
  * a plain path under /memories: traversal, percent-encoding (single or double), backslashes,
- * NUL and other control characters, dot-leading segments, and other absolute paths.
+ * NUL and other control characters, names that change under Unicode NFKC (full-width dots),
+ * dot-leading segments, and other absolute paths.
  */
 export function parseVirtualPath(input: unknown): string[] {
   if (typeof input !== "string") {
@@ -57,6 +58,19 @@ export function parseVirtualPath(input: unknown): string[] {
   }
   const segments = input.slice(VIRTUAL_ROOT.length).split("/").filter((s) => s !== "");
   for (const seg of segments) {
+    // Before the other checks: "．．" (full-width) or "‥" is not ".." to the file system, but
+    // reads as a traversal to every human and to any layer that folds Unicode. Refused, never
+    // folded: a path is taken literally or not at all.
+    const folded = seg.normalize("NFKC");
+    if (folded !== seg) {
+      throw new MemoryPathError(
+        input,
+        "unicode",
+        `the name ${JSON.stringify(seg)} reads as ${
+          JSON.stringify(folded)
+        } once Unicode compatibility forms are folded (NFKC); write names in NFKC form`,
+      );
+    }
     if (seg === "..") {
       throw new MemoryPathError(input, "traversal", "'..' segments are not allowed");
     }
@@ -75,11 +89,12 @@ export function parseVirtualPath(input: unknown): string[] {
 
 /**
  * Whether a directory entry's name could be addressed through the guard. Listings and the
- * index skip other names (dot-leading, control characters, backslashes, %XX, too long), so
- * nothing is shown that no command could then open.
+ * index skip other names (dot-leading, control characters, backslashes, %XX, not NFKC, too
+ * long), so nothing is shown that no command could then open.
  */
 export function isAddressableName(name: string): boolean {
   return name !== "" && !name.startsWith(".") && !name.includes("\\") &&
+    name.normalize("NFKC") === name &&
     // deno-lint-ignore no-control-regex
     !/[\u0000-\u001f\u007f]/.test(name) && !/%[0-9a-fA-F]{2}/.test(name) &&
     new TextEncoder().encode(name).length <= MAX_SEGMENT_BYTES;

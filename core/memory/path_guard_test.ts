@@ -154,6 +154,60 @@ Deno.test("path guard: plain paths are canonicalized, never rewritten", () => {
   assert.deepEqual(parseVirtualPath("/memories/ünïcode ☃.md"), ["ünïcode ☃.md"]);
 });
 
+// Names that read as something else once Unicode compatibility forms are folded (NFKC):
+// full-width dots and solidus, one- and two-dot leaders, ligatures, decomposed accents.
+const COMPATIBILITY_FORMS: string[] = [
+  "/memories/\uff0e\uff0e/outside/secret.txt", // ．．
+  "/memories/facts/\uff0e\uff0e/\uff0e\uff0e/outside/secret.txt",
+  "/memories/\uff0e\uff0e",
+  "/memories/\u2025/x.md", // ‥ two dot leader
+  "/memories/\u2024\u2024/x.md", // ․․ one dot leaders
+  "/memories/\uff0e/x.md", // ．
+  "/memories/\uff0eindex/recall.db", // ．index
+  "/memories/\uff0ehidden.md",
+  "/memories/facts\uff0f..\uff0f..\uff0foutside", // ／ full-width solidus
+  "/memories/\ufb01le.md", // ﬁ ligature
+  "/memories/cafe\u0301.md", // e + combining acute (NFKC composes it)
+];
+
+Deno.test("path guard: names that change under Unicode NFKC are refused with a clear message", async () => {
+  for (const p of COMPATIBILITY_FORMS) {
+    const err = (() => {
+      try {
+        parseVirtualPath(p);
+      } catch (e) {
+        return e as MemoryPathError;
+      }
+      throw new Error(`not refused: ${JSON.stringify(p)}`);
+    })();
+    assert.ok(err instanceof MemoryPathError, p);
+    assert.equal(err.reason, "unicode", p);
+    assert.match(err.message, /Unicode|NFKC/, p);
+  }
+  const dots = (() => {
+    try {
+      parseVirtualPath("/memories/\uff0e\uff0e/x.md");
+    } catch (e) {
+      return (e as MemoryPathError).message;
+    }
+  })();
+  assert.match(dots ?? "", /reads as "\.\."/);
+  const sb = await sandbox();
+  try {
+    await assertAllRefused(sb, COMPATIBILITY_FORMS);
+    // Such a name made outside the tool is neither listed nor indexed (no command could open it).
+    Deno.mkdirSync(`${sb.root}/\uff0e\uff0e`);
+    Deno.writeTextFileSync(`${sb.root}/\uff0e\uff0e/x.md`, "zebra\n");
+    sb.store.refresh();
+    assert.doesNotMatch(sb.store.view("/memories"), /\uff0e/);
+    assert.deepEqual(sb.store.search("zebra"), []);
+  } finally {
+    await sb.cleanup();
+  }
+  // Plain Unicode already in NFKC form stays allowed.
+  assert.deepEqual(parseVirtualPath("/memories/caf\u00e9 \u2603.md"), ["caf\u00e9 \u2603.md"]);
+});
+
 Deno.test("path guard: symlinks that resolve outside the root are refused", async () => {
   const sb = await sandbox();
   try {

@@ -56,9 +56,9 @@ export interface ReconcileReport {
 /** Rows in or out of a workspace's view: no workspace key, "global", or the workspace. */
 const IN_SCOPE = "(f.workspace IS NULL OR f.workspace = 'global' OR f.workspace = ?)";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files(
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  `CREATE TABLE IF NOT EXISTS files(
   id INTEGER PRIMARY KEY,
   path TEXT NOT NULL UNIQUE,
   mtime_ms INTEGER NOT NULL,
@@ -67,9 +67,54 @@ CREATE TABLE IF NOT EXISTS files(
   workspace TEXT,
   legacy INTEGER NOT NULL,
   title TEXT NOT NULL
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(path, title, body, tokenize = 'porter unicode61');
-`;
+)`,
+  "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(path, title, body, tokenize = 'porter unicode61')",
+];
+
+const CONNECTION_PRAGMAS = [
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA journal_mode = WAL",
+  "PRAGMA synchronous = NORMAL",
+  // Keep a 10k-file index (about 15 MB) hot: recall reads many pages per query.
+  "PRAGMA cache_size = -32000",
+];
+
+// SQLite primary result codes (https://sqlite.org/rescode.html).
+const SQLITE_ERROR = 1;
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+
+/** SQLite's primary result code of a node:sqlite error, if it carries one. */
+function sqliteCode(err: unknown): number | undefined {
+  const code = (err as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" ? code & 0xff : undefined;
+}
+
+/** The file's content is damaged or not SQLite at all: the one case for a rebuild. */
+function isCorrupt(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === SQLITE_CORRUPT || code === SQLITE_NOTADB;
+}
+
+function indexError(path: string, err: unknown): Error {
+  const why = err instanceof Error ? err.message : String(err);
+  return new Error(`cannot open the recall index ${path} (${why}); it was left as it is`, {
+    cause: err,
+  });
+}
+
+/** Whether the index file exists; anything there but a file, or a refused look, throws. */
+function indexFileExists(file: string): boolean {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(file);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw indexError(file, err);
+  }
+  if (!info.isFile) throw indexError(file, new Error("it is not a file; move it away"));
+  return true;
+}
 
 interface FileRowRaw {
   path: string;
@@ -93,6 +138,17 @@ function toIndexed(r: FileRowRaw): IndexedFile {
   };
 }
 
+/**
+ * A row id as SQLite INTEGER. node:sqlite binds a JavaScript number as REAL, and FTS5
+ * ignores a REAL `rowid = ?` constraint next to a MATCH (the constraint is consumed, not
+ * re-checked), so `WHERE fts MATCH ? AND rowid = ?` returned the first matching row for any
+ * id: every recall hit carried one file's snippet, a foreign workspace's included. Every id
+ * this module binds goes through here.
+ */
+export function rowid(id: number | bigint): bigint {
+  return BigInt(id);
+}
+
 function refuseLink(path: string): void {
   try {
     if (Deno.lstatSync(path).isSymlink) {
@@ -114,7 +170,13 @@ export class RecallIndex {
     this.fresh = fresh;
   }
 
-  /** Opens (creating if needed) the index of the root; a corrupt or old file is recreated. */
+  /**
+   * Opens (creating if needed) the index of the root. Only a file SQLite finds corrupt or
+   * not a database, or one with another schema, is deleted and rebuilt (it is derived
+   * data). Any other failure (a refused permission, a lock held elsewhere, a directory in
+   * its place) throws naming the file and leaves every index file as it was: deleting a
+   * database another process has open, or one we merely may not read, loses its state.
+   */
   static open(rootReal: string): RecallIndex {
     const dir = `${rootReal}/${INDEX_DIR}`;
     refuseLink(dir);
@@ -125,51 +187,64 @@ export class RecallIndex {
     }
     const file = `${dir}/${INDEX_FILE}`;
     refuseLink(file);
-    const existed = (() => {
+    const existed = indexFileExists(file);
+    const db = RecallIndex.#openCurrent(file, existed);
+    if (db) return new RecallIndex(db, !existed);
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
       try {
-        return Deno.statSync(file).isFile;
-      } catch {
-        return false;
+        Deno.removeSync(file + suffix);
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw indexError(file + suffix, err);
       }
-    })();
+    }
+    return new RecallIndex(RecallIndex.#openCurrent(file, false, true)!, true);
+  }
+
+  /**
+   * The database at `file` with the current schema, or null when its content must be
+   * rebuilt (corrupt, not a database, another schema). `final` (right after deleting the
+   * old files) treats every failure as an error.
+   */
+  static #openCurrent(file: string, existed: boolean, final = false): DatabaseSync | null {
+    let db: DatabaseSync;
     try {
-      const db = RecallIndex.#connect(file);
+      db = RecallIndex.#connect(file);
+    } catch (err) {
+      if (!final && isCorrupt(err)) return null;
+      throw indexError(file, err);
+    }
+    try {
+      // A foreign or older database may hold other tables under these names: SQLite says
+      // SQLITE_ERROR ("no such column", "already exists") while applying the schema.
+      for (const sql of SCHEMA) db.prepare(sql).run();
+      if (!existed) {
+        db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)").run(
+          SCHEMA_VERSION,
+        );
+        return db;
+      }
       const version = (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
         | { value: string }
         | undefined)?.value;
-      if (existed && version === SCHEMA_VERSION) return new RecallIndex(db, false);
-      if (existed) {
+      if (version === SCHEMA_VERSION) return db;
+    } catch (err) {
+      if (final || !(isCorrupt(err) || sqliteCode(err) === SQLITE_ERROR)) {
         db.close();
-        throw new Error("old schema");
+        throw indexError(file, err);
       }
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)").run(
-        SCHEMA_VERSION,
-      );
-      return new RecallIndex(db, true);
-    } catch {
-      // Corrupt, foreign or outdated: the index is derived data, so start over.
-      for (const suffix of ["", "-wal", "-shm", "-journal"]) {
-        try {
-          Deno.removeSync(file + suffix);
-        } catch { /* absent */ }
-      }
-      const db = RecallIndex.#connect(file);
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)").run(
-        SCHEMA_VERSION,
-      );
-      return new RecallIndex(db, true);
     }
+    db.close();
+    return null;
   }
 
+  /**
+   * Opens `file` with the connection settings. Statements run through prepare() so a
+   * failure carries SQLite's result code (node:sqlite's exec() leaves it off).
+   */
   static #connect(file: string): DatabaseSync {
     const db = new DatabaseSync(file);
     try {
-      db.exec("PRAGMA busy_timeout = 5000");
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec("PRAGMA synchronous = NORMAL");
-      // Keep a 10k-file index (about 15 MB) hot: recall reads many pages per query.
-      db.exec("PRAGMA cache_size = -32000");
-      db.exec(SCHEMA);
+      for (const pragma of CONNECTION_PRAGMAS) db.prepare(pragma).get();
       return db;
     } catch (err) {
       db.close();
@@ -228,10 +303,10 @@ export class RecallIndex {
       row.legacy ? 1 : 0,
       row.title,
     ) as { id: number };
-    this.#stmt("DELETE FROM fts WHERE rowid = ?").run(id);
+    this.#stmt("DELETE FROM fts WHERE rowid = ?").run(rowid(id));
     if (row.category !== "session") {
       this.#stmt("INSERT INTO fts(rowid, path, title, body) VALUES (?, ?, ?, ?)")
-        .run(id, rel, row.title, parsed.body);
+        .run(rowid(id), rel, row.title, parsed.body);
     }
     return row;
   }
@@ -243,8 +318,8 @@ export class RecallIndex {
         .all(rel, rel.length + 1, `${rel}/`)
       : this.#stmt("SELECT id FROM files WHERE path = ?").all(rel)) as { id: number }[];
     for (const { id } of ids) {
-      this.#stmt("DELETE FROM fts WHERE rowid = ?").run(id);
-      this.#stmt("DELETE FROM files WHERE id = ?").run(id);
+      this.#stmt("DELETE FROM fts WHERE rowid = ?").run(rowid(id));
+      this.#stmt("DELETE FROM files WHERE id = ?").run(rowid(id));
     }
     return ids.length;
   }
@@ -342,15 +417,18 @@ export class RecallIndex {
     );
     return ranked.map(({ id, ...r }) => ({
       ...r,
-      snippet: (snip.get(match, id) as { s: string } | undefined)?.s ?? "",
+      snippet: (snip.get(match, rowid(id)) as { s: string } | undefined)?.s ?? "",
     }));
   }
 
-  /** Files visible from `workspace` (no key, global, or the workspace), best first. */
+  /**
+   * Files visible from `workspace` (no key, global, or the workspace), best first. Session
+   * files are never listed: spec 2.1 says they are never indexed.
+   */
   scoped(workspace: string, limit: number, exclude: string): IndexedFile[] {
     const rows = this.#stmt(
       `SELECT path, mtime_ms, size, category, workspace, legacy, title FROM files f
-       WHERE ${IN_SCOPE} AND path != ?
+       WHERE ${IN_SCOPE} AND path != ? AND category != 'session'
        ORDER BY CASE category WHEN 'preference' THEN 0 WHEN 'project-fact' THEN 1
          WHEN 'episodic' THEN 2 ELSE 3 END, path
        LIMIT ?`,
@@ -358,7 +436,10 @@ export class RecallIndex {
     return rows.map(toIndexed);
   }
 
-  /** How many files `workspace` sees, and how many belong to other workspaces. */
+  /**
+   * How many files `workspace` sees, and how many belong to other workspaces; `exclude` (the
+   * curated index, shown in every workspace) and session files count in neither.
+   */
   counts(workspace: string, exclude: string): {
     scoped: number;
     foreignFiles: number;
@@ -366,11 +447,11 @@ export class RecallIndex {
   } {
     const r = this.#stmt(
       `SELECT
-         sum(CASE WHEN ${IN_SCOPE} AND path != ? THEN 1 ELSE 0 END) AS scoped,
+         sum(CASE WHEN ${IN_SCOPE} THEN 1 ELSE 0 END) AS scoped,
          sum(CASE WHEN ${IN_SCOPE} THEN 0 ELSE 1 END) AS foreign_files,
          count(DISTINCT CASE WHEN ${IN_SCOPE} THEN NULL ELSE workspace END) AS foreign_ws
-       FROM files f`,
-    ).get(workspace, exclude, workspace, workspace) as {
+       FROM files f WHERE path != ? AND category != 'session'`,
+    ).get(workspace, workspace, workspace, exclude) as {
       scoped: number | null;
       foreign_files: number | null;
       foreign_ws: number;

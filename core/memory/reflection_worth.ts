@@ -1,8 +1,27 @@
-// Whether an unattended run's reflection pass can find anything. Reflection is a second model
-// call that costs a run time and tokens; a run that made no tool call and exchanged only a
-// few short messages has nothing durable to record that its own turn did not already save.
+// Whether a reflection pass should run at all. Reflection is a second model call that costs a
+// run time and tokens; a run that made no tool call and exchanged only a few short messages
+// has nothing durable to record that its own turn did not already save. And a pass writes
+// memory without asking anyone, so it runs only where memory edits need no approval.
 
 import type { Message } from "../wires/types.ts";
+import { decide, type PermissionMode } from "../agent/permissions.ts";
+
+/**
+ * Why the automatic reflection pass may not run in `mode`, or null in auto mode. Spec 4.1:
+ * memory edits ask in strict mode and are denied while planning; a strict job is report-only.
+ * The pass runs unattended (end of a headless run, or on quit), where nobody answers an
+ * approval, so it is off rather than held: the run's own memory edits still ask as usual.
+ */
+export function reflectionModeSkipReason(mode: PermissionMode): string | null {
+  switch (decide(mode, "edit")) {
+    case "allow":
+      return null;
+    case "approval":
+      return `${mode} mode: memory edits need approval`;
+    case "deny":
+      return `${mode} mode: memory edits are denied`;
+  }
+}
 
 /** At most this much text (prompt plus answer) still counts as a short exchange. */
 export const SHORT_EXCHANGE_CHARS = 2_000;

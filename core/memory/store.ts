@@ -6,12 +6,21 @@ import type { Clock } from "../ports.ts";
 import type { Tool } from "../tools/types.ts";
 import { composeCachedIndex } from "./cached_index.ts";
 import * as commands from "./commands.ts";
-import { MemoryCommandError, MemoryNotFoundError, MemoryTooLargeError } from "./errors.ts";
-import { CATEGORIES, type Category, parseMemory } from "./frontmatter.ts";
+import {
+  fsProblem,
+  MemoryCommandError,
+  MemoryNotFoundError,
+  MemoryPathError,
+  MemoryRootError,
+  MemoryTooLargeError,
+} from "./errors.ts";
+import { CATEGORIES, type Category, CURATED_FILE, parseMemory } from "./frontmatter.ts";
 import {
   type GuardHooks,
   readVerified,
   removeGuarded,
+  unreadable,
+  vanished,
   type WalkEntry,
   walkFiles,
 } from "./guarded_fs.ts";
@@ -19,11 +28,11 @@ import { matchExpression, queryTerms, selectTerms } from "./fts_query.ts";
 import { BODY_CAP_BYTES, CACHED_INDEX_MAX_LINES, RECALL_LIMIT, SEARCH_LIMIT } from "./limits.ts";
 import { memoryTool } from "./memory_tool.ts";
 import { type MemoryPath, resolveMemoryPath, virtualOf } from "./path_guard.ts";
-import { RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
+import { INDEX_DIR, RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
 import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep.ts";
 import { resolveWorkspace } from "./workspace.ts";
 
-export const CURATED_FILE = "MEMORY.md";
+export { CURATED_FILE } from "./frontmatter.ts";
 
 export interface OpenMemoryOptions {
   /** The resolved memory root (memory_dir / AGENT_MEMORY_DIR); created when missing. */
@@ -100,22 +109,36 @@ function oneLine(s: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Creates the root when missing and returns its real path. */
+/** Creates the root when missing and returns its real path. Throws MemoryRootError. */
 function prepareRoot(root: string): string {
-  if (!root) throw new TypeError("memory root is empty; set memory_dir or AGENT_MEMORY_DIR");
-  Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
+  if (!root) throw new MemoryRootError(root, "is empty; choose a directory");
+  try {
+    Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new MemoryRootError(root, fsProblem(err, root), { cause: err });
+  }
   const real = Deno.realPathSync(root);
-  if (real === "/") throw new TypeError("the memory root cannot be / ; choose a directory");
+  if (real === "/") throw new MemoryRootError(root, "cannot be / ; choose a directory");
   if (!Deno.statSync(real).isDirectory) {
-    throw new TypeError(`memory root ${root} is not a directory`);
+    throw new MemoryRootError(root, "is not a directory");
   }
   return real;
+}
+
+/** Opens the recall index; a root where it cannot be made is a MemoryRootError. */
+function openIndex(root: string): RecallIndex {
+  try {
+    return RecallIndex.open(root);
+  } catch (err) {
+    if (err instanceof MemoryPathError) throw err;
+    throw new MemoryRootError(root, fsProblem(err, `${root}/${INDEX_DIR}`), { cause: err });
+  }
 }
 
 export async function openMemory(opts: OpenMemoryOptions): Promise<MemoryStore> {
   const root = prepareRoot(opts.root);
   const workspace = opts.workspace ?? await resolveWorkspace(opts.cwd);
-  const index = RecallIndex.open(root);
+  const index = openIndex(root);
   const store = new MemoryStore(root, workspace, opts.clock, index, opts.hooks);
   if (index.fresh) store.rebuildIndex();
   else store.refresh();
@@ -154,26 +177,42 @@ export class MemoryStore implements commands.CommandContext {
     try {
       this.#index.transaction(() => fn(this.#index));
     } catch {
-      // The file change already happened; the index is derived data and catches up later.
+      // Not a "no": the file change already happened, so failing the command would tell
+      // the caller it did not. The index is derived data: it stays marked out of step, and
+      // the next read reconciles it first or throws the reason.
       this.#dirty = true;
     }
   }
 
   #fresh(): RecallIndex {
     if (this.#dirty) {
-      this.#dirty = false;
       this.refresh();
+      // Only a reconcile that succeeded clears the mark: a failed one must fail the next
+      // read again rather than let it answer from the stale index.
+      this.#dirty = false;
     }
     return this.#index;
   }
 
   #readForIndex = (e: WalkEntry): string | null => {
+    const virtual = virtualOf(e.rel);
     try {
-      const r = readVerified(this.root, `${this.root}/${e.rel}`, virtualOf(e.rel), BODY_CAP_BYTES);
+      const r = readVerified(
+        this.root,
+        `${this.root}/${e.rel}`,
+        virtual,
+        BODY_CAP_BYTES,
+        this.hooks,
+      );
       // Binary content is listed by name only.
       return r.bytes.includes(0) ? "" : decoder.decode(r.bytes);
-    } catch {
-      return null;
+    } catch (err) {
+      // Gone since the walk, or refused by the guard (a link swapped in): not indexed.
+      if (err instanceof MemoryNotFoundError || err instanceof MemoryPathError) return null;
+      if (vanished(err)) return null;
+      // A file that cannot be read is not a deleted one: dropping its row would hide it
+      // from recall, listings and sweeps without a word.
+      throw unreadable(virtual, err);
     }
   };
 
@@ -232,13 +271,20 @@ export class MemoryStore implements commands.CommandContext {
   cachedIndex(): string {
     const index = this.#fresh();
     let curated: string | null = null;
+    const curatedPath = `/memories/${CURATED_FILE}`;
     try {
-      const p = this.resolve(`/memories/${CURATED_FILE}`);
+      const p = this.resolve(curatedPath);
       if (p.exists) {
         const r = readVerified(this.root, p.real, p.virtual, BODY_CAP_BYTES, this.hooks);
         curated = parseMemory(decoder.decode(r.bytes)).body;
       }
-    } catch { /* unreadable MEMORY.md: list the files anyway */ }
+    } catch (err) {
+      // A MEMORY.md that is gone or a directory has no body; one the guard refuses (a link
+      // out of the root) is kept out on purpose. A refused or failed read is neither.
+      const absent = err instanceof MemoryNotFoundError || err instanceof MemoryPathError ||
+        vanished(err);
+      if (!absent) throw unreadable(curatedPath, err);
+    }
     const counts = index.counts(this.workspace, CURATED_FILE);
     return composeCachedIndex({
       workspace: this.workspace,

@@ -127,3 +127,32 @@ Deno.test("sweep: the index's candidate filter agrees with the planner at every 
     await sb.cleanup();
   }
 });
+
+Deno.test("sweep: the curated MEMORY.md is never swept or flagged, whatever its category", async () => {
+  const sb = await sandbox({ workspace: "/repo" });
+  try {
+    // Through the tool without frontmatter (once stamped episodic), then hand-written ones.
+    sb.store.create("/memories/MEMORY.md", "# Index\n- facts/ holds the build notes\n");
+    const texts = [
+      null,
+      "---\ncategory: episodic\nworkspace: /repo\n---\n# Index\n",
+      "---\ncategory: session\n---\n# Index\n",
+      "# Index, no frontmatter\n",
+    ];
+    for (const text of texts) {
+      if (text !== null) Deno.writeTextFileSync(`${sb.root}/MEMORY.md`, text);
+      touch(`${sb.root}/MEMORY.md`, sb.clock.now());
+      sb.store.refresh();
+      await sb.clock.advance(400 * DAY);
+      const report = sb.store.sweep();
+      assert.deepEqual(report, { deleted: [], stale: [], failed: [] }, String(text));
+      assert.ok(Deno.statSync(`${sb.root}/MEMORY.md`).isFile, String(text));
+    }
+    // Only the root's MEMORY.md is the curated index: elsewhere the name is an ordinary file.
+    sb.store.create("/memories/notes/MEMORY.md", "---\ncategory: episodic\n---\nold\n");
+    await sb.clock.advance(43 * DAY);
+    assert.deepEqual(sb.store.sweep().deleted, ["/memories/notes/MEMORY.md"]);
+  } finally {
+    await sb.cleanup();
+  }
+});

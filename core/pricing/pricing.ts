@@ -43,6 +43,16 @@ export function costOf(
     usage.output_tokens * perToken(rate.output);
 }
 
+/** Decimal places of a reported cost (JSON `cost_usd`, the run report): a millionth of a dollar. */
+export const COST_DECIMALS = 6;
+
+/** A cost as reported: rounded to COST_DECIMALS places, so no float noise (0.30000000000000004). */
+export function roundUsd(usd: number | null): number | null {
+  if (usd === null) return null;
+  const scale = 10 ** COST_DECIMALS;
+  return Math.round(usd * scale) / scale;
+}
+
 export function formatCost(usd: number | null): string {
   if (usd === null) return "";
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;

@@ -4,8 +4,8 @@
 //   (no soft cancel, no retry, no failure counted);
 // - a queued run (waiting, held, or in retry backoff): recorded `cancelled` and the job is
 //   disabled (re-enable to resume its schedule);
-// - idempotent: when the job's latest run is already cancelled, the original cancelled_at
-//   is echoed;
+// - idempotent: when the job's last attempt (its newest run that is not a skip row) was
+//   cancelled, the original cancelled_at is echoed, however many skip rows came after it;
 // - nothing in flight: a distinct result (routes answer 409, chat replies "already finished").
 // The job's schedule (expr, next_run_at) is never changed.
 
@@ -40,7 +40,9 @@ export function cancelJob(deps: CancelDeps, jobId: number): CancelResult {
   if (!store.getJob(jobId)) throw new NotFoundError("job", jobId);
   const run = store.inFlightRun(jobId);
   if (!run) {
-    const latest = store.latestRun(jobId);
+    // Skip rows record fires that never ran, so they do not end the "already cancelled"
+    // answer; a run that was actually queued after the cancel does.
+    const latest = store.latestAttempt(jobId);
     if (latest?.status === "cancelled" && latest.cancelled_at) {
       return {
         status: "cancelled",

@@ -134,3 +134,46 @@ Deno.test("cancel after a restart kills by pid only when the process identity st
   assert.deepEqual(kit.processes.killed, [778]);
   assert.equal(kit.store.getRun(run2.id)!.status, "cancelled");
 });
+
+Deno.test("a repeated cancel echoes the original cancelled_at even after later skip rows", async () => {
+  await using kit = await makeKit();
+  const job = kit.scheduler.createJob(jobInput());
+  kit.clock.set(job.next_run_at!);
+  await tickAndSpawn(kit);
+  const first = kit.scheduler.cancel(job.id);
+  await kit.scheduler.idle();
+  // Fires that never ran leave skip rows after the cancelled run (as the tick records them).
+  for (const status of ["skipped", "skipped_drift"] as const) {
+    kit.store.createRun({
+      job_id: job.id,
+      status,
+      attempt: 1,
+      priority: 10,
+      class: "scheduled",
+      reason: "fire skipped",
+    });
+  }
+  kit.clock.set(new Date(kit.clock.now().getTime() + 60_000));
+  const again = kit.scheduler.cancel(job.id);
+  assert.ok(first.status === "cancelled" && again.status === "cancelled");
+  assert.equal(again.cancelled_at, first.cancelled_at);
+  assert.equal(again.run_id, first.run_id);
+  assert.equal(again.repeated, true);
+});
+
+Deno.test("a cancel after a later real attempt is not an echo of the old cancel", async () => {
+  await using kit = await makeKit();
+  const job = kit.scheduler.createJob(jobInput());
+  kit.clock.set(job.next_run_at!);
+  await tickAndSpawn(kit);
+  kit.scheduler.cancel(job.id);
+  await kit.scheduler.idle();
+  kit.store.createRun({
+    job_id: job.id,
+    status: "ok",
+    attempt: 1,
+    priority: 10,
+    class: "scheduled",
+  });
+  assert.equal(kit.scheduler.cancel(job.id).status, "nothing_in_flight");
+});

@@ -45,6 +45,7 @@ export interface JobInputContext {
   oneShot?: boolean;
 }
 
+/** What a create request from a door may carry (spec 2.3 / the POST /api/jobs row of 7). */
 const CREATE_FIELDS = new Set([
   "name",
   "prompt",
@@ -58,24 +59,49 @@ const CREATE_FIELDS = new Set([
   "output_surface",
   "base_url",
   "model",
-  "enabled",
-  "recipe_id",
-  "recipe_version",
-  "meta",
 ]);
 
 /**
- * Fields a PUT may change: those of a create except the recipe stamp (fixed for a
- * recipe-made job's lifetime), plus `repin`. `enabled` and `repin` are actions in jobs.ts.
+ * Fields the outpost sets itself, never a request body: the recipe stamp (the recipe route),
+ * `meta` (chat origin room, submitter) and `enabled` (a job starts enabled; pause it with a
+ * PUT). Trusted code passes them as a JobStamp. Each refusal says where the field belongs.
  */
-const PATCH_FIELDS = new Set(
-  [...CREATE_FIELDS].filter((f) => f !== "recipe_id" && f !== "recipe_version").concat("repin"),
-);
+const STAMP_REFUSALS: Record<string, string> = {
+  recipe_id: "set by the recipe route (POST /api/recipes/<id>/enable), never by a job request",
+  recipe_version: "set by the recipe route (POST /api/recipes/<id>/enable), never by a job request",
+  meta: "set by the outpost (chat room, submitter), never by a dashboard job request",
+  enabled: 'a new job starts enabled; pause it afterwards with PUT {"enabled": false}',
+};
+
+/** Server-side fields of a new job, from trusted code only (recipe route, chat verbs, tests). */
+export interface JobStamp {
+  recipe_id?: string;
+  recipe_version?: number;
+  meta?: Record<string, unknown>;
+  enabled?: boolean;
+}
+
+/**
+ * Fields a PUT may change: those of a create plus the `enabled` and `repin` actions
+ * (jobs.ts). The stamp (recipe_id, recipe_version, meta) is fixed for the job's lifetime.
+ */
+const PATCH_FIELDS = new Set([...CREATE_FIELDS, "enabled", "repin"]);
 
 /** Validates a create request, filling defaults. Throws JobValidationError. */
-export function validateJobInput(raw: unknown, ctx: JobInputContext): NewJob {
+export function validateJobInput(
+  raw: unknown,
+  ctx: JobInputContext,
+  stamp: JobStamp = {},
+): NewJob {
   const input = asObject(raw, "job");
-  rejectUnknown(input, CREATE_FIELDS);
+  for (const key of Object.keys(input)) {
+    // A one-shot's meta comes from the machine door, which checks it and adds submitted_by.
+    if (ctx.oneShot && key === "meta") continue;
+    const why = STAMP_REFUSALS[key];
+    if (why !== undefined) throw new JobValidationError(key, why);
+  }
+  rejectUnknown(input, ctx.oneShot ? new Set([...CREATE_FIELDS, "meta"]) : CREATE_FIELDS);
+  const meta = ctx.oneShot && input.meta !== undefined ? input.meta : stamp.meta;
   if (ctx.oneShot && input.schedule !== undefined) {
     throw new JobValidationError("schedule", "a one-shot submission runs now; leave schedule out");
   }
@@ -104,16 +130,14 @@ export function validateJobInput(raw: unknown, ctx: JobInputContext): NewJob {
     output_surface: input.output_surface === undefined ? "" : surface(input.output_surface),
     base_url: input.base_url === undefined ? ctx.defaults?.base_url ?? "" : baseUrl(input.base_url),
     model: input.model === undefined ? ctx.defaults?.model ?? "" : model(input.model),
-    enabled: input.enabled === undefined ? true : bool(input.enabled, "enabled"),
-    recipe_id: input.recipe_id === undefined || input.recipe_id === null
+    enabled: stamp.enabled === undefined ? true : bool(stamp.enabled, "enabled"),
+    recipe_id: stamp.recipe_id === undefined ? null : shortText(stamp.recipe_id, "recipe_id", 100),
+    recipe_version: stamp.recipe_version === undefined
       ? null
-      : shortText(input.recipe_id, "recipe_id", 100),
-    recipe_version: input.recipe_version === undefined || input.recipe_version === null
-      ? null
-      : integer(input.recipe_version, "recipe_version", 1, 1_000_000),
+      : integer(stamp.recipe_version, "recipe_version", 1, 1_000_000),
     next_run_at: null,
     class: ctx.class ?? "scheduled",
-    meta: input.meta === undefined ? {} : asObject(input.meta, "meta"),
+    meta: meta === undefined ? {} : asObject(meta, "meta"),
   };
 }
 
@@ -134,7 +158,6 @@ export interface JobPatchInput {
       | "output_surface"
       | "base_url"
       | "model"
-      | "meta"
     >
   >;
   enabled?: boolean;
@@ -161,7 +184,6 @@ export function validateJobPatch(raw: unknown, ctx: { now: Date }): JobPatchInpu
   if (input.output_surface !== undefined) patch.output_surface = surface(input.output_surface);
   if (input.base_url !== undefined) patch.base_url = baseUrl(input.base_url);
   if (input.model !== undefined) patch.model = model(input.model);
-  if (input.meta !== undefined) patch.meta = asObject(input.meta, "meta");
   const out: JobPatchInput = { patch };
   if (input.enabled !== undefined) out.enabled = bool(input.enabled, "enabled");
   if (input.repin !== undefined) {

@@ -55,21 +55,26 @@ Deno.test("a minimal job gets the documented defaults and a normalized schedule"
 });
 
 Deno.test("every optional field is accepted in range", () => {
-  const job = validateJobInput({
-    ...ok,
-    mode: "strict",
-    timeout_s: 60,
-    max_retries: 0,
-    token_budget: 200_000,
-    priority: 100,
-    output_surface: "messenger",
-    base_url: "https://api.example.com/v1",
-    model: "m",
-    enabled: false,
-    recipe_id: "daily-brief-9am",
-    recipe_version: 2,
-    meta: { room: "!r" },
-  }, { now });
+  const job = validateJobInput(
+    {
+      ...ok,
+      mode: "strict",
+      timeout_s: 60,
+      max_retries: 0,
+      token_budget: 200_000,
+      priority: 100,
+      output_surface: "messenger",
+      base_url: "https://api.example.com/v1",
+      model: "m",
+    },
+    { now },
+    {
+      enabled: false,
+      recipe_id: "daily-brief-9am",
+      recipe_version: 2,
+      meta: { room: "!r" },
+    },
+  );
   assert.equal(job.mode, "strict");
   assert.equal(job.timeout_s, 60);
   assert.equal(job.max_retries, 0);
@@ -131,9 +136,27 @@ Deno.test("each bad field is named with what to send instead", () => {
   fails({ ...ok, base_url: "ftp://x" }, "base_url", /http or https/);
   fails({ ...ok, base_url: "not a url" }, "base_url", /not a URL/);
   fails({ ...ok, model: 7 }, "model");
-  fails({ ...ok, enabled: "yes" }, "enabled", /true or false/);
-  fails({ ...ok, recipe_version: 0 }, "recipe_version");
-  fails({ ...ok, meta: "room" }, "meta");
+});
+
+Deno.test("the server-side stamp (recipe_id, recipe_version, meta, enabled) is refused in a request body", () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ recipe_id: "daily-brief-9am" }, /recipe route/],
+    [{ recipe_version: 1 }, /recipe route/],
+    [{ meta: { room: "!forged:hs" } }, /set by the outpost/],
+    [{ enabled: false }, /starts enabled.*PUT/],
+  ];
+  for (const [extra, why] of cases) {
+    const field = Object.keys(extra)[0]!;
+    assert.throws(() => validateJobInput({ ...ok, ...extra }, { now }), (err: unknown) => {
+      assert.ok(err instanceof JobValidationError);
+      assert.equal(err.field, field);
+      assert.match(err.message, why);
+      return true;
+    });
+  }
+  // Trusted code passes the stamp separately, and it is still checked.
+  assert.throws(() => validateJobInput(ok, { now }, { recipe_version: 0 }), /recipe_version/);
+  assert.throws(() => validateJobInput(ok, { now }, { meta: "room" as never }), /meta/);
 });
 
 Deno.test("one-shot submissions take no schedule and record an `at` of now", () => {

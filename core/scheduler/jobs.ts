@@ -6,7 +6,12 @@ import { errorText } from "../logger.ts";
 import { NotFoundError } from "../store/errors.ts";
 import type { Job } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";
-import { JobValidationError, validateJobInput, validateJobPatch } from "./job_input.ts";
+import {
+  type JobStamp,
+  JobValidationError,
+  validateJobInput,
+  validateJobPatch,
+} from "./job_input.ts";
 import { firstRunAt } from "./next_run.ts";
 
 type JobsContext = Pick<
@@ -14,10 +19,28 @@ type JobsContext = Pick<
   "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger"
 >;
 
-/** Validates and stores a scheduled job with its first next_run_at. */
-export function createJob(ctx: JobsContext, raw: unknown): Job {
+/**
+ * Refused changes to an existing job (409): a recipe-made job's prompt, re-enabling a
+ * finished one-shot. `code` is the error code the doors answer with.
+ */
+export class JobConflictError extends Error {
+  override readonly name = "JobConflictError";
+  readonly code: string;
+  readonly field: string;
+  constructor(code: string, field: string, message: string) {
+    super(message);
+    this.code = code;
+    this.field = field;
+  }
+}
+
+/**
+ * Validates and stores a scheduled job with its first next_run_at. `stamp` carries the
+ * server-side fields (recipe stamp, meta, enabled) that a request body may not set.
+ */
+export function createJob(ctx: JobsContext, raw: unknown, stamp: JobStamp = {}): Job {
   const now = ctx.clock.now();
-  const input = validateJobInput(raw, { now, defaults: ctx.defaults, class: "scheduled" });
+  const input = validateJobInput(raw, { now, defaults: ctx.defaults, class: "scheduled" }, stamp);
   return ctx.store.createJob({
     ...input,
     next_run_at: input.enabled ? firstRunAt(input.schedule, now) : null,
@@ -40,6 +63,16 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
   let job = mustGet(ctx, id);
   if (job.class === "api" && patch.schedule) {
     throw new JobValidationError("schedule", "a one-shot submission has no schedule to change");
+  }
+  // Spec 2.3: a recipe-made job keeps its rendered prompt for life. Sending the same text
+  // back (the edit form always sends the prompt) is not a change.
+  if (job.recipe_id !== null && patch.prompt !== undefined && patch.prompt !== job.prompt) {
+    throw new JobConflictError(
+      "recipe_prompt_frozen",
+      "prompt",
+      `job ${id} was made from recipe ${job.recipe_id} (version ${job.recipe_version}); its ` +
+        `prompt is frozen. Enable the recipe again to get a job with a new prompt`,
+    );
   }
   if (Object.keys(patch).length > 0) {
     job = ctx.store.updateJob(id, {
@@ -67,6 +100,18 @@ export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reaso
       enabled: false,
       disabled_reason: reason ?? "paused by operator",
     });
+  }
+  // A one-shot runs through its one queued run, never through next_run_at: enabling it only
+  // makes sense while that run still waits (a pause). Once nothing is queued or running
+  // (cancelled while queued, or finished) enabling would answer 200 and never run it.
+  if (job.class === "api" && !ctx.store.inFlightRun(id)) {
+    throw new JobConflictError(
+      "one_shot_finished",
+      "enabled",
+      `job ${id} is a one-shot with nothing queued or running (its run was cancelled or has ` +
+        `ended), so enabling it would never run it; use Run now (POST /api/jobs/${id}/trigger) ` +
+        `or submit it again`,
+    );
   }
   let next: string | null;
   try {

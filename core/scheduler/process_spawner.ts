@@ -25,6 +25,10 @@ export function killProcessGroup(pgid: number): void {
   }
 }
 
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function exitCode(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   const n = signal ? (constants.signals as Record<string, number>)[signal] : undefined;
@@ -37,10 +41,16 @@ export const processSpawner: Spawner = {
       let isDir = false;
       try {
         isDir = statSync(req.cwd).isDirectory();
-      } catch { /* reported below */ }
+      } catch (err) {
+        // Only a missing directory is "does not exist"; a refusal says what it is.
+        const code = (err as { code?: string }).code; // node:fs reports by code
+        if (code !== "ENOENT" && code !== "ENOTDIR") {
+          throw new SpawnError(req.command, `working directory ${req.cwd}: ${errorMessage(err)}`);
+        }
+      }
       if (!isDir) throw new SpawnError(req.command, `working directory ${req.cwd} does not exist`);
     }
-    const logFd = req.logPath === undefined ? undefined : openSync(req.logPath, "a");
+    const logFd = req.logPath === undefined ? undefined : openSync(req.logPath, "a", 0o600);
     const out = req.captureStdout !== undefined ? "pipe" : logFd ?? "ignore";
     let child;
     try {
@@ -51,7 +61,7 @@ export const processSpawner: Spawner = {
         stdio: ["ignore", out, logFd ?? "ignore"],
       });
     } catch (err) {
-      throw new SpawnError(req.command, err instanceof Error ? err.message : String(err));
+      throw new SpawnError(req.command, errorMessage(err));
     } finally {
       if (logFd !== undefined) closeSync(logFd); // the child holds its own copy
     }

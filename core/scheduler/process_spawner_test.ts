@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { linuxProcessTable } from "./proc.ts";
 import { processSpawner, SpawnError } from "./process_spawner.ts";
+import { OUTPOST_PERMISSIONS, RUN_ENV, RUN_FLAGS } from "../../scripts/permissions.ts";
 
 const env = { PATH: "/usr/bin:/bin" };
 
@@ -84,4 +85,35 @@ Deno.test("a missing working directory or command is a SpawnError naming it", ()
     () => processSpawner.spawn({ command: "/no/such/agent-binary", args: [], env }),
     (err: unknown) => err instanceof SpawnError && /not found or not executable/.test(err.message),
   );
+});
+
+Deno.test("a working directory the outpost may not read is reported as refused, not as missing", async () => {
+  // Under the outpost's own flags Deno refuses any look at /proc/<pid>: the spawn must say so.
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = join(dir, "spawn.ts");
+    const spawner = new URL("./process_spawner.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { processSpawner } from ${JSON.stringify(spawner)};
+try {
+  processSpawner.spawn({ command: "true", args: [], cwd: "/proc/self", env: {} });
+  console.log("spawned");
+} catch (err) {
+  console.log((err as Error).message);
+}
+`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...RUN_FLAGS, ...OUTPOST_PERMISSIONS, script],
+      env: RUN_ENV,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(out.stdout).trim();
+    assert.doesNotMatch(said, /does not exist/);
+    assert.match(said, /working directory \/proc\/self: .*access/, said);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -40,9 +40,10 @@ const INTERVAL_CEILING_MS = 365 * 86_400_000; // beyond a year, use cron or at
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * Validates and normalizes a schedule: trims, lower-cases the kind, case-normalizes the zone
- * (missing or empty means "UTC"), collapses cron whitespace, and rewrites `at` as UTC ISO-Z.
- * `now` is the reference an `at` must lie after. Throws ScheduleError.
+ * Validates and normalizes a schedule: trims, lower-cases the kind, checks the zone is a
+ * canonical name (missing or empty means "UTC"; see checkZone), collapses cron whitespace,
+ * and rewrites `at` as UTC ISO-Z. `now` is the reference an `at` must lie after. Throws
+ * ScheduleError.
  */
 export function validateSchedule(
   input: { kind?: unknown; expr?: unknown; tz?: unknown },
@@ -51,6 +52,12 @@ export function validateSchedule(
   if (!Number.isFinite(now.getTime())) throw new RangeError("validateSchedule: `now` is invalid");
   const kind = checkKind(input.kind);
   const tz = checkZone(input.tz);
+  if (input.expr !== undefined && input.expr !== null && typeof input.expr !== "string") {
+    throw new ScheduleError(
+      "schedule.expr",
+      `must be a string (${EXPECTED[kind]}); got ${describeType(input.expr)}`,
+    );
+  }
   if (typeof input.expr !== "string" || input.expr.trim() === "") {
     throw new ScheduleError("schedule.expr", `required: ${EXPECTED[kind]}`);
   }
@@ -90,33 +97,86 @@ function checkKind(value: unknown): ScheduleKind {
   const text = typeof value === "string" ? value.trim().toLowerCase() : "";
   const kind = KINDS.find((k) => k === text);
   if (kind) return kind;
-  const got = typeof value === "string"
-    ? quote(value)
-    : value === undefined
-    ? "nothing"
-    : typeof value;
+  if (value !== undefined && value !== null && typeof value !== "string") {
+    throw new ScheduleError(
+      "schedule.kind",
+      `must be a string (every, cron or at); got ${describeType(value)}`,
+    );
+  }
+  const got = typeof value === "string" ? quote(value) : "nothing";
   throw new ScheduleError("schedule.kind", `expected one of every, cron, at; got ${got}`);
 }
 
+function describeType(value: unknown): string {
+  return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value;
+}
+
+/** Zone areas of the IANA database whose names are places ("Area/Location"). */
+const REGION =
+  /^(Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)\//;
+
+/**
+ * The zone of a schedule being saved, in the zone database's own spelling. Accepted: "UTC"
+ * and region names ("Area/Location": every name of Intl.supportedValuesOf("timeZone"), and
+ * the region names the database keeps as links, such as Asia/Kolkata), in any letter case
+ * (`utc` is stored as `UTC`, `europe/paris` as `Europe/Paris`: zone names are
+ * case-insensitive, and one stored spelling keeps the child's TZ and Temporal in agreement).
+ * Refused, naming what to write instead: legacy aliases (`EST`, `US/Eastern`, `GMT`,
+ * `Etc/UTC`), whose meaning is easy to get wrong (`EST` has no daylight time), and fixed
+ * offsets (`Etc/GMT+5`, `+05:00`), which cannot follow DST.
+ */
 function checkZone(value: unknown): string {
   if (value === undefined || value === null) return "UTC";
   if (typeof value !== "string") {
     throw new ScheduleError(
       "schedule.tz",
-      `expected an IANA zone name string; got ${typeof value}`,
+      `must be a string (an IANA zone name such as America/New_York or UTC); got ${
+        describeType(value)
+      }`,
     );
   }
   const name = value.trim();
   if (name === "") return "UTC";
   const id = zoneId(name);
-  if (id) return id;
-  const why = /^[+-]?\d/.test(name)
-    ? "is a UTC offset, not an IANA zone (offsets cannot follow DST)"
-    : "is not a known IANA time zone";
-  throw new ScheduleError(
-    "schedule.tz",
-    `${quote(name)} ${why}; use a zone name such as America/New_York, Europe/London or UTC`,
-  );
+  if (id !== null && (id === "UTC" || REGION.test(id))) return id;
+  throw new ScheduleError("schedule.tz", `${quote(name)} ${zoneRefusal(name, id)}`);
+}
+
+/** Why a zone name is refused and what to write instead. */
+function zoneRefusal(name: string, id: string | null): string {
+  const examples = "use a zone name such as America/New_York, Europe/London or UTC";
+  const offset = "is a UTC offset, not an IANA zone (offsets cannot follow DST)";
+  if (/^[+-]?\d/.test(name)) return `${offset}; ${examples}`;
+  if (id === null) return `is not a known IANA time zone; ${examples}`;
+  if (/^Etc\/GMT[+-]/.test(id)) return `${offset}; ${examples}`;
+  const canonical = canonicalZone(id);
+  if (canonical === "UTC") return `is a legacy alias of UTC; use "UTC"`;
+  if (canonical !== null && REGION.test(canonical)) {
+    return `is a legacy alias, not a region name; use ${quote(canonical)} (what it stands for) ` +
+      `or the region you mean`;
+  }
+  return `is not a region name; ${examples}`;
+}
+
+/** The runtime's canonical name for a zone id (Intl, CLDR-based), or null. */
+function canonicalZone(id: string): string | null {
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: id }).resolvedOptions().timeZone;
+  } catch (err) {
+    if (err instanceof RangeError) return null; // Temporal knows the id, Intl does not
+    throw err;
+  }
+}
+
+/**
+ * The zone of a stored schedule, read leniently: rows saved before checkZone was strict may
+ * hold `EST` or `US/Eastern`, and they must keep firing. Throws only for an unknown zone.
+ */
+function storedZone(value: string): string {
+  const name = value.trim() || "UTC";
+  const id = zoneId(name);
+  if (id !== null) return id;
+  throw new ScheduleError("schedule.tz", `${quote(name)} is not a known IANA time zone`);
 }
 
 /** Milliseconds of an `every` interval: a whole number and one unit s, m, h or d; floor 60 s. */
@@ -178,7 +238,7 @@ export function nextFire(schedule: Schedule, after: Date): Date | null {
   const afterMs = after.getTime();
   if (!Number.isFinite(afterMs)) throw new RangeError("nextFire: `after` is an invalid Date");
   const kind = checkKind(schedule.kind);
-  const tz = checkZone(schedule.tz);
+  const tz = storedZone(schedule.tz);
   switch (kind) {
     case "every":
       return new Date(afterMs + intervalMs(schedule.expr));

@@ -44,8 +44,45 @@ Deno.test("validateSchedule normalizes kind, zone and cron spacing", () => {
   });
   assert.equal(validateSchedule({ kind: "every", expr: "2 h" }, NOW).expr, "2h");
   assert.throws(() => validateSchedule({ kind: "every", expr: "5m" }, new Date(NaN)), RangeError);
-  // Zone names are kept as given (aliases are not rewritten); the subprocess gets TZ=this.
-  assert.equal(validateSchedule({ kind: "every", expr: "1h", tz: "Etc/UTC" }, NOW).tz, "Etc/UTC");
+  // The zone is stored in the database's spelling; the subprocess gets TZ=this.
+  assert.equal(validateSchedule({ kind: "every", expr: "1h", tz: "utc" }, NOW).tz, "UTC");
+});
+
+Deno.test("schedule zones: UTC and region names only; aliases and non-strings are refused by name", () => {
+  const zone = (tz: unknown) => validateSchedule({ kind: "every", expr: "1h", tz }, NOW).tz;
+  // Every name the runtime lists as canonical is accepted as is, and so are kept links.
+  for (const name of Intl.supportedValuesOf("timeZone")) assert.equal(zone(name), name);
+  assert.equal(zone("UTC"), "UTC");
+  assert.equal(zone("Asia/Kolkata"), "Asia/Kolkata");
+  assert.equal(zone(" europe/paris "), "Europe/Paris");
+  const refused = (tz: unknown, ...parts: string[]) =>
+    rejects(() => zone(tz), "schedule.tz", ...parts);
+  refused("EST", '"EST" is a legacy alias', '"America/Panama"', "the region you mean");
+  refused("US/Eastern", '"US/Eastern" is a legacy alias', '"America/New_York"');
+  refused("EST5EDT", "legacy alias", '"America/New_York"');
+  refused("GMT", '"GMT" is a legacy alias of UTC; use "UTC"');
+  refused("Etc/UTC", "legacy alias of UTC");
+  refused("Etc/GMT+5", "UTC offset", "cannot follow DST");
+  refused(5, "must be a string", "got number");
+  refused(["UTC"], "must be a string", "got an array");
+  // A stored row from before the rule keeps computing (nothing stored stops firing).
+  const legacy: Schedule = { kind: "cron", expr: "0 9 * * *", tz: "US/Eastern" };
+  assert.equal(isoZ(nextFire(legacy, NOW)!), "2026-03-01T14:00:00Z");
+});
+
+Deno.test('schedule fields that are not strings say so (not "required")', () => {
+  rejects(
+    () => validateSchedule({ kind: "cron", expr: 1 }, NOW),
+    "schedule.expr",
+    "must be a string",
+    "got number",
+  );
+  rejects(() => validateSchedule({ kind: "every", expr: {} }, NOW), "schedule.expr", "an object");
+  rejects(
+    () => validateSchedule({ kind: 3, expr: "5m" }, NOW),
+    "schedule.kind",
+    "must be a string",
+  );
 });
 
 Deno.test("bad kind, zone and missing expr name their field", () => {

@@ -89,7 +89,10 @@ export async function runSimulation(options: SimulationOptions = {}): Promise<Si
   const home = await Deno.makeTempDir({ prefix: "outpost_sim_" });
   const clock = new FakeClock(new Date(start));
   const env = envFrom({ MAX_CONCURRENT_RUNS: String(options.totalCap ?? 4) });
-  const store = new SqliteStore({ path: options.dbPath ?? ":memory:", clock });
+  // The simulation studies the scheduler with 100 scheduled jobs plus a month of one-shots,
+  // not the job cap (which counts both and is tested in the store and route tests), so its
+  // store has room for every submission.
+  const store = new SqliteStore({ path: options.dbPath ?? ":memory:", clock, maxJobs: 10_000 });
   const logger = new MemoryLogger();
   const config = {
     ...structuredClone(DEFAULT_GOVERNOR_CONFIG),

@@ -36,9 +36,17 @@ function real(p: string): string {
 function isFile(p: string): boolean {
   try {
     return Deno.statSync(p).isFile;
-  } catch {
+  } catch (err) {
+    return absent(p, err);
+  }
+}
+
+/** A missing path reads as absent; a refusal stops with a SettingsError naming it. */
+function absent(p: string, err: unknown): false {
+  if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
     return false;
   }
+  throw new SettingsError(`cannot look for settings at ${p}: ${(err as Error).message ?? err}`);
 }
 
 /**
@@ -66,7 +74,7 @@ function exists(p: string): boolean {
   try {
     Deno.lstatSync(p);
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return absent(p, err);
   }
 }

@@ -7,7 +7,9 @@ export class JobLimitError extends Error {
   readonly limit: number;
   constructor(limit = MAX_JOBS) {
     super(
-      `job limit reached: at most ${limit} jobs may exist; delete a job before creating another`,
+      `job limit reached: at most ${limit} jobs may exist, scheduled and one-shot together; ` +
+        `delete a job (finished one-shots give their slot back after their retention period, ` +
+        `AGENT_OUTPOST_ONESHOT_RETENTION_DAYS) before creating another`,
     );
     this.limit = limit;
   }

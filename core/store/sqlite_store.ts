@@ -3,7 +3,7 @@
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { ensurePrivateFileSync, makePrivateDirSync, tightenFileSync } from "../private_files.ts";
 import type { Clock } from "../ports.ts";
 import { isoZ } from "../time.ts";
 import {
@@ -14,6 +14,7 @@ import {
   StoreOpenError,
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
+import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
   limitOf,
@@ -42,6 +43,7 @@ import type {
   NewInboxItem,
   NewJob,
   NewRun,
+  Pruned,
   PushSubscription,
   Run,
   RunPatch,
@@ -69,9 +71,15 @@ export function outpostDbPath(home: string): string {
   return join(home, "outpost", "outpost.db");
 }
 
+function reportsOf(rows: { report_path: string | null }[]): string[] {
+  return rows.flatMap((r) => (r.report_path ? [r.report_path] : []));
+}
+
 export class SqliteStore implements Store {
   readonly path: string;
   readonly #db: DatabaseSync;
+  /** Trigger rows and accepted delivery ids (trigger-bound recipes), on this connection. */
+  readonly triggers: SqliteTriggerStore;
   readonly #clock: Clock;
   readonly #maxJobs: number;
   readonly #statements = new Map<string, StatementSync>();
@@ -85,7 +93,14 @@ export class SqliteStore implements Store {
     this.#maxJobs = options.maxJobs ?? MAX_JOBS;
     let db: DatabaseSync;
     try {
-      if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+      if (options.path !== ":memory:") {
+        // Owner-only (core/private_files.ts): SQLite would create the database 0644, and
+        // its -wal and -shm take the database file's mode.
+        makePrivateDirSync(dirname(options.path));
+        ensurePrivateFileSync(options.path);
+        tightenFileSync(`${options.path}-wal`);
+        tightenFileSync(`${options.path}-shm`);
+      }
       db = new DatabaseSync(options.path);
       db.exec("PRAGMA busy_timeout = 5000");
       db.exec("PRAGMA journal_mode = WAL");
@@ -101,6 +116,7 @@ export class SqliteStore implements Store {
       throw err;
     }
     this.#db = db;
+    this.triggers = new SqliteTriggerStore(db, () => this.#now());
   }
 
   close(): void {
@@ -112,9 +128,9 @@ export class SqliteStore implements Store {
 
   createJob(job: NewJob): Job {
     return this.#tx(() => {
-      // The cap guards the Jobs tab (POST /api/jobs); api one-shots are bounded by the
-      // governor's queue depth instead, so chat and machine-door use never exhausts it.
-      if (job.class === "scheduled" && this.countJobs("scheduled") >= this.#maxJobs) {
+      // Every job counts, whichever door made it: the cap is what keeps the store (and the
+      // pages that list it) bounded. Finished one-shots leave through the retention sweep.
+      if (this.countJobs() >= this.#maxJobs) {
         throw new JobLimitError(this.#maxJobs);
       }
       const now = this.#now();
@@ -140,14 +156,18 @@ export class SqliteStore implements Store {
     return row ? toJob(row) : null;
   }
 
-  listJobs(): JobWithLatestRun[] {
+  listJobs(options: ListOptions = {}): JobWithLatestRun[] {
     const rows = this.#stmt(
       `SELECT j.*, r.id AS lr_id, r.status AS lr_status, r.exit_code AS lr_exit_code,
               r.attempt AS lr_attempt, r.queued_at AS lr_queued_at, r.finished_at AS lr_finished_at
          FROM jobs j
          LEFT JOIN runs r ON r.id = (SELECT MAX(id) FROM runs WHERE job_id = j.id)
-        ORDER BY j.id DESC`,
-    ).all() as Row[];
+        WHERE j.id < ?
+        ORDER BY j.id DESC LIMIT ?`,
+    ).all(
+      options.before_id ?? Number.MAX_SAFE_INTEGER,
+      options.limit ?? Number.MAX_SAFE_INTEGER,
+    ) as Row[];
     return rows.map((row) => {
       const latest: LatestRun | null = row.lr_id === null ? null : {
         id: row.lr_id as number,
@@ -242,6 +262,14 @@ export class SqliteStore implements Store {
     ).all(jobId, options.before_id ?? Number.MAX_SAFE_INTEGER, limitOf(options)).map(toRun);
   }
 
+  latestAttempt(jobId: number): Run | null {
+    const row = this.#stmt(
+      `SELECT * FROM runs WHERE job_id = ? AND status NOT IN ('skipped', 'skipped_drift')
+        ORDER BY id DESC LIMIT 1`,
+    ).get(jobId) as Row | undefined;
+    return row ? toRun(row) : null;
+  }
+
   latestRun(jobId: number): Run | null {
     const row = this.#stmt("SELECT * FROM runs WHERE job_id = ? ORDER BY id DESC LIMIT 1")
       .get(jobId) as Row | undefined;
@@ -284,6 +312,63 @@ export class SqliteStore implements Store {
           AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL)`,
     ).get(cls, since) as { n: number };
     return row.n;
+  }
+
+  // ---- retention ----
+
+  pruneRuns(before: string, limit: number): Pruned {
+    return this.#tx(() => {
+      // runs_finished serves the range; each exception is an index probe per candidate.
+      const rows = this.#stmt(
+        `SELECT r.id, r.report_path FROM runs r
+          WHERE r.finished_at IS NOT NULL AND r.finished_at < ?
+            AND r.status NOT IN ('queued', 'running')
+            AND r.id < (SELECT MAX(l.id) FROM runs l WHERE l.job_id = r.job_id)
+            AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.run_id = r.id AND i.state = 'open')
+            AND r.id NOT IN (SELECT q.resume_of_run FROM runs q
+                              WHERE ${LIVE} AND q.resume_of_run IS NOT NULL)
+          ORDER BY r.finished_at LIMIT ?`,
+      ).all(before, limitOf({ limit })) as { id: number; report_path: string | null }[];
+      const remove = this.#stmt("DELETE FROM runs WHERE id = ?");
+      for (const row of rows) remove.run(row.id);
+      return { jobs: 0, runs: rows.length, reports: reportsOf(rows) };
+    });
+  }
+
+  pruneOneShots(before: string, limit: number): Pruned {
+    return this.#tx(() => {
+      const jobs = this.#stmt(
+        `SELECT j.id FROM jobs j
+          WHERE j.schedule_kind = 'at' AND j.next_run_at IS NULL AND j.updated_at < ?
+            AND EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id)
+            AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.job_id = j.id
+                             AND (r.finished_at IS NULL OR r.finished_at >= ?
+                                  OR r.status IN ('queued', 'running')))
+            AND NOT EXISTS (SELECT 1 FROM inbox_items i WHERE i.job_id = j.id AND i.state = 'open')
+          ORDER BY j.id LIMIT ?`,
+      ).all(before, before, limitOf({ limit })) as { id: number }[];
+      const runsOf = this.#stmt("SELECT report_path FROM runs WHERE job_id = ?");
+      const remove = this.#stmt("DELETE FROM jobs WHERE id = ?");
+      let runs = 0;
+      const reports: string[] = [];
+      for (const { id } of jobs) {
+        const rows = runsOf.all(id) as { report_path: string | null }[];
+        runs += rows.length;
+        reports.push(...reportsOf(rows));
+        remove.run(id); // runs and inbox items cascade
+      }
+      return { jobs: jobs.length, runs, reports };
+    });
+  }
+
+  pruneAudit(before: string, limit: number): number {
+    return this.#tx(() =>
+      Number(
+        this.#stmt(
+          `DELETE FROM audit WHERE id IN (SELECT id FROM audit WHERE at < ? ORDER BY at LIMIT ?)`,
+        ).run(before, limitOf({ limit })).changes,
+      )
+    );
   }
 
   // ---- inbox ----

@@ -108,21 +108,36 @@ Deno.test("jobs list newest first with the latest run blended in", () => {
   store.close();
 });
 
-Deno.test("the 101st scheduled job is refused with JobLimitError and nothing changes", () => {
+Deno.test("the 101st job of any class is refused with JobLimitError and nothing changes", () => {
   const { store } = memStore();
-  for (let i = 0; i < 100; i++) store.createJob(newJob({ name: `j${i}` }));
-  assert.throws(() => store.createJob(newJob({ name: "one too many" })), (err: unknown) => {
-    assert.ok(err instanceof JobLimitError);
-    assert.equal(err.limit, 100);
-    assert.match(err.message, /at most 100 jobs.*delete a job/);
-    return true;
-  });
+  for (let i = 0; i < 60; i++) store.createJob(newJob({ name: `j${i}` }));
+  for (let i = 0; i < 40; i++) {
+    store.createJob(newJob({ name: `api${i}`, class: "api", next_run_at: null }));
+  }
+  for (const cls of ["scheduled", "api"] as const) {
+    assert.throws(
+      () => store.createJob(newJob({ name: "one too many", class: cls, next_run_at: null })),
+      (err: unknown) => {
+        assert.ok(err instanceof JobLimitError);
+        assert.equal(err.limit, 100);
+        assert.match(err.message, /at most 100 jobs.*scheduled and one-shot together.*delete/);
+        return true;
+      },
+    );
+  }
   assert.equal(store.countJobs(), 100);
   assert.ok(!store.listJobs().some((j) => j.name === "one too many"));
-  // api one-shots are bounded by the governor's queue depth, not by this cap.
-  store.createJob(newJob({ name: "one-shot", class: "api", next_run_at: null }));
-  assert.equal(store.countJobs(), 101);
-  assert.equal(store.countJobs("scheduled"), 100);
+  store.close();
+});
+
+Deno.test("listJobs pages newest first with limit and before_id", () => {
+  const { store } = memStore();
+  for (let i = 0; i < 5; i++) store.createJob(newJob({ name: `j${i}` }));
+  const first = store.listJobs({ limit: 2 });
+  assert.deepEqual(first.map((j) => j.name), ["j4", "j3"]);
+  const next = store.listJobs({ limit: 2, before_id: first[1]!.id });
+  assert.deepEqual(next.map((j) => j.name), ["j2", "j1"]);
+  assert.equal(store.listJobs().length, 5);
   store.close();
 });
 

@@ -4,6 +4,7 @@
 
 import type { Question } from "../tools/types.ts";
 import type { Schedule } from "../scheduler/schedule.ts";
+import type { TriggerStore } from "./triggers.ts";
 
 export type JobMode = "auto" | "strict";
 /** Code path a job came from; decides its governor class (spec 2.5). */
@@ -171,6 +172,15 @@ export interface MachineToken {
   revoked_at: string | null;
 }
 
+/** What one retention chunk removed (see the prune* methods of Store). */
+export interface Pruned {
+  /** Jobs deleted (pruneOneShots only). */
+  jobs: number;
+  runs: number;
+  /** report_path of every deleted run that had one; the caller removes the files. */
+  reports: string[];
+}
+
 export interface ListOptions {
   limit?: number;
   /** Only rows with a smaller id (newest-first paging). */
@@ -192,13 +202,13 @@ export interface Store {
 
   // Jobs
   /**
-   * Throws JobLimitError when a scheduled job would exceed MAX_JOBS scheduled jobs (api
-   * one-shots are not counted: the governor's queue depth bounds them).
+   * Throws JobLimitError when the store already holds MAX_JOBS jobs. Every job counts,
+   * scheduled and one-shot alike, so no door can grow the store without bound.
    */
   createJob(job: NewJob): Job;
   getJob(id: number): Job | null;
-  /** Newest first, each with its latest run. */
-  listJobs(): JobWithLatestRun[];
+  /** Newest first, each with its latest run; all of them unless `options.limit`. */
+  listJobs(options?: ListOptions): JobWithLatestRun[];
   countJobs(cls?: JobClass): number;
   /** Throws NotFoundError for an unknown id. */
   updateJob(id: number, patch: JobPatch): Job;
@@ -216,6 +226,8 @@ export interface Store {
   /** Newest first. */
   listRuns(jobId: number, options?: ListOptions): Run[];
   latestRun(jobId: number): Run | null;
+  /** The job's newest run that is not a skip row (skipped, skipped_drift): its last attempt. */
+  latestAttempt(jobId: number): Run | null;
   /** The job's newest queued or running run (a resume and a retry may both be queued). */
   inFlightRun(jobId: number): Run | null;
   runsWithStatus(status: RunStatus): Run[];
@@ -224,6 +236,23 @@ export interface Store {
   countQueued(): number;
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
+
+  // Retention (core/scheduler/retention.ts). Each call deletes at most `limit` rows in one
+  // short transaction, oldest first, so a caller can yield between chunks.
+  /**
+   * Deletes runs finished before `before`, except: queued and running runs, each job's
+   * latest run, runs with an open inbox item, and runs that a queued or running resume
+   * continues. Their closed inbox items go with them.
+   */
+  pruneRuns(before: string, limit: number): Pruned;
+  /**
+   * Deletes finished one-shot jobs whole (runs and inbox items cascade): schedule kind `at`
+   * with nothing left to fire (next_run_at null), at least one run, none queued or running,
+   * no open inbox item, and no change or finished run at or after `before`.
+   */
+  pruneOneShots(before: string, limit: number): Pruned;
+  /** Deletes audit rows written before `before`; returns how many. */
+  pruneAudit(before: string, limit: number): number;
 
   // Inbox
   createInboxItem(item: NewInboxItem): InboxItem;
@@ -248,6 +277,9 @@ export interface Store {
   listPushSubscriptions(): PushSubscription[];
   deletePushSubscription(endpoint: string): boolean;
   recordPushResult(endpoint: string, ok: boolean): void;
+
+  // Trigger-bound recipes (core/store/triggers.ts)
+  readonly triggers: TriggerStore;
 
   // Machine-door tokens (only hashes are stored)
   createMachineToken(name: string, tokenHash: string): MachineToken;

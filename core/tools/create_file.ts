@@ -29,7 +29,7 @@ export const createFileTool: Tool = {
     } catch (err) {
       if (!(err instanceof ToolInputError)) throw err;
       // Not there yet (shown whole as new), or a file that is not text: say it is replaced.
-      if (await Deno.stat(path).then(() => true, () => false)) {
+      if (await Deno.stat(path).then(() => true, absentOnly)) {
         return `${shown}: ${err.message}; it will be replaced by:\n` +
           unifiedDiff({ shown, before: null, after: input.file_text });
       }
@@ -44,7 +44,7 @@ export const createFileTool: Tool = {
         throw new ToolInputError(`${displayPath(ctx.workdir, path)} is a directory`);
       }
       return true;
-    }, () => false);
+    }, absentOnly);
     // Overwriting keeps the old file's permission bits, like an editor saving it.
     const mode = existed ? await existingMode(path) : undefined;
     await writeText(path, input.file_text, mode, true);
@@ -52,3 +52,9 @@ export const createFileTool: Tool = {
     return { type: "result", content: `${verb} ${displayPath(ctx.workdir, path)}` };
   },
 };
+
+/** `false` for a path that does not exist; any other failure (a refusal) is thrown. */
+function absentOnly(err: unknown): false {
+  if (err instanceof Deno.errors.NotFound) return false;
+  throw err;
+}

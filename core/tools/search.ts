@@ -40,7 +40,10 @@ export const searchTool: Tool = {
       }
     }
     const root = resolveInWorkspace(ctx.workdir, input.path ?? ".");
-    const rootInfo = await Deno.stat(root).catch(() => undefined);
+    const rootInfo = await Deno.stat(root).catch((err) => {
+      if (err instanceof Deno.errors.NotFound) return undefined;
+      throw err; // a refusal is not "no such directory"
+    });
     if (!rootInfo || !(rootInfo.isDirectory || rootInfo.isFile)) {
       throw new ToolInputError(`no such directory or file: ${displayPath(ctx.workdir, root)}`);
     }

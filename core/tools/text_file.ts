@@ -46,8 +46,9 @@ export async function readEditableText(path: string, workdir: string): Promise<E
 export async function existingMode(path: string): Promise<number | undefined> {
   try {
     return permissionBits(await Deno.stat(path));
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
   }
 }
 

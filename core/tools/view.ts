@@ -34,7 +34,8 @@ export const viewTool: Tool = {
     let stat: Deno.FileInfo;
     try {
       stat = await Deno.stat(path);
-    } catch {
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err; // a refusal is not "no such file"
       throw new ToolInputError(`no such file or directory: ${displayPath(ctx.workdir, path)}`);
     }
     if (stat.isDirectory) {

@@ -41,6 +41,10 @@ export class ChatCompletionsWire implements Wire {
     );
   }
 
+  get defaultMaxTokens(): number | undefined {
+    return this.options.max_tokens;
+  }
+
   /** The request body this wire would send (also used by tests and `--dry-run` views). */
   render(req: WireRequest): ReturnType<typeof renderChatRequest> {
     const backend = { wire: this.kind, tier: endpointTier(this.endpoint) };

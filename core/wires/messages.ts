@@ -6,7 +6,7 @@
 
 import { COUNT_TOKENS_FIELDS, pickFields, TokenCountEndpoint } from "./count_tokens.ts";
 import { endpointTier } from "./effort.ts";
-import { renderMessagesRequest } from "./messages_render.ts";
+import { DEFAULT_MESSAGES_MAX_TOKENS, renderMessagesRequest } from "./messages_render.ts";
 import { MessagesAssembler } from "./messages_stream.ts";
 import { countTokensUrl, messagesUrl, modelsUrl } from "./paths.ts";
 import { probeModels, type ProbeOptions } from "./probe.ts";
@@ -40,6 +40,10 @@ export class MessagesWire implements Wire {
       countTokensUrl(endpoint.base_url),
       "input_tokens",
     );
+  }
+
+  get defaultMaxTokens(): number {
+    return this.options.max_tokens ?? DEFAULT_MESSAGES_MAX_TOKENS;
   }
 
   /** The request body this wire would send. */

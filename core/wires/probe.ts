@@ -136,9 +136,12 @@ export class ModelNameResolver {
     return before !== this.#snapshot();
   }
 
-  /** Applies `done.model` after a completed turn. */
+  /**
+   * Applies `done.model` after a completed turn. A server echoing the sentinel back has not
+   * named the model that answered, so the probed name (or the sentinel) stays.
+   */
   applyResponseModel(model: string | undefined): boolean {
-    if (!model || !this.#isSentinel()) return false;
+    if (!model || model === DEFAULT_MODEL_SENTINEL || !this.#isSentinel()) return false;
     const before = this.#snapshot();
     this.#resolved.set(this.#model, model);
     this.#refineWindow();

@@ -90,6 +90,18 @@ Deno.test("resolver: the default sentinel resolves to the first served model, th
   equal(r.applyResponseModel(undefined), false);
 });
 
+Deno.test("resolver: a server echoing the default sentinel never replaces the probed name", () => {
+  const r = new ModelNameResolver({
+    model: "default",
+    hasBaseUrl: true,
+    fallbackContextWindow: 8192,
+  });
+  r.applyListing([{ id: "qwen3-8b", max_model_len: 32768 }]);
+  equal(r.applyResponseModel("default"), false);
+  equal(r.displayName, "qwen3-8b");
+  equal(r.contextWindow, 32768);
+});
+
 Deno.test("resolver: silent no-ops keep the literal name", () => {
   const r = new ModelNameResolver({
     model: "default",

@@ -136,4 +136,10 @@ export interface Wire {
   countTokens(req: WireRequest, signal?: AbortSignal): Promise<number | null>;
   /** Why the last countTokens() gave null, short enough for one line; unset after a count. */
   readonly countProblem?: string | undefined;
+  /**
+   * The reply cap a request without its own max_tokens gets (the Messages wire always sends
+   * one); undefined when the server decides. The token budget may lower a request's cap,
+   * never raise it above this (a server refuses a cap above the model's own).
+   */
+  readonly defaultMaxTokens?: number | undefined;
 }

@@ -16,7 +16,8 @@ Prints the next N fires of a schedule as UTC ISO-8601 instants, one per line.
   --expr   every: 90s, 15m, 2h, 1d (60 s minimum)
            cron:  5 fields, minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"
            at:    ISO-8601 timestamp, e.g. 2026-03-09T09:00 (read in --tz) or 2026-03-09T14:00Z
-  --tz     IANA time zone the schedule is read in (default UTC)
+  --tz     time zone the schedule is read in: UTC (default) or an IANA region name such as
+           America/New_York; legacy aliases (EST, US/Eastern) and fixed offsets are refused
   --from   evaluate as of this instant instead of now (ISO-8601; without an offset it is read in --tz)
   --count  how many fires to print, 1..100 (default 5)
 

@@ -164,3 +164,20 @@ Deno.test("errors go to out when no err sink is given", () => {
   assert.equal(out.length, 1);
   assert.ok(out[0]!.startsWith("error: --expr:"));
 });
+
+Deno.test("--tz takes UTC and region names; legacy aliases are refused naming the flag and the name to use", () => {
+  fails(
+    ["--kind", "every", "--expr", "1h", "--tz", "EST"],
+    "--tz: ",
+    '"EST" is a legacy alias',
+    "America/Panama",
+  );
+  fails(
+    ["--kind", "every", "--expr", "1h", "--tz", "US/Eastern"],
+    "--tz: ",
+    "America/New_York",
+  );
+  const lower = run(["--kind", "every", "--expr", "1h", "--tz", "utc", "--count", "1"]);
+  assert.equal(lower.code, 0, lower.err.join("\n"));
+  assert.deepEqual(lower.out, ["2026-03-07T13:00:00Z"]);
+});

@@ -18,9 +18,12 @@ import {
   MemoryPathError,
   MemoryTooLargeError,
 } from "../../core/memory/errors.ts";
+import { RecipeNotFoundError } from "../../core/recipes/service.ts";
+import { RecipeError } from "../../core/recipes/types.ts";
 import { JobValidationError } from "../../core/scheduler/job_input.ts";
 import { ScheduleError } from "../../core/scheduler/schedule.ts";
 import { InFlightError } from "../../core/scheduler/scheduler.ts";
+import { JobConflictError } from "../../core/scheduler/jobs.ts";
 import { InboxStateError, JobLimitError, NotFoundError } from "../../core/store/errors.ts";
 
 export interface ErrorBody {
@@ -67,6 +70,12 @@ export function mapError(err: unknown): Mapped | null {
   if (err instanceof JobValidationError || err instanceof InboxInputError) {
     return { status: 400, code: "validation_failed", message: err.message, field: err.field };
   }
+  if (err instanceof RecipeError) {
+    return { status: 400, code: "recipe_error", message: err.message, field: err.field };
+  }
+  if (err instanceof RecipeNotFoundError) {
+    return { status: 404, code: "not_found", message: err.message };
+  }
   if (err instanceof ScheduleError) {
     return { status: 400, code: "validation_failed", message: err.message, field: err.field };
   }
@@ -86,6 +95,9 @@ export function mapError(err: unknown): Mapped | null {
     return { status: 404, code: "not_found", message: err.message };
   }
   if (err instanceof JobLimitError) return { status: 409, code: "job_limit", message: err.message };
+  if (err instanceof JobConflictError) {
+    return { status: 409, code: err.code, message: err.message, field: err.field };
+  }
   if (err instanceof InFlightError) {
     return { status: 409, code: "run_in_flight", message: err.message };
   }

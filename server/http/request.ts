@@ -3,54 +3,32 @@
 import type { Context } from "hono";
 import { sanitizeTitle } from "../../core/delivery/sanitize.ts";
 import { ApiError, badInput } from "./errors.ts";
+import "./json_body.ts"; // declares the jsonBodyText context variable
 
 /** The parsed JSON body, which must be an object. 400 (field "body") otherwise. */
-export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
-  const value = await readJson(c);
+export function readJsonObject(c: Context): Record<string, unknown> {
+  const value = readJson(c);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw badInput("body", "expected a JSON object");
   }
   return value as Record<string, unknown>;
 }
 
-/** Largest request body accepted anywhere (a 32,000-character prompt fits many times). */
-export const BODY_MAX_BYTES = 1024 * 1024;
-
-function tooLarge(): ApiError {
-  return new ApiError(413, "payload_too_large", `request body over ${BODY_MAX_BYTES} bytes`);
-}
-
-/** The body as text, refusing more than BODY_MAX_BYTES however it is framed (413). */
-export async function readBodyText(c: Context): Promise<string> {
-  const declared = Number(c.req.header("Content-Length") ?? NaN);
-  if (declared > BODY_MAX_BYTES) throw tooLarge();
-  const body = c.req.raw.body;
-  if (!body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > BODY_MAX_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
+/**
+ * The request body as text, as checked and decoded by jsonBodyGate (server/http/json_body.ts:
+ * size, Content-Type, UTF-8). A route outside the gate is a wiring mistake, reported as one.
+ */
+export function readBodyText(c: Context): string {
+  const text = c.get("jsonBodyText");
+  if (text === undefined) {
+    throw new Error(`readBodyText: ${c.req.method} ${c.req.path} is not behind jsonBodyGate`);
   }
-  const all = new Uint8Array(size);
-  let off = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, off);
-    off += chunk.length;
-  }
-  return new TextDecoder().decode(all);
+  return text;
 }
 
 /** The parsed JSON body, or `fallback` when the body is empty. */
-export async function readJson(c: Context, fallback?: unknown): Promise<unknown> {
-  const text = await readBodyText(c);
+export function readJson(c: Context, fallback?: unknown): unknown {
+  const text = readBodyText(c);
   if (text.trim() === "") {
     if (fallback !== undefined) return fallback;
     throw badInput("body", "empty; send a JSON object with Content-Type: application/json");

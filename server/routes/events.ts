@@ -2,8 +2,11 @@
 // changes). Each event is a small ping (see LiveEvent in server/deps.ts); pages refetch the
 // JSON routes for details. A reconnect with Last-Event-ID replays the kept events it missed.
 
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { AppDeps, LiveEvent } from "../deps.ts";
+import { errorJson } from "../http/errors.ts";
+import { sanitizeTitle } from "../../core/delivery/sanitize.ts";
+import { DEFAULT_STREAM_LIMITS, StreamSlots } from "../http/stream_slots.ts";
 
 const KEEPALIVE_MS = 25_000;
 /** A client this far behind (queued chunks) is dropped; it reconnects and replays. */
@@ -13,9 +16,45 @@ function frame(event: LiveEvent): string {
   return `event: ${event.type}\nid: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/**
+ * Who a stream counts against. Behind the SSO proxy with AGENT_OUTPOST_TRUSTED_USER_HEADER set,
+ * the signed-in user (the proxy overwrites that header); otherwise the TCP peer address.
+ * X-Forwarded-For is never read: a client can write anything there. Behind a proxy without the
+ * trusted header every user shares the proxy's address, so the per-client cap is then a cap
+ * for all of them together (docs/dashboard-api.md).
+ */
+export function streamClient(c: Context, trustedHeader: string | null): string {
+  if (trustedHeader) {
+    const user = sanitizeTitle(c.req.header(trustedHeader) ?? "");
+    if (user !== "") return `user:${user}`;
+  }
+  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+  return `addr:${info?.remoteAddr?.hostname ?? "unknown"}`;
+}
+
 export function registerEventRoutes(app: Hono, deps: AppDeps): void {
+  const slots = new StreamSlots(deps.eventStreamLimits ?? DEFAULT_STREAM_LIMITS);
   app.get("/api/events", (c) => {
     const { live, clock } = deps;
+    const slot = slots.acquire(streamClient(c, deps.trustedUserHeader));
+    if (!slot.ok) {
+      c.header("Retry-After", "30");
+      return slot.cap === "client"
+        ? errorJson(
+          c,
+          429,
+          "too_many_streams",
+          `this client already has ${slot.limit} live event streams open; close a tab or ` +
+            `reuse a stream`,
+        )
+        : errorJson(
+          c,
+          503,
+          "streams_full",
+          `the outpost already serves ${slot.limit} live event streams; try again later ` +
+            `(pages fall back to polling)`,
+        );
+    }
     const lastId = Number(c.req.header("Last-Event-ID") ?? c.req.query("after") ?? NaN);
     const encoder = new TextEncoder();
     const stop = new AbortController();
@@ -26,6 +65,7 @@ export function registerEventRoutes(app: Hono, deps: AppDeps): void {
           if (stop.signal.aborted) return;
           stop.abort();
           unsubscribe();
+          slot.release();
           try {
             controller.close();
           } catch { /* already closed */ }
@@ -59,6 +99,7 @@ export function registerEventRoutes(app: Hono, deps: AppDeps): void {
       cancel() {
         stop.abort();
         unsubscribe();
+        slot.release();
       },
     });
     return new Response(body, {

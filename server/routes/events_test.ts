@@ -42,7 +42,8 @@ Deno.test("GET /api/events streams run, job and inbox pings as they happen", asy
   assert.equal(hello!.event, "hello");
   assert.equal(hello!.data.seq, 0);
 
-  const created = await (await t.request("POST", "/api/jobs", jobInput({ enabled: false }))).json();
+  // Its first fire is an hour away (10:00), so only the trigger below starts a run.
+  const created = await (await t.request("POST", "/api/jobs", jobInput())).json();
   const jobId = created.job.id;
   assert.deepEqual((await stream.next())!.data, {
     type: "job",
@@ -84,4 +85,63 @@ Deno.test("GET /api/events replays missed events after Last-Event-ID and ends wh
   assert.deepEqual([(await stream.next())!.id, (await stream.next())!.id], ["2", "3"]);
   t.deps.live.close();
   assert.equal(await stream.next(), null, "the stream ends on shutdown");
+});
+
+Deno.test("GET /api/events caps live streams: 429 past the per-client cap, 503 past the total, and closing one frees its slot", async () => {
+  await using t = await makeTestOutpost({ env: { AGENT_OUTPOST_TRUSTED_USER_HEADER: "X-User" } });
+  const { createApp } = await import("../app.ts");
+  const app = createApp({
+    ...t.deps,
+    trustedUserHeader: "X-User",
+    eventStreamLimits: { perClient: 2, total: 3 },
+  });
+  const open = (user: string) => app.request("/api/events", { headers: { "X-User": user } });
+  const streams: ReturnType<typeof frames>[] = [];
+  for (const user of ["ann", "ann"]) {
+    const res = await open(user);
+    assert.equal(res.status, 200);
+    const s = frames(res);
+    assert.equal((await s.next())!.event, "hello");
+    streams.push(s);
+  }
+  const overClient = await open("ann");
+  assert.equal(overClient.status, 429, "a third stream for the same user");
+  assert.equal((await overClient.json()).error.code, "too_many_streams");
+  assert.equal(overClient.headers.get("retry-after"), "30");
+
+  const bob = await open("bob");
+  assert.equal(bob.status, 200);
+  streams.push(frames(bob));
+  const overTotal = await open("cy");
+  assert.equal(overTotal.status, 503, "the outpost-wide cap");
+  assert.equal((await overTotal.json()).error.code, "streams_full");
+
+  // A client that goes away gives its slot back.
+  await streams.shift()!.cancel();
+  const again = await open("cy");
+  assert.equal(again.status, 200);
+  streams.push(frames(again));
+  assert.equal((await open("dee")).status, 503);
+  for (const s of streams) await s.cancel();
+  assert.equal((await open("dee")).status, 200);
+});
+
+Deno.test("without a trusted user header, streams count against the peer address, never X-Forwarded-For", async () => {
+  await using t = await makeTestOutpost();
+  const { createApp } = await import("../app.ts");
+  const app = createApp({ ...t.deps, eventStreamLimits: { perClient: 1, total: 10 } });
+  const peer = (ip: string) => ({ remoteAddr: { transport: "tcp", hostname: ip, port: 5000 } });
+  const first = await app.request("/api/events", {}, peer("10.0.0.1"));
+  assert.equal(first.status, 200);
+  const spoofed = await app.request(
+    "/api/events",
+    { headers: { "X-Forwarded-For": "192.0.2.9", "X-User": "someone" } },
+    peer("10.0.0.1"),
+  );
+  assert.equal(spoofed.status, 429);
+  await spoofed.body?.cancel();
+  const other = await app.request("/api/events", {}, peer("10.0.0.2"));
+  assert.equal(other.status, 200);
+  await first.body!.cancel();
+  await other.body!.cancel();
 });

@@ -7,7 +7,8 @@ import { jsonOf as json, makeTestOutpost, type TestOutpost } from "../test_deps.
 /** Triggers a strict job that halts with `questions`; returns the job and its open item. */
 async function halt(t: TestOutpost, questions: Question[] | unknown[], session = "sess-42") {
   const job = t.scheduler.createJob(
-    jobInput({ mode: "strict", name: `halts ${t.store.countJobs()}`, enabled: false }),
+    jobInput({ mode: "strict", name: `halts ${t.store.countJobs()}` }),
+    { enabled: false },
   );
   const proc = await spawnOf(t, job.id);
   proc.exit(2, { session_id: session, questions: questions as Question[] });

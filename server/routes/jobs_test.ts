@@ -72,6 +72,37 @@ Deno.test("POST /api/jobs: every bad field is a 400 naming it, and nothing is st
   assert.equal(t.store.listAudit().length, 0);
 });
 
+Deno.test("POST /api/jobs: legacy zone aliases and non-string schedule fields are 400s naming the field", async () => {
+  await using t = await makeTestOutpost();
+  const cases: [Record<string, unknown>, string, RegExp][] = [
+    [{ kind: "every", expr: "1h", tz: "EST" }, "schedule.tz", /"EST" is a legacy alias/],
+    [{ kind: "every", expr: "1h", tz: "US/Eastern" }, "schedule.tz", /"America\/New_York"/],
+    [{ kind: "every", expr: "1h", tz: 5 }, "schedule.tz", /must be a string/],
+    [{ kind: "cron", expr: 1, tz: "UTC" }, "schedule.expr", /must be a string.*got number/],
+    [{ kind: 1, expr: "1h" }, "schedule.kind", /must be a string/],
+  ];
+  for (const [schedule, field, message] of cases) {
+    const res = await t.request("POST", "/api/jobs", jobInput({ schedule }));
+    assert.equal(res.status, 400, JSON.stringify(schedule));
+    const err = (await json(res)).error;
+    assert.equal(err.field, field, JSON.stringify(err));
+    assert.match(err.message, message);
+  }
+  assert.equal(t.store.countJobs(), 0);
+  // The preview route applies the same rule.
+  const preview = await t.app.request("/api/schedule/preview?kind=every&expr=1h&tz=EST");
+  assert.equal(preview.status, 400);
+  assert.equal((await json(preview)).error.field, "schedule.tz");
+  // Letter case is not an alias: the zone is stored in the database's spelling.
+  const utc = await t.request(
+    "POST",
+    "/api/jobs",
+    jobInput({ schedule: { kind: "every", expr: "1h", tz: "utc" } }),
+  );
+  assert.equal(utc.status, 201);
+  assert.equal((await json(utc)).job.schedule.tz, "UTC");
+});
+
 Deno.test("POST /api/jobs refuses the 101st job with 409", async () => {
   await using t = await makeTestOutpost();
   for (let i = 0; i < 100; i++) t.scheduler.createJob(jobInput({ name: `j${i}` }));
@@ -79,6 +110,36 @@ Deno.test("POST /api/jobs refuses the 101st job with 409", async () => {
   assert.equal(res.status, 409);
   assert.equal((await json(res)).error.code, "job_limit");
   assert.equal(t.store.countJobs(), 100);
+});
+
+Deno.test("the job cap holds across both doors: a flood of dashboard and machine-door jobs stops at 100 with a true 409", async () => {
+  // A queue deep enough that the job cap, not the governor, is what stops the flood.
+  await using t = await makeTestOutpost({ governor: { queue_depth_max: 1000 } });
+  const token = t.machineToken("flood");
+  const machine = (i: number) =>
+    t.app.request("/api/v1/jobs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ prompt: `one-shot ${i}`, workdir: "/tmp" }),
+    });
+  const refused: Response[] = [];
+  for (let i = 0; i < 80; i++) {
+    const human = await t.request("POST", "/api/jobs", jobInput({ name: `flood ${i}` }));
+    const bot = await machine(i);
+    for (const res of [human, bot]) {
+      if (res.status === 409) refused.push(res);
+      else assert.ok(res.status === 201 || res.status === 202, `unexpected ${res.status}`);
+    }
+  }
+  assert.equal(t.store.countJobs(), 100, "the store holds exactly the cap");
+  assert.equal(refused.length, 60);
+  for (const res of refused) {
+    const err = (await json(res)).error;
+    assert.equal(err.code, "job_limit");
+    assert.match(err.message, /at most 100 jobs may exist, scheduled and one-shot together/);
+  }
+  assert.equal(t.store.countJobs("api"), 50);
+  assert.equal(t.store.countJobs("scheduled"), 50);
 });
 
 Deno.test("GET /api/jobs/<id>: the job with its latest run; unknown and non-numeric ids are 404", async () => {
@@ -329,4 +390,71 @@ Deno.test("run output refuses a report path outside the runs directory", async (
   const res = await t.app.request(`/api/jobs/${job.id}/runs/${run.id}/output`);
   assert.equal(res.status, 404);
   assert.doesNotMatch(await res.text(), /secret"?$/);
+});
+
+Deno.test("POST /api/jobs refuses the server-side stamp: recipe_id, recipe_version, meta and enabled are 400 naming the field", async () => {
+  await using t = await makeTestOutpost();
+  const forged: Record<string, unknown>[] = [
+    { recipe_id: "daily-brief-9am", recipe_version: 1 },
+    { recipe_version: 3 },
+    { meta: { room: "!forged:example.org" } },
+    { enabled: false },
+  ];
+  for (const extra of forged) {
+    const res = await t.request("POST", "/api/jobs", jobInput(extra));
+    assert.equal(res.status, 400, JSON.stringify(extra));
+    const err = (await json(res)).error;
+    assert.equal(err.code, "validation_failed");
+    assert.equal(err.field, Object.keys(extra)[0]);
+  }
+  assert.equal(t.store.countJobs(), 0);
+});
+
+Deno.test("PUT refuses a new prompt on a recipe-made job with 409 recipe_prompt_frozen; other fields and the same prompt pass", async () => {
+  await using t = await makeTestOutpost();
+  const job = t.scheduler.createJob(jobInput(), {
+    recipe_id: "daily-brief-9am",
+    recipe_version: 2,
+  });
+  const res = await t.request("PUT", `/api/jobs/${job.id}`, { prompt: "do something else" });
+  assert.equal(res.status, 409);
+  const err = (await json(res)).error;
+  assert.equal(err.code, "recipe_prompt_frozen");
+  assert.equal(err.field, "prompt");
+  assert.match(err.message, /recipe daily-brief-9am.*frozen/);
+  assert.equal(t.store.getJob(job.id)!.prompt, job.prompt);
+  const same = await t.request("PUT", `/api/jobs/${job.id}`, { prompt: job.prompt, name: "brief" });
+  assert.equal(same.status, 200, "the edit form sends the unchanged prompt back");
+  assert.equal((await json(same)).job.name, "brief");
+  // A PUT cannot rewrite the stamp either.
+  for (const body of [{ recipe_id: "other" }, { recipe_version: 9 }, { meta: { room: "!x" } }]) {
+    assert.equal((await t.request("PUT", `/api/jobs/${job.id}`, body)).status, 400);
+  }
+  const plain = t.scheduler.createJob(jobInput({ name: "hand-made" }));
+  assert.equal((await t.request("PUT", `/api/jobs/${plain.id}`, { prompt: "new" })).status, 200);
+});
+
+Deno.test("re-enabling a one-shot cancelled while queued is refused with 409 one_shot_finished, saying why", async () => {
+  // The api class admits nothing, so the submission stays queued until it is cancelled.
+  await using t = await makeTestOutpost({ governor: { max_concurrent: { api: 0, scheduled: 2 } } });
+  const token = t.machineToken("ci");
+  const submit = await t.app.request("/api/v1/jobs", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ prompt: "once", workdir: "/tmp" }),
+  });
+  const { job_id } = await json(submit);
+  await t.scheduler.step();
+  assert.equal((await t.request("POST", `/api/jobs/${job_id}/cancel`)).status, 200);
+  assert.equal(t.store.getJob(job_id)!.enabled, false);
+  const res = await t.request("PUT", `/api/jobs/${job_id}`, { enabled: true });
+  assert.equal(res.status, 409);
+  const err = (await json(res)).error;
+  assert.equal(err.code, "one_shot_finished");
+  assert.match(err.message, /one-shot with nothing queued or running.*trigger/);
+  assert.equal(t.store.getJob(job_id)!.enabled, false, "nothing changed");
+  assert.equal(t.store.listAudit({ action: "job_enable" }).length, 0);
+  // Run now still works, and a paused one-shot whose run still waits can be re-enabled.
+  assert.equal((await t.request("POST", `/api/jobs/${job_id}/trigger`)).status, 202);
+  assert.equal((await t.request("PUT", `/api/jobs/${job_id}`, { enabled: true })).status, 200);
 });

@@ -1,9 +1,11 @@
 // The memory pane (spec 2.1 rule 8, 4.5, 7.1, 8): list and search are unfiltered operator
 // views without bodies; a body goes through the memory tool's own path guard, is refused
-// over 64 KB, and every successful read writes a body_read audit row.
+// over 64 KB, and a successful read writes a body_read audit row, at most one per reader and
+// path a minute (AuditRepeatFilter), so reloads and polling do not flood the trail.
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
+import { AuditRepeatFilter } from "../../core/audit/repeat_filter.ts";
 import { errorText } from "../../core/logger.ts";
 import type { MemoryStore } from "../../core/memory/mod.ts";
 import { VIRTUAL_ROOT } from "../../core/memory/path_guard.ts";
@@ -20,6 +22,7 @@ export const MEMORY_REFRESH_MS = 5000;
 
 export function registerMemoryRoutes(app: Hono, deps: AppDeps): void {
   let refreshedAt = -Infinity;
+  const bodyReads = new AuditRepeatFilter(deps.clock);
   const open = async (): Promise<MemoryStore> => {
     try {
       return await deps.memory();
@@ -61,12 +64,16 @@ export function registerMemoryRoutes(app: Hono, deps: AppDeps): void {
     }
     const memory = await open();
     const body = memory.readBody(path);
-    audit(deps.store, deps.logger, {
-      action: AUDIT.bodyRead,
-      target: relativeOf(body.path),
-      actor: humanActor(c, deps.trustedUserHeader),
-      detail: `${body.size} bytes`,
-    });
+    const target = relativeOf(body.path);
+    const actor = humanActor(c, deps.trustedUserHeader);
+    if (bodyReads.shouldRecord(actor, target)) {
+      audit(deps.store, deps.logger, {
+        action: AUDIT.bodyRead,
+        target,
+        actor,
+        detail: `${body.size} bytes`,
+      });
+    }
     c.header("Cache-Control", "no-store");
     return c.json(body);
   });

@@ -46,6 +46,26 @@ Deno.test("GET /api/memory/search: top 10 hits, unfiltered, never bodies; q is r
   }
 });
 
+Deno.test("GET /api/memory/search: each hit's snippet comes from its own file", async () => {
+  await using t = await makeTestOutpost();
+  const memory = await t.deps.memory();
+  const markers = ["ALPHAWORD", "BRAVOWORD", "CHARLIEWORD", "DELTAWORD"];
+  markers.forEach((marker, i) =>
+    memory.create(
+      `/memories/facts/m${i}.md`,
+      `---\ncategory: project-fact\nworkspace: /srv/w${i}\n---\n# M${i}\nzebra ${marker} notes\n`,
+    )
+  );
+  const res = await t.app.request("/api/memory/search?q=zebra");
+  assert.equal(res.status, 200);
+  const hits = (await json(res)).hits as { path: string; snippet: string }[];
+  assert.equal(hits.length, markers.length);
+  for (const hit of hits) {
+    const i = Number(/m(\d)\.md$/.exec(hit.path)![1]);
+    assert.match(hit.snippet, new RegExp(markers[i]!), hit.path);
+  }
+});
+
 Deno.test("GET /api/memory/body returns the body as JSON and writes a body_read audit row", async () => {
   await using t = await makeTestOutpost();
   const memory = await t.deps.memory();
@@ -64,6 +84,39 @@ Deno.test("GET /api/memory/body returns the body as JSON and writes a body_read 
   const [row] = t.store.listAudit({ action: "body_read" });
   assert.equal(row!.target, "facts/xss.md");
   assert.equal(row!.actor, "dashboard");
+});
+
+Deno.test("GET /api/memory/body audits one row per reader, path and minute (reloads do not flood)", async () => {
+  await using t = await makeTestOutpost({
+    env: { AGENT_OUTPOST_TRUSTED_USER_HEADER: "X-Forwarded-User" },
+  });
+  const memory = await t.deps.memory();
+  memory.create("/memories/facts/build.md", FACT);
+  memory.create("/memories/preferences/style.md", PREF);
+  const read = async (path: string, user = "ann", method = "GET") => {
+    const res = await t.app.request(`/api/memory/body?path=${path}`, {
+      method,
+      headers: { "X-Forwarded-User": user },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  };
+  const rows = () =>
+    t.store.listAudit({ action: "body_read" }).map((r) => `${r.actor} ${r.target}`).sort();
+  await read("/memories/facts/build.md");
+  await read("/memories/facts/build.md");
+  await read("/memories/facts/build.md", "ann", "HEAD");
+  assert.deepEqual(rows(), ["user:ann facts/build.md"], "two reads in one minute: one row");
+  await read("/memories/preferences/style.md");
+  await read("/memories/facts/build.md", "bob");
+  assert.deepEqual(rows(), [
+    "user:ann facts/build.md",
+    "user:ann preferences/style.md",
+    "user:bob facts/build.md",
+  ], "another path or another reader: its own row");
+  await t.clock.advance(60_000);
+  await read("/memories/facts/build.md");
+  assert.equal(rows().filter((r) => r === "user:ann facts/build.md").length, 2, "a minute later");
 });
 
 Deno.test("GET /api/memory/body refuses guard escapes (400), missing files (404) and oversized bodies (413)", async () => {

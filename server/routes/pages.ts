@@ -1,4 +1,5 @@
-// The dashboard's server-rendered pages (spec 4.5): the landing page, /runs/<job>/<run>,
+// The dashboard's server-rendered pages (spec 4.5): the landing page, /jobs?before=<id> (older
+// pages of the job list), /runs/<job>/<run>,
 // /inbox/<id>, the static page script and stylesheet, and /partials/* — the HTML fragments
 // of each live region, which the page script re-fetches when /api/events says something
 // changed (or on its polling fallback). Every response carries a strict CSP: scripts and
@@ -6,7 +7,7 @@
 
 import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { assetUrls, STATIC_ASSETS } from "../static/assets.ts";
+import { assetUrls, SERVICE_WORKER, STATIC_ASSETS } from "../static/assets.ts";
 import { type Rendered, renderPage, renderPartial } from "../views/render.tsx";
 
 export const PAGE_CSP = [
@@ -47,6 +48,12 @@ export function registerPages(app: Hono, deps: AppDeps): void {
 
   app.get("/", async (c) => send(c, await renderPage(deps, assets, { page: "landing" })));
 
+  // Older pages of the job list; a missing or malformed `before` is the newest page.
+  app.get("/jobs", async (c) => {
+    const before = parseId(c.req.query("before"));
+    return send(c, await renderPage(deps, assets, { page: "jobs", before }));
+  });
+
   app.get("/runs/:job/:run", async (c) => {
     const job = parseId(c.req.param("job"));
     const run = parseId(c.req.param("run"));
@@ -59,7 +66,12 @@ export function registerPages(app: Hono, deps: AppDeps): void {
   });
 
   app.get("/partials/:name", async (c) => {
-    return send(c, await renderPartial(deps, { name: c.req.param("name") }));
+    const name = c.req.param("name");
+    if (name === "jobs") {
+      const before = parseId(c.req.query("before"));
+      return send(c, await renderPartial(deps, { name, before }));
+    }
+    return send(c, await renderPartial(deps, { name }));
   });
 
   app.get("/partials/run/:job/:run", async (c) => {
@@ -72,6 +84,16 @@ export function registerPages(app: Hono, deps: AppDeps): void {
     const id = parseId(c.req.param("id"));
     return send(c, await renderPartial(deps, { name: "inbox-item", id }));
   });
+
+  // The push service worker lives at the root so its scope covers every page; browsers
+  // revalidate it themselves, and no-cache keeps an update one fetch away.
+  app.get("/sw.js", (c) =>
+    c.body(SERVICE_WORKER.body, 200, {
+      "Content-Type": SERVICE_WORKER.type,
+      "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'",
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-cache",
+    }));
 
   app.get("/static/:file", (c) => {
     const asset = STATIC_ASSETS.get(c.req.param("file"));

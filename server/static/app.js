@@ -7,6 +7,8 @@ import { api, localizeTimes, runLink, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
+import "./recipes.js"; // the Recipes card wires itself when the page has one
+import { startPush } from "./push.js";
 
 const page = document.body.dataset.page ?? "";
 
@@ -30,13 +32,13 @@ const actions = {
       toast(`Run ${data.run.id} queued.`, "ok", runLink(data.run));
       refresh("jobs", "runs");
     }),
-  "edit-job": (b) => {
-    try {
-      fillForm(JSON.parse(b.dataset.job));
-    } catch {
-      toast("This job cannot be edited here; reload the page.", "error");
-    }
-  },
+  // The row carries only the id: the job (with its prompt of up to 32,000 characters) is
+  // fetched when Edit is clicked, which keeps the page small.
+  "edit-job": (b) =>
+    guarded(b, async () => {
+      const data = await api("GET", `/api/jobs/${b.dataset.id}`);
+      fillForm(data.job);
+    }),
   "delete-job": (b) =>
     guarded(b, async () => {
       if (
@@ -163,7 +165,10 @@ document.addEventListener("submit", (e) => {
 // ---------- start ----------
 
 localizeTimes(document);
-if (page !== "not-found") connectLive();
+if (page !== "not-found") {
+  connectLive();
+  startPush().catch((err) => console.warn("push setup failed:", err));
+}
 // A deep link to a card (/#card-jobs from an alert) lands on it even after layout shifts.
 if (location.hash.startsWith("#card-")) {
   const card = document.getElementById(location.hash.slice(1));

@@ -1,27 +1,23 @@
 // The Jobs card's live list: newest first, latest-run badge, enable switch, trigger, edit,
-// delete, dead-letter reason. The create/edit form sits beside it (job_form.tsx).
+// delete, dead-letter reason, one page of JOBS_PER_PAGE at a time with a link to the older
+// ones. The create/edit form sits beside it (job_form.tsx); Edit fetches the job from
+// GET /api/jobs/<id> when clicked, so no prompt (up to 32,000 chars) is carried in the page.
 
 import type { FC } from "hono/jsx";
 import type { JobWithLatestRun } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
 import { relativeTime, scheduleText, shortTime } from "./format.ts";
 
-/** The fields the edit form needs, carried on the Edit button as JSON (attribute-escaped). */
-export function jobFormValues(job: JobWithLatestRun): Record<string, unknown> {
-  return {
-    id: job.id,
-    name: job.name,
-    prompt: job.prompt,
-    schedule: job.schedule,
-    workdir: job.workdir,
-    mode: job.mode,
-    timeout_s: job.timeout_s,
-    max_retries: job.max_retries,
-    token_budget: job.token_budget,
-    priority: job.priority,
-    output_surface: job.output_surface,
-    recipe_id: job.recipe_id,
-  };
+/** Jobs shown per page of the Jobs card (the landing page shows the newest page). */
+export const JOBS_PER_PAGE = 50;
+
+/** One page of the job list: newest first, below `before` (a job id) when given. */
+export interface JobsPage {
+  jobs: JobWithLatestRun[];
+  /** The id the next (older) page starts below, or null when this page is the last. */
+  older: number | null;
+  /** Where this page starts (null: the newest page). */
+  before: number | null;
 }
 
 export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) => {
@@ -99,7 +95,7 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
           type="button"
           class="btn btn-quiet"
           data-action="edit-job"
-          data-job={JSON.stringify(jobFormValues(job))}
+          data-id={job.id}
         >
           Edit
         </button>
@@ -117,14 +113,37 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
   );
 };
 
-/** The live part of the Jobs card (re-fetched from /partials/jobs). */
-export const JobsList: FC<{ jobs: JobWithLatestRun[]; now: Date }> = ({ jobs, now }) => {
-  if (jobs.length === 0) {
-    return <p class="empty">No jobs yet. Create one with the form below.</p>;
+/** The address of the job list page that starts below job id `before`. */
+export function jobsPageHref(before: number): string {
+  return `/jobs?before=${before}`;
+}
+
+/** The live part of the Jobs card (re-fetched from /partials/jobs, with ?before= when paged). */
+export const JobsList: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => {
+  const nav = page.older === null && page.before === null
+    ? null
+    : (
+      <nav class="row-meta paging" aria-label="Job pages">
+        {page.before !== null ? <a href="/#card-jobs">Newest jobs</a> : null}
+        {page.older !== null ? <a href={jobsPageHref(page.older)} rel="next">Older jobs</a> : null}
+      </nav>
+    );
+  if (page.jobs.length === 0) {
+    return page.before === null
+      ? <p class="empty">No jobs yet. Create one with the form below.</p>
+      : (
+        <>
+          <p class="empty">No older jobs.</p>
+          {nav}
+        </>
+      );
   }
   return (
-    <ul class="rows" aria-label="Jobs">
-      {jobs.map((job) => <JobRow key={job.id} job={job} now={now} />)}
-    </ul>
+    <>
+      <ul class="rows" aria-label="Jobs">
+        {page.jobs.map((job) => <JobRow key={job.id} job={job} now={now} />)}
+      </ul>
+      {nav}
+    </>
   );
 };

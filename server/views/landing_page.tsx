@@ -1,22 +1,24 @@
-// The landing page: Inbox, Jobs (list + create/edit form), Recent runs, GPU fairness and
-// Memory cards. Each live region names the partial route the page script re-fetches.
+// The landing page: Inbox, Jobs (newest page of the list + create/edit form), Recent runs,
+// GPU fairness, Memory and Recipes cards; and the older pages of the job list (/jobs?before=<id>).
+// Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
 import type { GovernorConfig } from "../../core/governor/config.ts";
 import type { GovernorUsage } from "../../core/governor/governor.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
-import type { JobWithLatestRun } from "../../core/store/store.ts";
 import { GovernorLevers, GovernorUsageView } from "./governor_card.tsx";
 import { InboxList } from "./inbox_item.tsx";
 import { JobForm } from "./job_form.tsx";
-import { JobsList } from "./jobs_card.tsx";
+import { JobsList, type JobsPage } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
+import { PushCard } from "./push_card.tsx";
 import { type RecentRun, RunsList } from "./runs_card.tsx";
 
 export interface LandingData {
   now: Date;
-  jobs: JobWithLatestRun[];
+  /** The newest page of jobs (JOBS_PER_PAGE), with a link to the older ones. */
+  jobs: JobsPage;
   runs: RecentRun[];
   inbox: InboxView[];
   jobNames: Map<number, string>;
@@ -38,7 +40,7 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
     </Card>
     <Card id="card-jobs" title="Jobs" wide>
       <div data-live="jobs" data-src="/partials/jobs">
-        <JobsList jobs={data.jobs} now={data.now} />
+        <JobsList page={data.jobs} now={data.now} />
       </div>
       <JobForm />
     </Card>
@@ -50,6 +52,28 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
     </Card>
     <Card id="card-memory" title="Memory">
       <MemoryPane data={data.memory} />
+    </Card>
+    <Card id="card-recipes" title="Recipes" wide>
+      {/* Rendered by static/recipes.js from GET /api/recipes and /api/recipes/enabled. */}
+      <div id="recipes-root" class="recipes">
+        <p class="muted">Loading recipes…</p>
+      </div>
+    </Card>
+    <PushCard />
+  </div>
+);
+
+/** /jobs?before=<id>: an older page of the job list, with the form so Edit works there too. */
+export const JobsListPage: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => (
+  <div class="grid">
+    <Card id="card-jobs" title="Jobs" wide>
+      <div
+        data-live="jobs"
+        data-src={page.before === null ? "/partials/jobs" : `/partials/jobs?before=${page.before}`}
+      >
+        <JobsList page={page} now={now} />
+      </div>
+      <JobForm />
     </Card>
   </div>
 );

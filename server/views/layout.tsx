@@ -11,7 +11,7 @@ export interface LayoutProps {
   title: string;
   csrf: string;
   /** Which page this is; the page script picks its live regions by it. */
-  page: "landing" | "run" | "inbox" | "not-found";
+  page: "landing" | "jobs" | "run" | "inbox" | "not-found";
   status: StatusBarData | null;
   /** Versioned (content-hashed) URLs of the page script and stylesheets. */
   assets: AssetUrls;

@@ -11,12 +11,13 @@ import { GovernorUsageView } from "./governor_card.tsx";
 import { InboxItemView, InboxList } from "./inbox_item.tsx";
 import { InboxPage } from "./inbox_page.tsx";
 import { JobsList } from "./jobs_card.tsx";
-import { LandingPage } from "./landing_page.tsx";
+import { JobsListPage, LandingPage } from "./landing_page.tsx";
 import { Layout, type LayoutProps } from "./layout.tsx";
 import { renderMarkdown } from "./markdown.ts";
 import { NotFoundPage } from "./not_found_page.tsx";
 import {
   jobNames,
+  jobsPage,
   memoryPaneData,
   openInbox,
   recentRuns,
@@ -30,12 +31,14 @@ import { StatusBar } from "./status_bar.tsx";
 
 export type PageRequest =
   | { page: "landing" }
+  | { page: "jobs"; before: number | null }
   | { page: "run"; job: number | null; run: number | null }
   | { page: "inbox"; id: number | null }
   | { page: "missing"; path: string };
 
 export type PartialRequest =
   | { name: string }
+  | { name: "jobs"; before: number | null }
   | { name: "run"; job: number | null; run: number | null }
   | { name: "inbox-item"; id: number | null };
 
@@ -97,7 +100,7 @@ export async function renderPage(
       const memory = await memoryPaneData(deps);
       const data = {
         now,
-        jobs: deps.store.listJobs(),
+        jobs: jobsPage(deps.store),
         runs: recentRuns(deps.store),
         inbox: openInbox(deps),
         jobNames: jobNames(deps.store),
@@ -106,6 +109,11 @@ export async function renderPage(
       };
       return await page({ title: "Dashboard", page: "landing" }, <LandingPage data={data} />);
     }
+    case "jobs":
+      return await page(
+        { title: "Jobs", page: "jobs" },
+        <JobsListPage page={jobsPage(deps.store, req.before)} now={now} />,
+      );
     case "run": {
       const data = req.job !== null && req.run !== null
         ? await runPageData(deps, req.job, req.run)
@@ -150,8 +158,10 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
   switch (req.name) {
     case "status":
       return await ok(<StatusBar data={statusBarData(deps)} />);
-    case "jobs":
-      return await ok(<JobsList jobs={deps.store.listJobs()} now={now} />);
+    case "jobs": {
+      const before = (req as { before?: number | null }).before ?? null;
+      return await ok(<JobsList page={jobsPage(deps.store, before)} now={now} />);
+    }
     case "runs":
       return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);
     case "inbox":

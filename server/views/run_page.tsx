@@ -139,11 +139,16 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
         </header>
         {reportHtml !== null
           ? <article class="md" id="report">{raw(reportHtml)}</article>
-          : (
+          : data.reportNote === null
+          ? (
             <p class="empty" id="report-empty">
               {live ? "The report appears when the run finishes." : "This run left no report."}
             </p>
-          )}
+          )
+          : null}
+        {data.reportNote !== null
+          ? <p class="md-note" id="report-note" role="note">{data.reportNote}</p>
+          : null}
       </section>
       <Siblings runs={data.siblings} jobId={job.id} now={now} />
     </div>

@@ -121,8 +121,11 @@ peerTest("dashboard: disable, re-enable and edit a job from its row", probes.chr
   await page.locator(`#job-${job.id}[data-enabled="true"]`).waitFor();
   assert.equal(d.deps.store.getJob(job.id)!.enabled, true);
 
+  // Edit fetches the job (GET /api/jobs/<id>); the form switches to edit mode once it came.
   await page.locator(`#job-${job.id} [data-action="edit-job"]`).click();
+  await page.locator("#job-form-title", { hasText: `Edit job ${job.id}` }).waitFor();
   assert.equal(await page.inputValue("#f-name"), "toggle me");
+  assert.equal(await page.inputValue("#f-prompt"), "x");
   assert.equal(await page.innerText("#job-form-submit"), "Save changes");
   await page.fill("#f-name", "renamed");
   await page.fill("#f-priority", "7");

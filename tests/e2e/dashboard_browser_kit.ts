@@ -52,6 +52,10 @@ export interface DashboardOptions {
   /** Memory files to seed: virtual-less relative path → full text. */
   memory?: Record<string, string>;
   viewport?: { width: number; height: number };
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** Extra environment of the outpost (VAPID_PRIVATE_KEY_FILE, AGENT_PUSH_ALLOW_LOOPBACK, …). */
+  env?: Record<string, string>;
 }
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
@@ -66,7 +70,10 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   }
   // The fake agent runs under `deno run`, which needs the same module cache as this test.
   const inherit = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
-  const env = envFrom(Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])));
+  const env = envFrom({
+    ...Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])),
+    ...options.env,
+  });
   const logger = new MemoryLogger();
   const outpost: Outpost = await openOutpost({
     home,
@@ -79,6 +86,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     baseUrl: "http://127.0.0.1",
     memoryRoot,
     jobDefaults: {},
+    ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
   });
   const deps = outpost.deps;
   deps.scheduler.start();

@@ -85,21 +85,22 @@ Deno.test("a run with a tool call reflects; its tokens count in the JSON usage, 
 
 Deno.test("reflection stays inside the token budget: it gets only what the run left", async () => {
   await using t = await setup();
-  t.fake.enqueue(reply().tool("view", { path: "notes.txt" }).usage(40, 5));
-  t.fake.enqueue(reply().text("Read them.").usage(40, 5));
-  // The pass's first turn spends more than the 10 tokens left, so it gets no second turn
-  // (with budget to spare it would answer this memory call in a fourth request).
-  t.fake.enqueue(reply().tool("memory", { command: "view", path: "/memories" }).usage(30, 5));
+  t.fake.enqueue(reply().tool("view", { path: "notes.txt" }).usage(20_000, 50));
+  t.fake.enqueue(reply().text("Read them.").usage(20_100, 50));
+  // 40,200 used of 100,000: the pass gets 59,800. Its first turn counts a 40,000-token
+  // prompt, so its second (at least that again) would not fit and is never sent.
+  t.fake.enqueue(reply().tool("memory", { command: "view", path: "/memories" }).usage(40_000, 5));
   t.fake.enqueue(reply().text("Nothing durable."));
   const r = await runAgent(
     ["-p", "--workdir", t.work, "--output-format", "json", "--", "read"],
-    { ...t.env, AGENT_TOKEN_BUDGET: "100" },
+    { ...t.env, AGENT_TOKEN_BUDGET: "100000" },
   );
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout) as HeadlessResult;
   assert.equal(result.done_reason, "stop");
   assert.equal(t.fake.requests.length, 3);
-  assert.deepEqual(result.reflection_usage, { input_tokens: 30, output_tokens: 5 });
+  assert.deepEqual(result.reflection_usage, { input_tokens: 40_000, output_tokens: 5 });
+  assert.ok(result.usage.input_tokens + result.usage.output_tokens <= 100_000);
 });
 
 Deno.test("the answer and the report are out before reflection starts", async () => {

@@ -51,6 +51,8 @@ Deno.test("a tool-calling headless run edits a file, writes the report and exits
   assert.equal(r.stdout.trim(), "Marked the notes final.");
   assert.equal(await Deno.readTextFile(`${t.work}/notes.txt`), "status: final\n");
   const report = await Deno.readTextFile(`${t.home}/out/report.md`);
+  const mode = (await Deno.stat(`${t.home}/out/report.md`)).mode! & 0o777;
+  assert.equal(mode.toString(8), "600", "the report is owner-only, like the session journal");
   assert.match(report, /\*\*Outcome:\*\* ok \(exit 0\)/);
   assert.match(report, /\*\*Done reason:\*\* stop/);
   assert.match(report, /\*\*Model:\*\* served-model/);
@@ -120,6 +122,46 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
   t.fake.assertNoViolations();
 });
 
+Deno.test("resume runs in the session's saved workdir, not the cwd; another --workdir is refused", async () => {
+  await using t = await setup();
+  const elsewhere = `${t.home}/elsewhere`;
+  await Deno.mkdir(elsewhere);
+  t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--mode", "strict", "--output-format", "json", "--", "add it"],
+    t.env,
+  );
+  assert.equal(r.code, 2, r.stderr);
+  const id = (JSON.parse(r.stdout) as HeadlessResult).session_id!;
+  const sessions = await runAgent(["sessions"], t.env);
+  assert.match(sessions.stdout, new RegExp(`${id} .* ${t.work}\n`));
+
+  // An explicit --workdir naming another folder: refused, nothing applied, session intact.
+  const refused = await runAgent(
+    ["-p", "--resume", id, "--workdir", elsewhere, "--output-format", "json", "--", "approved"],
+    t.env,
+    elsewhere,
+  );
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    JSON.parse(refused.stdout).error,
+    new RegExp(`--workdir ${elsewhere} is not this session's workdir ${t.work}`),
+  );
+  assert.equal(t.fake.requests.length, 1, "no model call for a refused resume");
+
+  // From another directory, without --workdir: the approved edit lands in the saved workdir.
+  t.fake.enqueue(reply().text("Deploy script added."));
+  const resumed = await runAgent(
+    ["-p", "--resume", id, "--mode", "strict", "--output-format", "json", "--", "approved"],
+    t.env,
+    elsewhere,
+  );
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.equal(await Deno.readTextFile(`${t.work}/deploy.sh`), "echo hi\n");
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(elsewhere)), [], "nothing written in cwd");
+  t.fake.assertNoViolations();
+});
+
 Deno.test("plan mode denies the edit and the run still completes", async () => {
   await using t = await setup();
   t.fake.enqueue(reply().tool("create", { path: "x.txt", file_text: "x" }));
@@ -185,13 +227,14 @@ Deno.test("the ask tool ends with exit 2 and the questions with their kinds in J
 
 Deno.test("done reasons: token_budget and turn_cap exit 1 with the reason", async () => {
   await using t = await setup();
-  t.fake.enqueue(reply().tool("view", { path: "." }).usage(900, 200));
+  // 20,200 used, and the next prompt holds the 20,200 of this turn: over 30,000, not sent.
+  t.fake.enqueue(reply().tool("view", { path: "." }).usage(20_000, 200));
   const budget = await runAgent([
     "-p",
     "--workdir",
     t.work,
     "--token-budget",
-    "1000",
+    "30000",
     "--output-format",
     "json",
     "--",

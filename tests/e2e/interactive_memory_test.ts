@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { TmuxAgent } from "./interactive_tmux.ts";
+import { tempHome } from "./agent_process.ts";
 
 const NOTE = "---\ncategory: preference\n---\n# Indentation\nThe user wants tabs, not spaces.\n";
 
@@ -183,3 +184,70 @@ peerTest("/memory init builds memory from the repository's files", probes.tmux, 
     await fake.close();
   }
 });
+
+peerTest(
+  "strict mode: quit skips reflection (memory edits need approval) and /memory is refused",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({
+      env: { AGENT_BASE_URL: fake.url, AGENT_MEMORY_REFLECT: "1" },
+      args: ["--mode", "strict"],
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().text("Noted: tabs."));
+      await agent.submit("I always indent with tabs");
+      await agent.waitFor("Noted: tabs.");
+      await agent.idle();
+      await agent.submit("/memory");
+      await agent.waitFor("/memory not run (strict mode: memory edits need approval)");
+      // What a pass would write if one ran.
+      fake.enqueue(
+        reply().tool("memory", {
+          command: "create",
+          path: "/memories/preferences/indentation.md",
+          file_text: NOTE,
+        }),
+        reply().text("Recorded."),
+      );
+      await agent.keys("C-q");
+      await agent.waitFor("memory reflection skipped: strict mode: memory edits need approval");
+      assert.equal(await agent.waitForExit(), 0);
+      assert.equal(fake.requests.length, 1);
+      const files = [...Deno.readDirSync(`${agent.agentHome}/memory`)].filter((e) =>
+        e.name !== ".index"
+      );
+      assert.deepEqual(files, []);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest(
+  "a memory_dir that is a file stops the start with one line naming it",
+  probes.tmux,
+  async () => {
+    const home = await tempHome();
+    const agent = await (async () => {
+      await Deno.writeTextFile(`${home}/memfile`, "not a directory\n");
+      return await TmuxAgent.start({
+        home,
+        env: { AGENT_BASE_URL: "http://127.0.0.1:9", AGENT_MEMORY_DIR: `${home}/memfile` },
+      });
+    })();
+    try {
+      assert.equal(await agent.waitForExit(), 1);
+      const lines = (await agent.screen()).split("\n").filter((l) => l.trim() !== "");
+      const error = lines.filter((l) => l.startsWith("agent:"));
+      assert.equal(error.length, 1, lines.join("\n"));
+      assert.match(error[0]!, /^agent: memory_dir .*memfile \(from env AGENT_MEMORY_DIR\)/);
+      assert.doesNotMatch(lines.join("\n"), /os error/);
+    } finally {
+      await agent.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+);

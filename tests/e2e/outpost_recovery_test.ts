@@ -1,60 +1,48 @@
-// Startup recovery across a real crash: an outpost-like process (outpost_harness.ts) starts
-// children, is killed with SIGKILL mid-run, and a second one starts on the same store. The
-// still-running child is killed (process group) and recorded `killed`; the one that died
-// meanwhile is `lost`; the held one-shot runs exactly once; no job is lost or fired twice.
+// Startup recovery across a real crash (spec 3.1, "running (orphan)"), with the real
+// `agent-outpost` started under exactly the flags of scripts/permissions.ts and real `agent`
+// children talking to the fake model server, which never answers. The outpost is killed with
+// SIGKILL mid-run and started again on the same home: the still-running child's whole process
+// group is killed and the run recorded `killed`; the child that died meanwhile is `lost`; the
+// held one-shot runs exactly once; a new trigger starts exactly one child. An outpost that
+// cannot read the process table refuses to start instead of guessing.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { systemClock } from "../../core/ports.ts";
 import { isoZ } from "../../core/time.ts";
+import { linuxProcessTable } from "../../core/scheduler/proc.ts";
 import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";
 import type { NewJob } from "../../core/store/store.ts";
+import { denoRunArgs } from "../../scripts/permissions.ts";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { childEnv, ROOT, tempHome } from "./agent_process.ts";
 import { mkfifo, readFifo } from "./outpost_fifo.ts";
+import { type Outpost, startOutpost, waitForRun } from "./outpost_process_kit.ts";
 
-const HARNESS = new URL("./outpost_harness.ts", import.meta.url).pathname;
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
-interface Harness {
-  process: Deno.ChildProcess;
-  /** Resolves with the first event line matching `predicate`. */
-  until(predicate: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+/**
+ * AGENT_OUTPOST_AGENT_BIN for the test: `agent` exactly as the outpost's dev mode starts it,
+ * plus a second member of its process group. In a workdir holding alive.fifo, both keep the
+ * FIFO open and report "<agent pid> <sleeper pid>" (outpost_fifo.ts), so the test sees
+ * end-of-file exactly when the whole group is dead.
+ */
+function agentWrapper(): string {
+  const agent = [Deno.execPath(), ...denoRunArgs("agent", ROOT)].map(quote).join(" ");
+  return `#!/bin/sh
+if [ -p alive.fifo ]; then
+  exec 3>alive.fifo
+  sleep 3600 </dev/null >/dev/null 2>&1 &
+  echo "$$ $!" >&3
+fi
+exec ${agent} "$@"
+`;
 }
 
-function startHarness(home: string): Harness {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", HARNESS, home],
-    env: { MAX_CONCURRENT_RUNS: "2", NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = process.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const seen: Record<string, unknown>[] = [];
-  return {
-    process,
-    async until(predicate) {
-      for (;;) {
-        const hit = seen.find(predicate);
-        if (hit) return hit;
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          seen.push(JSON.parse(buffer.slice(0, nl)));
-          buffer = buffer.slice(nl + 1);
-          continue;
-        }
-        const { value, done } = await reader.read();
-        if (done) {
-          throw new Error(`harness ended before the expected event; saw ${JSON.stringify(seen)}`);
-        }
-        buffer += value;
-      }
-    },
-  };
-}
-
-function job(name: string, prompt: string, schedule: NewJob["schedule"], workdir: string): NewJob {
+function job(name: string, schedule: NewJob["schedule"], workdir: string): NewJob {
   return {
     name,
-    prompt,
+    prompt: `job ${name}`,
     schedule,
     workdir,
     mode: "auto",
@@ -74,72 +62,161 @@ function job(name: string, prompt: string, schedule: NewJob["schedule"], workdir
   };
 }
 
-Deno.test("kill -9 the outpost mid-run: on restart the live orphan is killed, the dead one lost, nothing lost or fired twice", async () => {
-  const home = await Deno.makeTempDir({ prefix: "outpost_recovery_" });
-  let second: Harness | null = null;
+interface RunView {
+  id: number;
+  status: string;
+  pid: number | null;
+  reason: string | null;
+}
+
+async function runsOf(url: string, jobId: number): Promise<RunView[]> {
+  const res = await fetch(`${url}api/jobs/${jobId}/runs`);
+  assert.equal(res.status, 200);
+  return ((await res.json()).runs as RunView[]).reverse(); // oldest first
+}
+
+async function csrfHeaders(url: string): Promise<Record<string, string>> {
+  const res = await fetch(`${url}api/jobs`);
+  await res.body?.cancel();
+  const token = /outpost_csrf=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+  assert.ok(token, "CSRF cookie");
+  return { Cookie: `outpost_csrf=${token}`, "X-CSRF-Token": token };
+}
+
+async function kill(outpost: Outpost | null): Promise<void> {
+  if (!outpost) return;
   try {
-    const fifoA = join(home, "a.fifo");
-    const fifoB = join(home, "b.fifo");
-    await mkfifo(fifoA);
-    await mkfifo(fifoB);
-    const setup = new SqliteStore({ path: outpostDbPath(home), clock: systemClock });
+    outpost.child.kill("SIGKILL");
+  } catch { /* already gone */ }
+  await outpost.child.status;
+  await outpost.stderr;
+}
+
+Deno.test("kill -9 the real outpost mid-run: on restart the live child's group is killed, the dead one lost, and one trigger starts exactly one child", async () => {
+  const home = await tempHome();
+  const fake = await startFakeModelServer();
+  const groups: number[] = []; // every child group seen, killed at the end whatever happens
+  let first: Outpost | null = null;
+  let second: Outpost | null = null;
+  try {
+    const agentHome = join(home, ".agent");
+    const dirs = { a: join(home, "a"), b: join(home, "b"), c: join(home, "c") };
+    for (const dir of Object.values(dirs)) await Deno.mkdir(dir, { recursive: true });
+    const fifoA = await mkfifo(join(dirs.a, "alive.fifo"));
+    const fifoB = await mkfifo(join(dirs.b, "alive.fifo"));
+    const agentBin = join(home, "agent.sh");
+    await Deno.writeTextFile(agentBin, agentWrapper(), { mode: 0o755 });
+
+    const setup = new SqliteStore({ path: outpostDbPath(agentHome), clock: systemClock });
     const every = { kind: "every" as const, expr: "1h", tz: "UTC" };
-    const a = setup.createJob(job("a", `fifo:${fifoA} hang`, every, home));
-    const b = setup.createJob(job("b", `fifo:${fifoB} hang`, every, home));
+    const a = setup.createJob(job("a", every, dirs.a));
+    const b = setup.createJob(job("b", every, dirs.b));
     // A one-shot due now; with MAX_CONCURRENT_RUNS=2 it is held (queued) behind a and b.
-    const c = setup.createJob(
-      job("c", "exit:0", { kind: "at", expr: isoZ(systemClock.now()), tz: "UTC" }, home),
-    );
+    const at = { kind: "at" as const, expr: isoZ(systemClock.now()), tz: "UTC" };
+    const c = setup.createJob(job("c", at, dirs.c));
     setup.close();
 
-    const first = startHarness(home);
-    await first.until((e) => e.event === "recovered");
-    const [childA, childB] = await Promise.all([readFifo(fifoA), readFifo(fifoB)]);
-    const startedA = await first.until((e) => e.event === "run_started" && e.job_id === a.id);
-    const startedB = await first.until((e) => e.event === "run_started" && e.job_id === b.id);
-    assert.equal(startedA.pid, childA.pid);
-    assert.equal(startedB.pid, childB.pid);
+    fake.enqueue(reply().hang(), reply().hang()); // a and b: the model never answers
+    const env = {
+      AGENT_BASE_URL: fake.url,
+      AGENT_OUTPOST_AGENT_BIN: agentBin,
+      MAX_CONCURRENT_RUNS: "2",
+    };
 
-    first.process.kill("SIGKILL"); // the outpost dies; its children (own groups) live on
-    await first.process.status;
-    await first.process.stdout.cancel().catch(() => {});
+    first = await startOutpost(home, env);
+    const [childA, childB] = await Promise.all([readFifo(fifoA), readFifo(fifoB)]);
+    groups.push(childA.pid, childB.pid);
+    await fake.waitForRequests(2); // both agents are inside their model call
+    const [runA] = await runsOf(first.url, a.id);
+    const [runB] = await runsOf(first.url, b.id);
+    assert.deepEqual([runA?.status, runA?.pid], ["running", childA.pid]);
+    assert.deepEqual([runB?.status, runB?.pid], ["running", childB.pid]);
+
+    await kill(first); // SIGKILL: the outpost dies; its children (own groups) live on
+    first = null;
     Deno.kill(-childB.pid, "SIGKILL"); // b's child dies while no outpost is watching
     await childB.closed;
 
-    second = startHarness(home);
-    const recovered = await second.until((e) => e.event === "recovered");
-    assert.deepEqual(recovered.killed, [startedA.run_id]);
-    assert.deepEqual(recovered.lost, [startedB.run_id]);
-    await childA.closed; // recovery killed a's group
-    const finishedC = await second.until((e) => e.event === "run_finished" && e.job_id === c.id);
-    assert.equal(finishedC.status, "ok");
-    second.process.kill("SIGKILL");
-    await second.process.status;
-    await second.process.stdout.cancel().catch(() => {});
-    second = null;
+    fake.enqueue(reply().text("c done")); // the held one-shot's only model call
+    second = await startOutpost(home, env); // recovery has run once it listens
+    const url = second.url;
+    const afterA = await runsOf(url, a.id);
+    assert.deepEqual(afterA.map((r) => r.status), ["killed"], "a's live child is killed");
+    assert.match(afterA[0]!.reason!, /process group was killed/);
+    assert.deepEqual((await runsOf(url, b.id)).map((r) => r.status), ["lost"]);
+    await childA.closed; // every member of a's group (agent and sleeper) has exited
+    const table = linuxProcessTable();
+    assert.equal(table.identity(childA.pid), null, "a's agent is gone");
+    assert.equal(table.identity(childA.grandchild), null, "a's whole group is gone");
 
-    const store = new SqliteStore({ path: outpostDbPath(home), clock: systemClock });
-    try {
-      assert.equal(store.countJobs(), 3, "no job lost");
-      const runs = (id: number) => store.listRuns(id);
-      assert.deepEqual(runs(a.id).map((r) => r.status), ["killed"], "a fired once");
-      assert.deepEqual(runs(b.id).map((r) => r.status), ["lost"], "b fired once");
-      assert.deepEqual(runs(c.id).map((r) => r.status), ["ok"], "c ran exactly once");
-      for (const id of [a.id, b.id]) {
-        const j = store.getJob(id)!;
-        assert.equal(j.enabled, true, "schedule resumes");
-        assert.ok(Date.parse(j.next_run_at!) > Date.parse(j.created_at), "next fire still planned");
-      }
-      assert.equal(store.getJob(c.id)!.next_run_at, null);
-      assert.match(runs(a.id)[0]!.reason!, /process group was killed/);
-    } finally {
-      store.close();
-    }
+    const [heldC] = await runsOf(url, c.id);
+    assert.ok(heldC, "c's held run is kept across the crash");
+    await waitForRun(url, heldC.id, "ok");
+    assert.deepEqual((await runsOf(url, c.id)).map((r) => r.status), ["ok"], "c ran once");
+
+    // A new trigger of a starts exactly one child; a second one is refused while it runs.
+    fake.enqueue(reply().hang());
+    const headers = await csrfHeaders(url);
+    const trigger = () => fetch(`${url}api/jobs/${a.id}/trigger`, { method: "POST", headers });
+    const fired = await trigger();
+    assert.equal(fired.status, 202);
+    const newRun = (await fired.json()).run as RunView;
+    const childA2 = await readFifo(fifoA);
+    groups.push(childA2.pid);
+    await fake.waitForRequests(4); // a, b, c, and now the new a: one model call each
+    assert.notEqual(childA2.pid, childA.pid);
+    const again = await trigger();
+    assert.equal(again.status, 409, "single flight: no second child");
+    await again.body?.cancel();
+    assert.deepEqual((await runsOf(url, a.id)).map((r) => [r.id, r.status]), [
+      [afterA[0]!.id, "killed"],
+      [newRun.id, "running"],
+    ]);
+    assert.equal(fake.requests.length, 4, "no other child ever asked the model");
+    fake.assertNoViolations();
   } finally {
-    if (second) {
-      second.process.kill("SIGKILL");
-      await second.process.status;
+    await kill(first);
+    await kill(second);
+    for (const pgid of groups) {
+      try {
+        Deno.kill(-pgid, "SIGKILL");
+      } catch { /* already gone */ }
     }
+    await fake.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("an outpost that cannot read the process table refuses to start: one line, exit 1", async () => {
+  const home = await tempHome();
+  try {
+    const emptyBin = join(home, "empty-bin"); // no `cat` to read /proc with
+    await Deno.mkdir(emptyBin);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
+      env: childEnv({ home, PATH: emptyBin }),
+      clearEnv: true,
+      cwd: home,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stderr = new Response(child.stderr).text();
+    const stdout = await new Response(child.stdout.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          controller.enqueue(chunk);
+          // Today's outpost would serve forever: stop it as soon as it says it listens.
+          if (new TextDecoder().decode(chunk).includes("listening on")) child.kill("SIGKILL");
+        },
+      }),
+    )).text();
+    const { code } = await child.status;
+    const err = await stderr;
+    assert.doesNotMatch(stdout, /listening on/, "started without a readable process table");
+    assert.equal(code, 1, err);
+    assert.equal(err.trim().split("\n").length, 1, err);
+    assert.match(err, /^error: cannot read the process table/);
+  } finally {
     await Deno.remove(home, { recursive: true });
   }
 });

@@ -21,6 +21,7 @@
 //   fake.enqueue(httpError(429, { error: { message: "slow down" } }, { "retry-after": "2" }));
 //   fake.enqueue(reply().text("partial").hang());           // then nothing, until the client
 //                                                           // aborts or fake.close()
+//   fake.enqueue(reply().gate(opened).text("late"));        // holds until `opened` resolves
 //   fake.enqueue(reply().streamError("overloaded"));        // a mid-stream error event
 //   fake.enqueue(reply().text("par").reset());              // connection dropped mid-stream
 //   fake.enqueue(reply().raw(sseText));                     // a recorded stream verbatim
@@ -219,6 +220,7 @@ export async function startFakeModelServer(
             if (state.closing) break;
             if (action.type === "frame") write(action.text);
             else if (action.type === "hang") await woken;
+            else if (action.type === "gate") await Promise.race([action.opened, woken]);
             else {
               // Deno aborts the connection (and logs this one line).
               controller.error(

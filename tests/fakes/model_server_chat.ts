@@ -13,6 +13,7 @@ import {
 export type StreamAction =
   | { type: "frame"; text: string }
   | { type: "hang" }
+  | { type: "gate"; opened: Promise<void> }
   | { type: "reset" };
 
 export interface Rejection {
@@ -198,6 +199,9 @@ export function renderChat(
       }
       case "hang":
         actions.push({ type: "hang" });
+        break;
+      case "gate":
+        actions.push({ type: "gate", opened: step.opened });
         break;
       case "streamError":
         frame({ error: { message: step.message, type: step.type, param: null, code: 500 } });

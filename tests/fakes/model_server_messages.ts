@@ -307,6 +307,9 @@ export function renderMessages(reply: ReplyBuilder, body: Json, model: string): 
       case "hang":
         actions.push({ type: "hang" });
         break;
+      case "gate":
+        actions.push({ type: "gate", opened: step.opened });
+        break;
       case "streamError":
         event("error", { type: "error", error: { type: step.type, message: step.message } });
         return actions;

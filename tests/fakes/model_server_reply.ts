@@ -16,6 +16,7 @@ export type ReplyStep =
     raw?: string;
   }
   | { kind: "hang" }
+  | { kind: "gate"; opened: Promise<void> }
   | { kind: "streamError"; message: string; type: string }
   | { kind: "reset" }
   | { kind: "raw"; sse: string };
@@ -138,6 +139,15 @@ export class ReplyBuilder {
   /** Stop sending (connection stays open) until the client gives up or the fake closes. */
   hang(): this {
     this.steps.push({ kind: "hang" });
+    return this;
+  }
+
+  /**
+   * Hold the stream here until `opened` resolves (or the client goes away): a test sees what
+   * the client shows while it waits, then lets the reply go on. No timers involved.
+   */
+  gate(opened: Promise<void>): this {
+    this.steps.push({ kind: "gate", opened });
     return this;
   }
 

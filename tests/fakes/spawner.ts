@@ -94,4 +94,5 @@ export class FakeProcessTable implements ProcessTable {
     this.killed.push(pgid);
     this.identities.delete(pgid);
   }
+  probe(): void {}
 }
