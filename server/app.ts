@@ -19,7 +19,9 @@ import { registerMemoryRoutes } from "./routes/memory.ts";
 import { registerMemoryAdminRoutes } from "./routes/memory_admin.ts";
 import { registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
+import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -55,6 +57,8 @@ export function createApp(deps: AppDeps): Hono {
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerHistoryPages(app, deps);
   registerPages(app, deps);

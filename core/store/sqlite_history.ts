@@ -102,7 +102,7 @@ export function runHistorySql(filter: RunFilter, where: string[]): string {
 }
 
 export function runsPerHour(prepare: Prepare, since: string): HourCount[] {
-  // The run_hours rollup (migration 003), kept by triggers: at most hours × classes ×
+  // The run_hours rollup (migration 004), kept by triggers: at most hours × classes ×
   // statuses rows, whatever the number of runs.
   return prepare(
     `SELECT hour, status AS key, SUM(runs) AS n FROM run_hours

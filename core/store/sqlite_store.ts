@@ -15,6 +15,7 @@ import {
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
 import * as history from "./sqlite_history.ts";
+import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
   limitOf,
@@ -81,6 +82,8 @@ function reportsOf(rows: { report_path: string | null }[]): string[] {
 export class SqliteStore implements Store {
   readonly path: string;
   readonly #db: DatabaseSync;
+  /** Trigger rows and accepted delivery ids (trigger-bound recipes), on this connection. */
+  readonly triggers: SqliteTriggerStore;
   readonly #clock: Clock;
   readonly #maxJobs: number;
   readonly #statements = new Map<string, StatementSync>();
@@ -117,6 +120,7 @@ export class SqliteStore implements Store {
       throw err;
     }
     this.#db = db;
+    this.triggers = new SqliteTriggerStore(db, () => this.#now());
   }
 
   close(): void {

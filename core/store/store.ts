@@ -4,6 +4,7 @@
 
 import type { Question } from "../tools/types.ts";
 import type { Schedule } from "../scheduler/schedule.ts";
+import type { TriggerStore } from "./triggers.ts";
 
 export type JobMode = "auto" | "strict";
 /** Code path a job came from; decides its governor class (spec 2.5). */
@@ -264,7 +265,7 @@ export interface Store {
   countQueued(): number;
   /**
    * The run history, newest first, narrowed by `filter`, one page below `before_id`. Each
-   * filter combination reads an index that yields its rows in id order (migration 003), so
+   * filter combination reads an index that yields its rows in id order (migration 004), so
    * a page costs about `limit` rows.
    */
   listRunHistory(filter: RunFilter, options?: ListOptions): Run[];
@@ -309,7 +310,7 @@ export interface Store {
 
   // Audit (best effort: appendAudit never throws)
   appendAudit(row: NewAuditRow): AuditRow | null;
-  /** Newest first; each filter is an exact match served by its own index (migration 003). */
+  /** Newest first; each filter is an exact match served by its own index (migration 004). */
   listAudit(options?: ListOptions & AuditFilter): AuditRow[];
 
   // Push subscriptions
@@ -319,6 +320,9 @@ export interface Store {
   listPushSubscriptions(): PushSubscription[];
   deletePushSubscription(endpoint: string): boolean;
   recordPushResult(endpoint: string, ok: boolean): void;
+
+  // Trigger-bound recipes (core/store/triggers.ts)
+  readonly triggers: TriggerStore;
 
   // Machine-door tokens (only hashes are stored)
   createMachineToken(name: string, tokenHash: string): MachineToken;

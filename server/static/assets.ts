@@ -9,6 +9,10 @@ import domJs from "./dom.js" with { type: "text" };
 import jobFormJs from "./job_form.js" with { type: "text" };
 import liveJs from "./live.js" with { type: "text" };
 import panelsJs from "./panels.js" with { type: "text" };
+import recipesJs from "./recipes.js" with { type: "text" };
+import pushJs from "./push.js" with { type: "text" };
+import pushWorkerLogicJs from "./push_worker_logic.js" with { type: "text" };
+import serviceWorkerJs from "./sw.js" with { type: "text" };
 import baseCss from "./base.css" with { type: "text" };
 import controlsCss from "./controls.css" with { type: "text" };
 import cardsCss from "./cards.css" with { type: "text" };
@@ -36,6 +40,9 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["job_form.js", asset(jobFormJs, JS)],
   ["live.js", asset(liveJs, JS)],
   ["panels.js", asset(panelsJs, JS)],
+  ["recipes.js", asset(recipesJs, JS)],
+  ["push.js", asset(pushJs, JS)],
+  ["push_worker_logic.js", asset(pushWorkerLogicJs, JS)],
   ["base.css", asset(baseCss, CSS)],
   ["controls.css", asset(controlsCss, CSS)],
   ["cards.css", asset(cardsCss, CSS)],
@@ -43,6 +50,9 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["memory_admin.js", asset(memoryAdminJs, JS)],
   ["favicon.svg", asset(faviconSvg, "image/svg+xml")],
 ]);
+
+/** The push service worker, served at /sw.js so its scope is the whole dashboard. */
+export const SERVICE_WORKER: StaticAsset = asset(serviceWorkerJs, JS);
 
 /** Stylesheets in cascade order. */
 export const STYLESHEETS = ["base.css", "controls.css", "cards.css", "history.css"] as const;

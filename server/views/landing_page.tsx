@@ -1,5 +1,5 @@
 // The landing page: Inbox, Jobs (newest page of the list + create/edit form), Recent runs,
-// GPU fairness and Memory cards; and the older pages of the job list (/jobs?before=<id>).
+// GPU fairness, Memory and Recipes cards; and the older pages of the job list (/jobs?before=<id>).
 // Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
@@ -13,6 +13,7 @@ import { JobForm } from "./job_form.tsx";
 import { JobsList, type JobsPage } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
+import { PushCard } from "./push_card.tsx";
 import { type RecentRun, RunsList } from "./runs_card.tsx";
 
 export interface LandingData {
@@ -59,6 +60,13 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
     <Card id="card-memory" title="Memory">
       <MemoryPane data={data.memory} />
     </Card>
+    <Card id="card-recipes" title="Recipes" wide>
+      {/* Rendered by static/recipes.js from GET /api/recipes and /api/recipes/enabled. */}
+      <div id="recipes-root" class="recipes">
+        <p class="muted">Loading recipes…</p>
+      </div>
+    </Card>
+    <PushCard />
   </div>
 );
 

@@ -54,6 +54,10 @@ export interface DashboardOptions {
   viewport?: { width: number; height: number };
   /** The outpost's endpoint defaults (the job form prefills base_url and model with them). */
   jobDefaults?: { base_url?: string; model?: string };
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** Extra environment of the outpost (VAPID_PRIVATE_KEY_FILE, AGENT_PUSH_ALLOW_LOOPBACK, …). */
+  env?: Record<string, string>;
 }
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
@@ -73,6 +77,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   const env = envFrom({
     ...Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])),
     AGENT_HOME: home,
+    ...options.env,
   });
   const logger = new MemoryLogger();
   const outpost: Outpost = await openOutpost({
@@ -86,6 +91,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     baseUrl: "http://127.0.0.1",
     memoryRoot,
     jobDefaults: options.jobDefaults ?? {},
+    ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
   });
   const deps = outpost.deps;
   deps.scheduler.start();

@@ -1,0 +1,109 @@
+// One Web Push request: the envelope encrypted for one subscription (RFC 8291, aes128gcm)
+// with a VAPID authorization (RFC 8292), both by npm:web-push, POSTed through the injected
+// fetch after the endpoint guard has checked every address the host resolves to. The
+// answer is sorted into what the fan-out does next (spec 3.3, 7).
+
+import type { Fetch } from "../ports.ts";
+import type { PushSubscription } from "../store/store.ts";
+import { checkEndpointAtSend, EndpointRefusedError, type HostResolver } from "./endpoint_guard.ts";
+import type { PushMessage } from "./retry_queue.ts";
+import type { VapidKeys } from "./vapid.ts";
+
+/**
+ * - delivered: 2xx.
+ * - gone: 404 or 410, the subscription is dead and is pruned.
+ * - retry: 5xx, 429, a network error or a timeout; sent again at the next fan-out.
+ * - refused: the guard refused the endpoint, or another answer (4xx, 3xx) that repeating
+ *   would not change; logged, not retried, the subscription kept.
+ */
+export type PushOutcome =
+  | { result: "delivered"; status: number }
+  | { result: "gone"; status: number }
+  | { result: "retry"; status: number | null; detail: string }
+  | { result: "refused"; status: number | null; detail: string };
+
+export interface PushRequestContext {
+  keys: VapidKeys;
+  fetch: Fetch;
+  resolve: HostResolver;
+  allowLoopback: boolean;
+  /** The push service keeps an undelivered message this long (TTL header). */
+  ttlSeconds: number;
+  signal: AbortSignal;
+}
+
+type WebPush = typeof import("web-push");
+let webPush: Promise<WebPush> | null = null;
+
+/** web-push is loaded on the first send: a dormant lane never evaluates it. */
+function loadWebPush(): Promise<WebPush> {
+  webPush ??= import("web-push").then((m) => (m.default ?? m) as WebPush);
+  return webPush;
+}
+
+/** A Topic header value (RFC 8030: at most 32 URL-safe base64 characters), or none. */
+function topic(tag: string): string | undefined {
+  return /^[A-Za-z0-9_-]{1,32}$/.test(tag) ? tag : undefined;
+}
+
+/** Gives the event loop a turn, so encrypting many subscriptions never holds it for long. */
+export function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+export async function sendPush(
+  sub: PushSubscription,
+  message: PushMessage,
+  ctx: PushRequestContext,
+): Promise<PushOutcome> {
+  try {
+    await checkEndpointAtSend(sub.endpoint, ctx.resolve, ctx.allowLoopback);
+  } catch (err) {
+    if (err instanceof EndpointRefusedError) {
+      return { result: "refused", status: null, detail: err.message };
+    }
+    // The resolver failed (no answer, no permission): that is not a verdict on the host.
+    return { result: "retry", status: null, detail: `resolving failed: ${errorMessage(err)}` };
+  }
+  const wp = await loadWebPush();
+  await yieldTurn();
+  ctx.signal.throwIfAborted();
+  const t = topic(message.tag);
+  const details = wp.generateRequestDetails(
+    { endpoint: sub.endpoint, keys: sub.keys },
+    JSON.stringify(message.envelope),
+    {
+      vapidDetails: ctx.keys,
+      TTL: ctx.ttlSeconds,
+      urgency: message.urgency,
+      contentEncoding: "aes128gcm",
+      ...(t ? { topic: t } : {}),
+    },
+  );
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(details.headers)) headers.set(k, String(v));
+  let res: Response;
+  try {
+    res = await ctx.fetch(details.endpoint, {
+      method: "POST",
+      headers,
+      body: details.body as Uint8Array<ArrayBuffer>,
+      // A push service never redirects; following one would reopen the SSRF door.
+      redirect: "manual",
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    return { result: "retry", status: null, detail: errorMessage(err) };
+  }
+  const text = await res.text().catch(() => "");
+  const status = res.status;
+  if (status >= 200 && status < 300) return { result: "delivered", status };
+  if (status === 404 || status === 410) return { result: "gone", status };
+  const detail = `push service answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  if (status >= 500 || status === 429) return { result: "retry", status, detail };
+  return { result: "refused", status, detail };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
