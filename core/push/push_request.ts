@@ -63,7 +63,11 @@ export async function sendPush(
       return { result: "refused", status: null, detail: err.message };
     }
     // The resolver failed (no answer, no permission): that is not a verdict on the host.
-    return { result: "retry", status: null, detail: `resolving failed: ${errorMessage(err)}` };
+    return {
+      result: "retry",
+      status: null,
+      detail: `resolving failed: ${sendErrorText(err, sub.endpoint)}`,
+    };
   }
   const wp = await loadWebPush();
   await yieldTurn();
@@ -93,17 +97,50 @@ export async function sendPush(
       signal: ctx.signal,
     });
   } catch (err) {
-    return { result: "retry", status: null, detail: errorMessage(err) };
+    return { result: "retry", status: null, detail: sendErrorText(err, sub.endpoint) };
   }
-  const text = await res.text().catch(() => "");
   const status = res.status;
+  let text: string;
+  try {
+    text = redactEndpoint((await res.text()).slice(0, 200), sub.endpoint);
+  } catch (err) {
+    // The status decides; an unreadable body is said, not passed off as an empty one.
+    text = `(the answer's body could not be read: ${sendErrorText(err, sub.endpoint)})`;
+  }
   if (status >= 200 && status < 300) return { result: "delivered", status };
   if (status === 404 || status === 410) return { result: "gone", status };
-  const detail = `push service answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  const detail = `push service answered ${status}${text ? `: ${text}` : ""}`;
   if (status >= 500 || status === 429) return { result: "retry", status, detail };
   return { result: "refused", status, detail };
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/**
+ * `text` with the endpoint (a capability URL: whoever has it can push to the device) and its
+ * path replaced by a placeholder naming only the host, for logs and outcomes.
+ */
+export function redactEndpoint(text: string, endpoint: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(endpoint);
+  } catch { /* not a URL: only the stored text itself is replaced */ }
+  const placeholder = `<endpoint at ${url?.host ?? "?"}>`;
+  const secrets = [endpoint, url?.href, url && url.pathname.length > 1 ? url.pathname : null]
+    .filter((s): s is string => !!s);
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join(placeholder);
+  return out;
+}
+
+/**
+ * What went wrong sending to `endpoint`, for the log: the message and its causes (Deno's
+ * fetch says only "fetch failed" and keeps why, with the full URL, in `cause`), redacted.
+ */
+export function sendErrorText(err: unknown, endpoint: string): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return redactEndpoint(parts.join(": "), endpoint);
 }
