@@ -181,6 +181,19 @@ Deno.test("a refused connection is kept for retry and never blocks the other ada
   assert.match(error, new RegExp(`<endpoint at 127\\.0\\.0\\.1:${port}>`), error);
 });
 
+Deno.test("a subscription whose keys web-push cannot use is refused with why, not kept for retry", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  const sub = push.subscribe();
+  // 80 base64url characters pass the subscribe route's shape check but are 60 bytes, not 65.
+  t.store.upsertPushSubscription({ ...sub, keys: { ...sub.keys, p256dh: "B".repeat(80) } });
+  await assert.rejects(() => t.adapter.send(alertEvent, signal()), /0 kept for the next fan-out/);
+  assert.equal(t.adapter.retries.size(), 0, "repeating would fail the same way");
+  const refused = t.logger.entries.find((e) => e.message === "push send refused");
+  assert.match(String(refused?.data?.error), /encrypting for this subscription failed: .*65/);
+  assert.equal(t.store.listPushSubscriptions().length, 1, "the subscription is kept");
+});
+
 Deno.test("a push service's answer that echoes the endpoint is logged with the endpoint redacted", async () => {
   const endpoint = "https://push.example.org/wpush/v2/gAAAAABcapabilitytoken0123456789";
   const leaky = () =>

@@ -13,8 +13,9 @@ import type { VapidKeys } from "./vapid.ts";
  * - delivered: 2xx.
  * - gone: 404 or 410, the subscription is dead and is pruned.
  * - retry: 5xx, 429, a network error or a timeout; sent again at the next fan-out.
- * - refused: the guard refused the endpoint, or another answer (4xx, 3xx) that repeating
- *   would not change; logged, not retried, the subscription kept.
+ * - refused: the guard refused the endpoint, the subscription's keys cannot be used to
+ *   encrypt, or another answer (4xx, 3xx) that repeating would not change; logged, not
+ *   retried, the subscription kept.
  */
 export type PushOutcome =
   | { result: "delivered"; status: number }
@@ -73,17 +74,28 @@ export async function sendPush(
   await yieldTurn();
   ctx.signal.throwIfAborted();
   const t = topic(message.tag);
-  const details = wp.generateRequestDetails(
-    { endpoint: sub.endpoint, keys: sub.keys },
-    JSON.stringify(message.envelope),
-    {
-      vapidDetails: ctx.keys,
-      TTL: ctx.ttlSeconds,
-      urgency: message.urgency,
-      contentEncoding: "aes128gcm",
-      ...(t ? { topic: t } : {}),
-    },
-  );
+  let details: ReturnType<WebPush["generateRequestDetails"]>;
+  try {
+    details = wp.generateRequestDetails(
+      { endpoint: sub.endpoint, keys: sub.keys },
+      JSON.stringify(message.envelope),
+      {
+        vapidDetails: ctx.keys,
+        TTL: ctx.ttlSeconds,
+        urgency: message.urgency,
+        contentEncoding: "aes128gcm",
+        ...(t ? { topic: t } : {}),
+      },
+    );
+  } catch (err) {
+    // The keys were checked when stored and loaded, so this is the subscription's p256dh or
+    // auth that web-push cannot use: sending again would fail the same way.
+    return {
+      result: "refused",
+      status: null,
+      detail: `encrypting for this subscription failed: ${sendErrorText(err, sub.endpoint)}`,
+    };
+  }
   const headers = new Headers();
   for (const [k, v] of Object.entries(details.headers)) headers.set(k, String(v));
   let res: Response;
