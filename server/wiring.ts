@@ -12,6 +12,9 @@ import { holdTtlMsFrom } from "../core/inbox/hold.ts";
 import { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env, Fetch, Spawner } from "../core/ports.ts";
+import { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import { RecipeService } from "../core/recipes/service.ts";
+import { fileTriggerSecrets, type TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { AgentCommand } from "../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
@@ -26,7 +29,9 @@ import { LiveFeed } from "./http/live_feed.ts";
 import { MemorySweeper } from "./memory_sweeper.ts";
 import { RetentionSweeper } from "./retention_sweeper.ts";
 import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
-import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
+import { type MessengerProbe, messengerStatus, pushStatus } from "./http/status.ts";
+import { VapidKeyFile } from "../core/push/vapid.ts";
+import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
 import { tightenTree } from "../core/private_files.ts";
 
@@ -48,6 +53,14 @@ export interface CoreParts {
   messengerProbe?: () => MessengerProbe | null;
   /** See AppDeps.dataVersion. */
   dataVersion?: (() => number) | null;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** HTTP client of the github_pr_comment surface (default: global fetch). */
+  fetch?: Fetch;
+  /** Webhook secrets (default: derived from <home>/outpost/trigger_key). */
+  triggerSecrets?: TriggerSecrets;
+  /** The VAPID key file the push adapter uses (the badge reads the same one). */
+  pushKeys?: VapidKeyFile;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -94,7 +107,8 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       return Promise.resolve();
     },
   });
-  const pushKeys = new PushKeys(parts.env);
+  const recipeParts = assembleRecipes(parts);
+  const pushKeys = parts.pushKeys ?? new VapidKeyFile(parts.env, parts.baseUrl);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -112,10 +126,38 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     holdTtlMs,
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
+    ...recipeParts,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
-    pushStatus: () => pushKeys.status(parts.store),
+    pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
   };
+}
+
+/** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
+function assembleRecipes(
+  parts: CoreParts,
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
+  const recipes = new RecipeService({
+    store: parts.store,
+    jobs: parts.scheduler,
+    clock: parts.clock,
+    logger: parts.logger,
+    secrets: triggerSecrets,
+    baseUrl: parts.baseUrl,
+    ...(parts.recipesDir ? { dir: parts.recipesDir } : {}),
+  });
+  const githubComments = new GithubCommentPoster({
+    store: parts.store,
+    env: parts.env,
+    fetch: parts.fetch ?? globalThis.fetch,
+    clock: parts.clock,
+    logger: parts.logger,
+  });
+  parts.scheduler.on((e) => {
+    if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
+  });
+  return { recipes, triggerSecrets, githubComments };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -152,6 +194,8 @@ export interface OpenOutpostOptions {
   memoryRoot: string;
   jobDefaults: JobDefaults;
   processes?: ProcessTable;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
 }
 
 export interface Outpost {
@@ -183,6 +227,16 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     });
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
+    const pushKeys = new VapidKeyFile(o.env, o.baseUrl);
+    registerPushLane({
+      delivery,
+      keys: pushKeys,
+      store,
+      env: o.env,
+      fetch: o.fetch,
+      clock: o.clock,
+      logger: o.logger,
+    });
     // Recovery after a crash depends on reading the process table: refuse to start without it.
     const processes = o.processes ?? linuxProcessTable();
     processes.probe();
@@ -226,6 +280,9 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       baseUrl: o.baseUrl,
       holdTtlMs,
       dataVersion: version ? version.read : null,
+      fetch: o.fetch,
+      ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
+      pushKeys,
     });
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
@@ -253,6 +310,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await retention.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
+        await withTimeout(deps.githubComments.idle(), 5000);
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
