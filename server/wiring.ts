@@ -212,6 +212,10 @@ export interface Outpost {
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
+  // Recovery after a crash depends on reading the process table: refuse to start without it,
+  // before anything is opened, registered or logged.
+  const processes = o.processes ?? linuxProcessTable();
+  processes.probe();
   await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
@@ -237,9 +241,6 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       clock: o.clock,
       logger: o.logger,
     });
-    // Recovery after a crash depends on reading the process table: refuse to start without it.
-    const processes = o.processes ?? linuxProcessTable();
-    processes.probe();
     const scheduler = new Scheduler({
       store,
       clock: o.clock,
