@@ -18,6 +18,13 @@ import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
 
+/**
+ * Reports are owner-only, like the session journal: they hold the prompt and the answer.
+ * (The value of core/private_files.ts PRIVATE_FILE_MODE, not imported: that module loads
+ * node:fs, which the agent keeps off its start-up path.)
+ */
+const REPORT_MODE = 0o600;
+
 export class HeadlessError extends Error {
   override name = "HeadlessError";
 }
@@ -61,6 +68,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     if (failed.report_path) {
       await writeFileAtomic(failed.report_path, renderReport(failed, prompt), {
         createDirs: true,
+        mode: REPORT_MODE,
       });
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
@@ -111,7 +119,10 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   // count the pass; every JSON reader (CI, the outpost) reads it only at exit anyway.
   await journal.flush();
   if (outputPath) {
-    await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
+    await writeFileAtomic(outputPath, renderReport(outcome, prompt), {
+      createDirs: true,
+      mode: REPORT_MODE,
+    });
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
@@ -120,7 +131,10 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(final, prompt), { createDirs: true });
+      await writeFileAtomic(outputPath, renderReport(final, prompt), {
+        createDirs: true,
+        mode: REPORT_MODE,
+      });
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
@@ -274,7 +288,8 @@ function buildResult(
     : r.done_reason === "needs_human"
     ? "needs_human"
     : "error";
-  const model = ctx.resolver.displayName;
+  // No turn answered: report the configured name, not a probe's guess that never answered.
+  const model = r.stop_reason === undefined ? ctx.settings.model : ctx.resolver.displayName;
   return {
     outcome,
     exit_code: EXIT_CODES[outcome],
@@ -286,6 +301,7 @@ function buildResult(
       ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
       : null,
     final_text: r.final_text,
+    ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
     duration_ms: Math.round(performance.now() - started),

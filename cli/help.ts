@@ -28,6 +28,8 @@ export function helpText(): string {
     "  agent config [--json]                   show resolved settings and where each came from",
     "  agent config set-key PROVIDER           store a provider's API key (read from stdin)",
     "  agent sessions                          list saved sessions",
+    "  agent adoption validate [FILE]          check an adoption declaration (default:",
+    "                                          adoption-declaration.json at the repository root)",
     "",
     "The prompt goes after a literal -- so a prompt starting with a dash is not read as an",
     "option; a single quoted prompt without -- works too.",

@@ -18,6 +18,13 @@ export async function main(argv: string[]): Promise<number> {
       const { runConfig } = await import("./config_main.ts");
       return await runConfig(args, out);
     }
+    if (args.command === "adoption") {
+      // Computed specifier: ajv and the schema load only for this command (see main.ts).
+      const adoption: typeof import("./adoption.ts") = await import(
+        new URL("./adoption.ts", import.meta.url).href
+      );
+      return await adoption.runAdoption(args.commandArgs ?? [], { cwd: Deno.cwd(), out, err });
+    }
     if (args.command === "sessions") {
       const { listSessions } = await import("./sessions.ts");
       return await listSessions(out);

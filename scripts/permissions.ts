@@ -51,7 +51,7 @@ export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK:
 export const ENTRY_POINTS = {
   agent: {
     entry: "cli/main.ts",
-    lazy: ["cli/run.ts", "cli/interactive.ts"],
+    lazy: ["cli/run.ts", "cli/interactive.ts", "cli/terminal/markdown.ts", "cli/adoption.ts"],
     permissions: AGENT_PERMISSIONS,
   },
   "agent-outpost": {

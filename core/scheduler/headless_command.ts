@@ -47,9 +47,18 @@ export function gpuPriorityOn(value: string | undefined): boolean {
 
 /**
  * Outpost-only secrets a job child never needs: the Matrix bot's token and config, the
- * VAPID key location. Everything else is inherited so the child resolves credentials itself.
+ * VAPID key location, the code-host token of the github_pr_comment surface (a triage run
+ * reads untrusted issue text, so it must not hold a token that could post or push).
+ * Everything else is inherited so the child resolves credentials itself.
  */
-const WITHHELD = ["MX_HOMESERVER", "MX_TOKEN", "MX_ROOM", "MX_ALLOWLIST", "VAPID_PRIVATE_KEY_FILE"];
+const WITHHELD = [
+  "MX_HOMESERVER",
+  "MX_TOKEN",
+  "MX_ROOM",
+  "MX_ALLOWLIST",
+  "VAPID_PRIVATE_KEY_FILE",
+  "AGENT_OUTPOST_GITHUB_TOKEN",
+];
 
 export function childEnv(
   operator: Env,

@@ -276,7 +276,9 @@ Deno.test("partials render each live region; unknown names and ids answer 404", 
     "/partials/inbox": new RegExp(`id="inbox-${item.id}"`),
     "/partials/governor": /data-class="scheduled"/,
     [`/partials/run/${j.id}/${run.id}`]: /data-run-status="needs_human"/,
-    [`/partials/inbox-item/${item.id}`]: /Inbox item 1/,
+    // Titled from its first question (escaped), not "Item 1".
+    [`/partials/inbox-item/${item.id}`]:
+      /class="item-title">&lt;img src=x onerror=&quot;alert\(1\)&quot;&gt;&amp;&quot;&#39;</,
   };
   for (const [path, re] of Object.entries(expect)) {
     const res = await t.app.request(path);

@@ -48,7 +48,15 @@ function messengerUnavailable(m: MessengerStatus | undefined): string | null {
   return `messenger not configured: set ${m.missing.join(", ")}`;
 }
 
-export const JobForm: FC<{ messenger?: MessengerStatus }> = ({ messenger }) => (
+/** The endpoint a new job snapshots when its form leaves base_url and model as they are. */
+export interface JobFormDefaults {
+  base_url?: string;
+  model?: string;
+}
+
+export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStatus }> = (
+  { defaults = {}, messenger },
+) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
     <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
@@ -192,6 +200,35 @@ export const JobForm: FC<{ messenger?: MessengerStatus }> = ({ messenger }) => (
             min={1}
             max={TOKEN_BUDGET_MAX}
             aria-describedby={describedBy("token_budget")}
+          />
+        </Field>
+        <Field
+          label="Base URL"
+          field="base_url"
+          hint="The model server this job talks to; prefilled with the outpost's current endpoint"
+          wide
+        >
+          <input
+            id="f-base_url"
+            name="base_url"
+            type="url"
+            autocomplete="off"
+            spellcheck={false}
+            class="mono"
+            value={defaults.base_url ?? ""}
+            placeholder="the agent's default endpoint"
+            aria-describedby={describedBy("base_url")}
+          />
+        </Field>
+        <Field label="Model" field="model" hint="Empty: the endpoint's default model">
+          <input
+            id="f-model"
+            name="model"
+            autocomplete="off"
+            spellcheck={false}
+            class="mono"
+            value={defaults.model ?? ""}
+            aria-describedby={describedBy("model")}
           />
         </Field>
         <Field

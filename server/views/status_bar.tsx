@@ -50,6 +50,7 @@ const MessengerPill: FC<{ m: MessengerStatus }> = ({ m }) =>
 
 function pushDetail(p: PushStatus): string {
   if (p.state === "dormant") return `Missing ${p.missing.join(", ") || "VAPID key"}`;
+  if (p.state === "error") return p.detail ?? "the VAPID key file cannot be used";
   return `${p.devices} ${p.devices === 1 ? "device" : "devices"} subscribed`;
 }
 
@@ -73,7 +74,7 @@ export const StatusBar: FC<{ data: StatusBarData }> = ({ data }) => (
       <span class="dot" aria-hidden="true"></span>
       Push: {data.push.state === "ok"
         ? `${data.push.devices} ${data.push.devices === 1 ? "device" : "devices"}`
-        : "dormant"}
+        : data.push.state}
     </span>
   </div>
 );
