@@ -320,7 +320,8 @@ function buildResult(
     : r.done_reason === "needs_human"
     ? "needs_human"
     : "error";
-  const model = ctx.resolver.displayName;
+  // No turn answered: report the configured name, not a probe's guess that never answered.
+  const model = r.stop_reason === undefined ? ctx.settings.model : ctx.resolver.displayName;
   return {
     outcome,
     exit_code: EXIT_CODES[outcome],
@@ -332,6 +333,7 @@ function buildResult(
       ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
       : null,
     final_text: r.final_text,
+    ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
     duration_ms: Math.round(performance.now() - started),

@@ -64,7 +64,12 @@ export const ENTRY_POINTS = {
     ],
     permissions: AGENT_PERMISSIONS,
   },
-  "agent-outpost": { entry: "server/main.ts", lazy: [], permissions: OUTPOST_PERMISSIONS },
+  "agent-outpost": {
+    entry: "server/main.ts",
+    // The Matrix transport (matrix-js-sdk), loaded only when all four MX_* variables are set.
+    lazy: ["core/messenger/matrix_sdk_transport.ts"],
+    permissions: OUTPOST_PERMISSIONS,
+  },
 } as const;
 
 /** Every module the module cache must hold for the programs to run with --cached-only. */

@@ -10,6 +10,7 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   const facts: Array<[string, string]> = [
     ["Outcome", `${r.outcome} (exit ${r.exit_code})`],
     ["Done reason", r.done_reason],
+    ...(r.stop_reason ? [["Stop reason", r.stop_reason] as [string, string]] : []),
     ["Model", r.model || "(not resolved)"],
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];

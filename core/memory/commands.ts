@@ -40,7 +40,7 @@ function readText(ctx: CommandContext, p: MemoryPath, limit: number): string {
 }
 
 /** Reads a whole file for editing; files over the cap are refused (never half-edited). */
-function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): string {
+export function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): string {
   const r = readVerified(ctx.root, p.real, p.virtual, BODY_CAP_BYTES, ctx.hooks);
   if (r.truncated) {
     throw new MemoryTooLargeError(
@@ -53,7 +53,7 @@ function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): strin
   return decoder.decode(r.bytes);
 }
 
-function write(ctx: CommandContext, p: MemoryPath, text: string, command: string): void {
+export function write(ctx: CommandContext, p: MemoryPath, text: string, command: string): void {
   const data = encoder.encode(text);
   if (data.length > BODY_CAP_BYTES) {
     throw new MemoryTooLargeError(

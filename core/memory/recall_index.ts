@@ -14,13 +14,14 @@
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemoryPathError } from "./errors.ts";
-import { type Category, extractTitle, parseMemory } from "./frontmatter.ts";
+import { type Category, memoryTitle, parseMemory } from "./frontmatter.ts";
 import type { FileStat, WalkEntry } from "./guarded_fs.ts";
 import { DAY, EPISODIC_TTL_MS, SESSION_TTL_MS, STALE_AFTER_MS } from "./limits.ts";
 
 export const INDEX_DIR = ".index";
 export const INDEX_FILE = "recall.db";
-const SCHEMA_VERSION = "1";
+// 2: titles come from `title:` frontmatter and lose inline markdown (rebuilt on open).
+const SCHEMA_VERSION = "2";
 
 export const RANKING = {
   weights: { path: 0.5, title: 2.0, body: 1.0 },
@@ -285,7 +286,7 @@ export class RecallIndex {
       category: parsed.category,
       workspace: parsed.workspace,
       legacy: parsed.legacy,
-      title: extractTitle(parsed.body, name),
+      title: memoryTitle(parsed, name),
     };
     const { id } = this.#stmt(
       `INSERT INTO files(path, mtime_ms, size, category, workspace, legacy, title)

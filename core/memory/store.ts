@@ -33,6 +33,7 @@ import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep
 import { resolveWorkspace } from "./workspace.ts";
 
 export { CURATED_FILE } from "./frontmatter.ts";
+import { type Reclassified, type Reclassify, reclassify as reclassifyFile } from "./reclassify.ts";
 
 export interface OpenMemoryOptions {
   /** The resolved memory root (memory_dir / AGENT_MEMORY_DIR); created when missing. */
@@ -235,6 +236,10 @@ export class MemoryStore implements commands.CommandContext {
   }
   rename(oldPath: unknown, newPath: unknown): string {
     return commands.rename(this, oldPath, newPath);
+  }
+  /** The operator's category / workspace change (dashboard), see reclassify.ts. */
+  reclassify(path: unknown, input: Reclassify): Reclassified {
+    return reclassifyFile(this, path, input);
   }
 
   /** Runs one memory-tool call (the Messages API memory tool's input shape). */

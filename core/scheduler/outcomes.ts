@@ -53,6 +53,8 @@ export async function recordOutcome(
     tokens_in: result?.tokens_in ?? null,
     tokens_out: result?.tokens_out ?? null,
     cost_usd: result?.cost_usd ?? null,
+    model: result?.model ?? null,
+    duration_ms: result?.duration_ms ?? null,
   };
   if (run.status === "cancelled") {
     ctx.store.updateRun(runId, details); // cancel already set status, times and reason

@@ -14,6 +14,7 @@ import {
   StoreOpenError,
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
+import * as history from "./sqlite_history.ts";
 import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
@@ -29,7 +30,9 @@ import {
   toRun,
 } from "./sqlite_rows.ts";
 import type {
+  AuditFilter,
   AuditRow,
+  HourCount,
   InboxItem,
   InboxState,
   Job,
@@ -46,6 +49,7 @@ import type {
   Pruned,
   PushSubscription,
   Run,
+  RunFilter,
   RunPatch,
   RunStatus,
   Store,
@@ -305,6 +309,18 @@ export class SqliteStore implements Store {
       }).n;
   }
 
+  listRunHistory(filter: RunFilter, options: ListOptions = {}): Run[] {
+    return history.listRunHistory(this.#prepare, filter, options);
+  }
+
+  runsPerHour(since: string): HourCount[] {
+    return history.runsPerHour(this.#prepare, since);
+  }
+
+  tokensPerHour(since: string): HourCount[] {
+    return history.tokensPerHour(this.#prepare, since);
+  }
+
   tokensSince(cls: JobClass, since: string): number {
     const row = this.#stmt(
       `SELECT COALESCE(SUM(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)), 0) AS n
@@ -455,14 +471,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  listAudit(options: ListOptions & { action?: string } = {}): AuditRow[] {
-    const before = options.before_id ?? Number.MAX_SAFE_INTEGER;
-    const rows = options.action === undefined
-      ? this.#stmt("SELECT * FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?")
-        .all(before, limitOf(options))
-      : this.#stmt("SELECT * FROM audit WHERE action = ? AND id < ? ORDER BY id DESC LIMIT ?")
-        .all(options.action, before, limitOf(options));
-    return rows.map(plain<AuditRow>);
+  listAudit(options: ListOptions & AuditFilter = {}): AuditRow[] {
+    return history.listAudit(this.#prepare, options);
   }
 
   // ---- push subscriptions ----
@@ -551,6 +561,9 @@ export class SqliteStore implements Store {
     }
     return this.#nowText;
   }
+
+  /** #stmt as a function value, for the query helpers of sqlite_history.ts. */
+  readonly #prepare = (sql: string): StatementSync => this.#stmt(sql);
 
   #stmt(sql: string): StatementSync {
     let s = this.#statements.get(sql);

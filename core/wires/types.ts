@@ -12,7 +12,17 @@ export type Part =
   | { type: "reasoning"; text: string; signature?: string }
   /** Opaque redacted thinking (Messages wire); echoed back only to the Messages wire. */
   | { type: "redacted_reasoning"; data: string }
-  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown> }
+  /**
+   * `raw_arguments` is set only when the arguments text did not parse as a JSON object
+   * (cut off by max_tokens, or malformed): `input` is then {} and the loop never runs the call.
+   */
+  | {
+    type: "tool_call";
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    raw_arguments?: string;
+  }
   | {
     type: "tool_result";
     call_id: string;

@@ -7,6 +7,7 @@ import { api, localizeTimes, runLink, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
+import "./memory_admin.js";
 import "./recipes.js"; // the Recipes card wires itself when the page has one
 import { startPush } from "./push.js";
 

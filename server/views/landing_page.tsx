@@ -3,9 +3,11 @@
 // Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
+import type { MessengerStatus } from "../deps.ts";
 import type { GovernorConfig } from "../../core/governor/config.ts";
 import type { GovernorUsage } from "../../core/governor/governor.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
+import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import { GovernorLevers, GovernorUsageView } from "./governor_card.tsx";
 import { InboxList } from "./inbox_item.tsx";
 import { JobForm } from "./job_form.tsx";
@@ -24,6 +26,10 @@ export interface LandingData {
   jobNames: Map<number, string>;
   governor: { config: GovernorConfig; usage: GovernorUsage };
   memory: MemoryPaneData;
+  /** Decides whether the job form offers the messenger surface. */
+  messenger?: MessengerStatus;
+  /** The outpost's current endpoint, the job form's default base_url and model. */
+  jobDefaults: JobDefaults;
 }
 
 export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
@@ -42,13 +48,20 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
       <div data-live="jobs" data-src="/partials/jobs">
         <JobsList page={data.jobs} now={data.now} />
       </div>
-      <JobForm />
+      <JobForm
+        defaults={data.jobDefaults}
+        {...(data.messenger ? { messenger: data.messenger } : {})}
+      />
     </Card>
     <Card id="card-governor" title="GPU fairness">
-      <div data-live="governor" data-src="/partials/governor">
-        <GovernorUsageView usage={data.governor.usage} />
-      </div>
-      <GovernorLevers config={data.governor.config} />
+      {/* Collapsed by default: a lever change throttles every job, so it is opened on purpose. */}
+      <details class="governor-box" id="governor-box">
+        <summary class="btn btn-quiet">Show usage and limits</summary>
+        <div data-live="governor" data-src="/partials/governor">
+          <GovernorUsageView usage={data.governor.usage} />
+        </div>
+        <GovernorLevers config={data.governor.config} />
+      </details>
     </Card>
     <Card id="card-memory" title="Memory">
       <MemoryPane data={data.memory} />

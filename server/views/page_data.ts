@@ -12,8 +12,6 @@ import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
 
 export const RECENT_RUNS = 15;
-/** Runs looked at per job when merging the recent list. */
-const RUNS_PER_JOB = RECENT_RUNS;
 export const INBOX_SHOWN = 50;
 /** Report bytes read for the run page; the renderer cuts at its own (smaller) cap. */
 const REPORT_READ_MAX = 1024 * 1024;
@@ -32,16 +30,21 @@ export function jobsPage(store: Store, before: number | null = null): JobsPage {
   };
 }
 
-/** The newest runs over every job, newest first. */
+/**
+ * The newest runs over every job, newest first: one page of the run history (it used to
+ * read `limit` runs of every job and merge them, 100 queries for 100 jobs).
+ */
 export function recentRuns(store: Store, limit = RECENT_RUNS): RecentRun[] {
-  const out: RecentRun[] = [];
-  for (const job of store.listJobs()) {
-    for (const run of store.listRuns(job.id, { limit: Math.min(limit, RUNS_PER_JOB) })) {
-      out.push({ run, job_name: job.name });
+  const runs = store.listRunHistory({}, { limit });
+  const names = new Map<number, string>();
+  return runs.map((run) => {
+    let name = names.get(run.job_id);
+    if (name === undefined) {
+      name = store.getJob(run.job_id)?.name ?? `job ${run.job_id}`;
+      names.set(run.job_id, name);
     }
-  }
-  out.sort((a, b) => b.run.id - a.run.id);
-  return out.slice(0, limit);
+    return { run, job_name: name };
+  });
 }
 
 export function jobNames(store: Store): Map<number, string> {

@@ -6,7 +6,15 @@ export type ReplyStep =
   | { kind: "reasoning"; text: string; signature?: string }
   | { kind: "redacted"; data: string }
   | { kind: "text"; text: string }
-  | { kind: "tool"; name: string; args: Record<string, unknown>; id?: string; fragments: number }
+  | {
+    kind: "tool";
+    name: string;
+    args: Record<string, unknown>;
+    id?: string;
+    fragments: number;
+    /** Arguments text sent verbatim instead of JSON.stringify(args) (e.g. cut off). */
+    raw?: string;
+  }
   | { kind: "hang" }
   | { kind: "gate"; opened: Promise<void> }
   | { kind: "streamError"; message: string; type: string }
@@ -65,6 +73,27 @@ export class ReplyBuilder {
     opts: { id?: string; fragments?: number } = {},
   ): this {
     const step: ReplyStep = { kind: "tool", name, args, fragments: opts.fragments ?? 3 };
+    if (opts.id !== undefined) step.id = opts.id;
+    this.steps.push(step);
+    return this;
+  }
+
+  /**
+   * A tool call whose arguments text is sent exactly as given, e.g. `{"path":` as llama-server
+   * sends it when max_tokens cuts the call off (pair with .stop("max_tokens")).
+   */
+  toolRaw(
+    name: string,
+    rawArguments: string,
+    opts: { id?: string; fragments?: number } = {},
+  ): this {
+    const step: ReplyStep = {
+      kind: "tool",
+      name,
+      args: {},
+      fragments: opts.fragments ?? 2,
+      raw: rawArguments,
+    };
     if (opts.id !== undefined) step.id = opts.id;
     this.steps.push(step);
     return this;
