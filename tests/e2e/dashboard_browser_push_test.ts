@@ -68,7 +68,7 @@ async function notificationShown(worker: Worker, tag: string, body: string): Pro
     while (Date.now() < until) {
       const list = await (self as any).registration.getNotifications({ tag: t });
       if (list.some((n: any) => n.body === b)) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     // Say what happened: which shows the worker's handler made (and how they ended), and
     // what Chromium lists now. A show that resolved yet is not listed is Chromium dropping
