@@ -59,7 +59,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "resume",
     usage: "/resume [id]",
-    help: "continue a saved conversation: bare opens a list",
+    help: "continue a conversation saved in this folder: bare opens a list",
   },
   { name: "mode", usage: "/mode [auto|strict|plan]", help: "permission mode for edits and shell" },
   {

@@ -1,6 +1,8 @@
 // Session commands that act on the conversation itself: /clear (a new one), /compact (now),
 // /resume (pick a saved one), /mode (auto, strict, plan) and /diff (what this session's edits
-// changed in the workdir).
+// changed in the workdir). /resume takes only conversations saved in this session's workdir
+// (cli/resume_workdir.ts): one from another folder is refused with the command that resumes it
+// there.
 
 import { compactHistory } from "../core/agent/compaction.ts";
 import { loadSession } from "../core/agent/journal.ts";
@@ -10,6 +12,7 @@ import type { PickItem } from "./pickers/prompts.ts";
 import { paintDetail } from "./interactive_approval.ts";
 import type { SessionState } from "./interactive_types.ts";
 import { errorLine } from "../core/logger.ts";
+import { resumeHereRefusal } from "./resume_workdir.ts";
 
 /** Saved conversations /resume offers, newest first. */
 const RESUME_CHOICES = 20;
@@ -90,6 +93,8 @@ export async function resumeCommand(s: SessionState, arg: string): Promise<void>
   }
   if (id === s.sessionId) return s.note("that is the current conversation");
   const loaded = await loadSession(dir, id);
+  const refusal = await resumeHereRefusal(id, loaded.meta.workdir, s.ctx.workdir);
+  if (refusal) return s.error(refusal);
   await s.switchTo({ ...loaded, id });
   s.note(`resumed ${id} (${loaded.messages.length} messages)`);
 }
@@ -121,7 +126,8 @@ async function savedConversations(s: SessionState, dir: string): Promise<PickIte
       p.type === "text"
     );
     const title = first && first.type === "text" ? first.text.split("\n")[0]! : "(no prompt)";
-    const here = loaded.meta.workdir === s.ctx.workdir ? "" : ` · ${loaded.meta.workdir}`;
+    // Another folder's conversation is listed, so it can be found, but picking it is refused.
+    const here = loaded.meta.workdir === s.ctx.workdir ? "" : ` · from ${loaded.meta.workdir}`;
     items.push({
       type: "row",
       value: id,

@@ -2,6 +2,9 @@
 // shows), never the directory the resume was typed in, so an approved edit lands where the
 // model planned it. An explicit --workdir on resume must name that same folder (after
 // symlinks); any other folder is refused rather than silently obeyed or silently ignored.
+// The in-session /resume refuses a conversation saved in another folder for the same reason
+// (resumeHereRefusal): the session's tools, memory workspace, status line and /diff all stay on
+// the folder it was started in, so the conversation is resumed where it was saved instead.
 
 import { resolve } from "../core/path.ts";
 import { SetupError } from "./setup.ts";
@@ -28,6 +31,29 @@ export async function resumeWorkdir(
     }
   }
   return session;
+}
+
+/**
+ * Why a session running in `current` cannot continue conversation `id`, saved in `saved`
+ * (/resume), or undefined when both name the same folder (after symlinks). Throws SetupError
+ * when the saved folder is gone.
+ */
+export async function resumeHereRefusal(
+  id: string,
+  saved: string,
+  current: string,
+): Promise<string | undefined> {
+  const session = await realFolder(saved, `${id}'s workdir`);
+  const here = await realFolder(current, "this session's workdir");
+  if (session === here) return undefined;
+  return `${id} was saved in ${session}, but this session works in ${here}; its tools would ` +
+    `act on the wrong folder. Resume it where it was started: cd ${shellWord(session)} && ` +
+    `agent --resume ${id}`;
+}
+
+/** `word` as one shell word: as is when plain, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 async function realFolder(path: string, what: string): Promise<string> {

@@ -1,11 +1,13 @@
 // The conversation commands in a real pseudo-terminal: /mode switches the permission mode
 // the loop and the model see, /diff shows what this session's edits changed, /clear starts a
-// new conversation that /resume can leave again for the saved one, /compact summarizes now.
+// new conversation that /resume can leave again for the saved one, /compact summarizes now;
+// /resume refuses a conversation saved in another folder.
 
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { lastUserText, TmuxAgent, toolResults } from "./interactive_tmux.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
 
 const QUIET = { AGENT_MEMORY_REFLECT: "0" };
 
@@ -119,6 +121,66 @@ peerTest(
     } finally {
       await agent.close();
       await fake.close();
+    }
+  },
+);
+
+peerTest(
+  "/resume refuses a conversation saved in another folder, naming both and how to resume it",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const home = await tempHome();
+    const elsewhere = `${home}/elsewhere`;
+    const env = { ...QUIET, AGENT_BASE_URL: fake.url };
+    let agent: TmuxAgent | undefined;
+    try {
+      // A strict headless run in another folder stops with an edit awaiting approval.
+      await Deno.mkdir(elsewhere);
+      await Deno.writeTextFile(`${elsewhere}/app.txt`, "version 1\n");
+      fake.enqueue(reply().tool("str_replace", { path: "app.txt", old_str: "1", new_str: "2" }));
+      const stopped = await runAgent(
+        [
+          "-p",
+          "--workdir",
+          elsewhere,
+          "--mode",
+          "strict",
+          "--output-format",
+          "json",
+          "--",
+          "bump it",
+        ],
+        { home, ...env },
+      );
+      assert.equal(stopped.code, 2, stopped.stderr);
+      const id = JSON.parse(stopped.stdout).session_id as string;
+
+      agent = await TmuxAgent.start({ home, env });
+      await Deno.writeTextFile(`${agent.workdir}/app.txt`, "version 1\n");
+      await agent.idle();
+      await agent.submit("/resume");
+      await agent.waitFor(/❯ bump it /);
+      await agent.keys("Enter");
+      await agent.waitFor(
+        `${id} was saved in ${elsewhere}, but this session works in ${agent.workdir}; its tools ` +
+          `would act on the wrong folder. Resume it where it was started: ` +
+          `cd ${elsewhere} && agent --resume ${id}`,
+      );
+      await agent.submit(`/resume ${id}`);
+      await agent.waitFor(`cd ${elsewhere} && agent --resume ${id}`, { count: 2 });
+
+      // The next message starts a new conversation here; the pending edit runs nowhere.
+      fake.enqueue(reply().text("Fresh start."));
+      await agent.submit("approved");
+      await agent.waitFor("Fresh start.");
+      assert.ok(!JSON.stringify(fake.requests.at(-1)!.body).includes("bump it"));
+      assert.equal(await Deno.readTextFile(`${agent.workdir}/app.txt`), "version 1\n");
+      assert.equal(await Deno.readTextFile(`${elsewhere}/app.txt`), "version 1\n");
+    } finally {
+      await agent?.close();
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
     }
   },
 );
