@@ -124,14 +124,23 @@ const hosted = await series(
 const FIRST_TOKEN = "pong";
 const firstToken = await series(
   "submit to first token on screen (base_url)",
-  () => {
+  async () => {
     fake.enqueue(reply().text(`${FIRST_TOKEN} and the rest of a short reply.`).usage(10, 8));
-    return measure(
-      agent,
-      { ...baseEnv, AGENT_BASE_URL: fake.url },
-      PROMPT,
-      { send: "ping\r", until: FIRST_TOKEN },
-    );
+    const callsBefore = fake.requests.length;
+    try {
+      return await measure(
+        agent,
+        { ...baseEnv, AGENT_BASE_URL: fake.url },
+        PROMPT,
+        { send: "ping\r", until: FIRST_TOKEN },
+      );
+    } catch (err) {
+      // Whether the message reached the model tells a lost keystroke from a stalled reply.
+      throw new Error(
+        `${err instanceof Error ? err.message : err}\nmodel calls during the run: ` +
+          `${fake.requests.length - callsBefore}; scripted replies left: ${fake.pending}`,
+      );
+    }
   },
 );
 console.log("");

@@ -1,6 +1,6 @@
 // The terminal while the model works, in a real pseudo-terminal: the activity line before the
 // first token and while a tool runs, markdown rendered (plain under NO_COLOR), text typed
-// during a reply sent after it, tool output collapsed and expanded, and one model name
+// during a reply (or before the prompt is up) sent after it, tool output collapsed and expanded, and one model name
 // everywhere (banner, status line, /model picker).
 
 import assert from "node:assert/strict";
@@ -165,6 +165,32 @@ peerTest(
       await agent.keys("Enter");
       await agent.waitFor("Third.");
       assert.equal(lastUserText(fake.requests[2]!.body), "half a thought");
+      fake.assertNoViolations();
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);
+
+peerTest(
+  "a message typed before the prompt is up is sent once it is, with colors and markdown on",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    fake.enqueue(reply().text("pong and the rest of a short reply."));
+    // NO_COLOR empty: colors on, so the markdown renderer loads on the first text, as it does
+    // for a user (the start-up bench's first-token run types the same way, at the prompt).
+    const agent = await TmuxAgent.start({
+      env: { ...QUIET, AGENT_BASE_URL: fake.url, NO_COLOR: "" },
+    });
+    try {
+      // Typed at once: the agent is still starting, the terminal not yet in raw mode.
+      await agent.submit("ping");
+      await agent.waitFor("pong and the rest of a short reply.");
+      await agent.idle();
+      assert.equal(fake.requests.length, 1);
+      assert.equal(lastUserText(fake.requests[0]!.body), "ping");
       fake.assertNoViolations();
     } finally {
       await agent.close();
