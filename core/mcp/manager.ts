@@ -48,6 +48,9 @@ interface Entry {
   tools: Tool[];
 }
 
+/** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
+const REQUEST_TIMEOUT = -32001;
+
 type ConnectFn = typeof import("./connection.ts").connectMcp;
 let connectModule: Promise<ConnectFn> | undefined;
 
@@ -262,10 +265,14 @@ export class McpManager {
     } catch (err) {
       const gone = entry.connection !== connection;
       const stderr = gone ? connection.stderrTail() : "";
+      // The SDK's RequestTimeout (it has also sent the server notifications/cancelled).
+      const why = (err as { code?: unknown }).code === REQUEST_TIMEOUT
+        ? `no answer within tool_timeout_s = ${entry.server.tool_timeout_s}; the call was cancelled`
+        : errorLine(err);
       return {
         type: "result",
         is_error: true,
-        content: `MCP server ${name}, tool ${tool}: ${errorLine(err)}` +
+        content: `MCP server ${name}, tool ${tool}: ${why}` +
           (gone ? `; the server went away${stderr ? ` (stderr: ${stderr})` : ""}` : ""),
       };
     }

@@ -93,13 +93,21 @@ async function stopGroup(
   if (!hasExited()) await within(exited, STOP_GRACE_MS);
   // The leader has left (or will not): whatever is left of its group is asked, then made, to.
   if (!(await signalGroup(pgid, "SIGTERM"))) return;
+  if (await groupGone(pgid)) return;
+  await signalGroup(pgid, "SIGKILL");
+  // Returns once the group is gone (or after the grace: a zombie waits for its reaper).
+  await groupGone(pgid);
+  await within(exited, STOP_GRACE_MS);
+}
+
+/** Polls until process group `pgid` is empty; false if it still is after STOP_GRACE_MS. */
+async function groupGone(pgid: number): Promise<boolean> {
   const deadline = performance.now() + STOP_GRACE_MS;
   while (performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
-    if (!(await signalGroup(pgid, 0))) return;
+    if (!(await signalGroup(pgid, 0))) return true;
   }
-  await signalGroup(pgid, "SIGKILL");
-  await within(exited, STOP_GRACE_MS);
+  return false;
 }
 
 /** Signals process group `pgid`; false when no process of the group is left. */
