@@ -15,6 +15,7 @@ import { mcpTool, toolAllowed } from "./tools.ts";
 import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
+import { loadConnect } from "./sdk_loader.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
 
@@ -50,20 +51,6 @@ interface Entry {
 
 /** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
 const REQUEST_TIMEOUT = -32001;
-
-type ConnectFn = typeof import("./connection.ts").connectMcp;
-let connectModule: Promise<ConnectFn> | undefined;
-
-/** The SDK loads on first use, through a computed specifier (see cli/main.ts for why). */
-function loadConnect(): Promise<ConnectFn> {
-  connectModule ??= (async () => {
-    const mod: typeof import("./connection.ts") = await import(
-      new URL("./connection.ts", import.meta.url).href
-    );
-    return mod.connectMcp;
-  })();
-  return connectModule;
-}
 
 export class McpManager {
   readonly #entries = new Map<string, Entry>();
