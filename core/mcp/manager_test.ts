@@ -284,3 +284,16 @@ async function tempDir() {
   const path = await Deno.makeTempDir({ prefix: "mcp-group-" });
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
 }
+
+Deno.test("a stdio command that is not there, or a cwd that is not, is one line saying which", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.nocmd]\ncommand = "no-such-command-for-mcp"\n` +
+      `[mcp_servers.nodir]\ncommand = "node"\ncwd = "missing-dir"\n`,
+  );
+  await t.manager.start();
+  const [nocmd, nodir] = t.manager.statuses();
+  assert.equal(nocmd?.state, "failed");
+  assert.match(nocmd?.error ?? "", /could not start "no-such-command-for-mcp": .* is not found/);
+  assert.equal(nodir?.state, "failed");
+  assert.match(nodir?.error ?? "", /working directory .*missing-dir does not exist/);
+});

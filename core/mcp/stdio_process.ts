@@ -141,12 +141,23 @@ function within(promise: Promise<void>, ms: number): Promise<void> {
 }
 
 function spawnFailure(launch: StdioLaunch, err: unknown): Error {
-  const why = err instanceof Deno.errors.NotFound
-    ? `${launch.command} not found on PATH, or no directory ${launch.cwd}`
-    : err instanceof Error
-    ? err.message
-    : String(err);
+  let why = err instanceof Error ? err.message : String(err);
+  // Deno says NotFound both for a missing command and for a missing working directory.
+  if (err instanceof Deno.errors.NotFound) {
+    why = directoryMissing(launch.cwd)
+      ? `its working directory ${launch.cwd} does not exist`
+      : `${launch.command} is not found (PATH: ${launch.env.PATH ?? "unset"})`;
+  }
   return new Error(`could not start ${JSON.stringify(launch.command)}: ${why}`);
+}
+
+function directoryMissing(path: string): boolean {
+  try {
+    return !Deno.statSync(path).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return true;
+    throw err;
+  }
 }
 
 /** The last few non-empty lines, joined with " | " so a failure stays one line. */
