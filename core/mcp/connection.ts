@@ -48,6 +48,15 @@ export interface ConnectOptions {
   signal: AbortSignal;
 }
 
+type StdioTransportModule = typeof import("./transport_stdio.ts");
+let stdioTransportModule: Promise<StdioTransportModule> | undefined;
+
+/** The stdio transport's module, loaded once (core/mcp/preload.ts starts it early). */
+export function loadStdioTransport(): Promise<StdioTransportModule> {
+  stdioTransportModule ??= import(new URL("./transport_stdio.ts", import.meta.url).href);
+  return stdioTransportModule;
+}
+
 export async function connectMcp(
   server: McpServerConfig,
   options: ConnectOptions,
@@ -57,10 +66,7 @@ export async function connectMcp(
   let transport: Transport;
   if (server.transport === "stdio") {
     if (!process) throw new Error("a stdio server needs its process");
-    const mod: typeof import("./transport_stdio.ts") = await import(
-      new URL("./transport_stdio.ts", import.meta.url).href
-    );
-    transport = mod.stdioTransport(process);
+    transport = (await loadStdioTransport()).stdioTransport(process);
   } else {
     const mod: typeof import("./transport_http.ts") = await import(
       new URL("./transport_http.ts", import.meta.url).href

@@ -8,31 +8,33 @@
 
 import type { Env } from "../ports.ts";
 import { agentHome, findProjectSettingsFile, globalSettingsPath } from "../settings/project.ts";
-import { loadConnect } from "./sdk_loader.ts";
+import { preloadSdk } from "./sdk_loader.ts";
 
 const MENTION = /\bmcp_servers\b/;
+const COMMAND = /\bcommand\s*=/;
 
 /** Loads the SDK's modules ahead of McpManager if a settings file names mcp_servers. */
 export function preloadMcpIfConfigured(env: Env, workdir: string): void {
-  let configured: boolean;
+  let texts: string[];
   try {
     const home = agentHome(env);
     const project = findProjectSettingsFile(workdir, home);
-    configured = mentions(globalSettingsPath(home)) || (project !== undefined && mentions(project));
+    texts = [read(globalSettingsPath(home)), project === undefined ? "" : read(project)];
   } catch {
     // A hint only: the settings resolver reads the same files moments later and reports any
     // trouble with them properly; here it just means no head start.
     return;
   }
-  if (!configured) return;
-  loadConnect().catch(() => {}); // a failure is reported by McpManager, which awaits it too
+  if (!texts.some((t) => MENTION.test(t))) return;
+  // The stdio transport too when some table has a `command` (HTTP-only runs skip it).
+  preloadSdk({ stdio: texts.some((t) => COMMAND.test(t)) });
 }
 
-function mentions(path: string): boolean {
+function read(path: string): string {
   try {
-    return MENTION.test(Deno.readTextFileSync(path));
+    return Deno.readTextFileSync(path);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
+    if (err instanceof Deno.errors.NotFound) return "";
     throw err;
   }
 }
