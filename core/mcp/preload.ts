@@ -3,8 +3,8 @@
 // the rest of the program's modules load, instead of starting after settings are resolved.
 // The check is a cheap text search of the two settings files, not a parse: a false hit only
 // loads the SDK for nothing; a miss only loses the head start (McpManager loads it on use).
-// Measured with scripts/bench_mcp.ts: 60–140 ms less to the first model request with two
-// stdio servers (load average 4–5).
+// Measured with scripts/bench_mcp.ts, two stdio servers: 40–100 ms less to the first model
+// request at load average 4–5 (the rest of start-up then has more waits to fill), ~10 ms at 3.
 
 import type { Env } from "../ports.ts";
 import { agentHome, findProjectSettingsFile, globalSettingsPath } from "../settings/project.ts";
