@@ -2,9 +2,9 @@
 // (stdio over a server process McpManager already started through the StdioLauncher seam, or
 // Streamable HTTP), list the tools, call them, and report a stdio server's stderr tail on
 // failure. This module and the two transport modules are the only ones that import the SDK;
-// core/mcp/manager.ts reaches this one through a computed import, so a run without MCP servers
-// never loads it, and each transport loads only when a server uses it (scripts/permissions.ts
-// lists all three).
+// core/mcp/sdk_loader.ts reaches this one through a computed import, so a run without MCP
+// servers never loads it, and each transport loads only when a server uses it or the start-up
+// preload asks for it (scripts/permissions.ts lists all three).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

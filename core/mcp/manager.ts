@@ -58,6 +58,8 @@ export class McpManager {
   readonly #deps: McpDeps;
   /** Project servers approved during this process (the settings value is frozen). */
   readonly #approvedNow = new Set<string>();
+  /** Processes of failed starts still being stopped: the start does not wait, close() does. */
+  readonly #stopping = new Set<Promise<void>>();
 
   constructor(settings: Settings, deps: McpDeps) {
     this.#settings = settings;
@@ -126,6 +128,7 @@ export class McpManager {
 
   async close(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.#stop(e)));
+    await Promise.all(this.#stopping);
   }
 
   async #stop(entry: Entry): Promise<void> {
@@ -186,8 +189,13 @@ export class McpManager {
         },
       );
     } catch (err) {
-      // Whatever failed (spawn, SDK load, handshake, the deadline), no process is left behind.
-      await serverProcess?.stop();
+      // Whatever failed (spawn, SDK load, handshake, the deadline), no process is left behind;
+      // a server slow to leave (up to 2 s) does not hold up the run, close() waits for it.
+      if (serverProcess) {
+        const stopping = serverProcess.stop();
+        this.#stopping.add(stopping);
+        void stopping.finally(() => this.#stopping.delete(stopping));
+      }
       const why = err instanceof DeadlineError
         ? `no answer within startup_timeout_s = ${server.startup_timeout_s}`
         : errorLine(err);

@@ -297,3 +297,23 @@ Deno.test("a stdio command that is not there, or a cwd that is not, is one line 
   assert.equal(nodir?.state, "failed");
   assert.match(nodir?.error ?? "", /working directory .*missing-dir does not exist/);
 });
+
+Deno.test("a server that timed out and ignores EOF and SIGTERM is gone once close() returns", async () => {
+  await using dir = await tempDir();
+  const pidFile = `${dir.path}/server.pid`;
+  const stubborn =
+    `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ` +
+    `process.on("SIGTERM", () => {}); process.stdin.on("end", () => {}); setInterval(() => {}, 1e6);`;
+  await using t = await managerFor(
+    `[mcp_servers.stubborn]\ncommand = "node"\nargs = ["-e", ${
+      JSON.stringify(stubborn)
+    }]\nstartup_timeout_s = 0.5\n`,
+  );
+  await t.manager.start();
+  const [status] = t.manager.statuses();
+  assert.equal(status?.state, "failed");
+  assert.match(status?.error ?? "", /no answer within startup_timeout_s = 0.5/);
+  const pid = Number((await Deno.readTextFile(pidFile)).trim());
+  await t.manager.close();
+  assert.equal(alive(pid), false, `server ${pid} outlived close()`);
+});
