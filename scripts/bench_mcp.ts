@@ -10,6 +10,17 @@
 //   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200]
 // server-everything comes from the test kit (tests/mcp/everything.ts; installed with npm on
 // first use).
+//
+// Measured (2 shared cores, load average ~3, three rounds alternating with the code before the
+// early spawn and preload): no MCP ~60 ms; node raw servers 177–194 ms, 3.0–3.2x (was 221–237,
+// 3.7–3.9x); instant servers 153–163 ms, 2.6–2.7x (was 166–177). At load 4–5 the gain is
+// larger (40–100 ms). What is left, on the main thread: the SDK's modules (~75–85 ms: zod ~18,
+// the SDK's schemas ~23, ajv ~33, protocol ~8), two spawns and two Clients (~10 ms) and the
+// handshakes (~10 ms). A Worker for the SDK was tried and lost: its start and module loading
+// competed with the main thread for the two cores (first request later, not sooner).
+// Per call: MCP echo ~330 µs against ~290 µs with the SDK's own StdioClientTransport (our
+// transport reads through Deno.Command's web streams; node's child_process streams are a little
+// quicker, but loading node:child_process costs 15–30 ms of start-up).
 
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";
