@@ -16,8 +16,10 @@
 // 3.7–3.9x); instant servers 153–163 ms, 2.6–2.7x (was 166–177). At load 4–5 the gain is
 // larger (40–100 ms). What is left, on the main thread: the SDK's modules (~75–85 ms: zod ~18,
 // the SDK's schemas ~23, ajv ~33, protocol ~8), two spawns and two Clients (~10 ms) and the
-// handshakes (~10 ms). A Worker for the SDK was tried and lost: its start and module loading
-// competed with the main thread for the two cores (first request later, not sooner).
+// handshakes (~10 ms). A Worker loading the SDK from the first line of main.ts was measured:
+// the SDK was ready in it at 141–181 ms, and it slowed the main thread's own way to the first
+// request from ~48 to 59–175 ms (the two cores are shared): no sooner than loading it on the
+// main thread, with a message layer more.
 // Per call: MCP echo ~330 µs against ~290 µs with the SDK's own StdioClientTransport (our
 // transport reads through Deno.Command's web streams; node's child_process streams are a little
 // quicker, but loading node:child_process costs 15–30 ms of start-up).
