@@ -17,6 +17,7 @@ import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/
 import { ModelNameResolver } from "../core/wires/probe.ts";
 import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
+import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
@@ -58,6 +59,8 @@ export interface AgentContext {
   resolver: ModelNameResolver;
   tools: Tool[];
   system: string;
+  /** The workspace's AGENTS.md as it goes into the system prompt (core/agent/workspace_brief.ts). */
+  brief?: string;
   memory?: MemoryStore;
   /** The MCP servers of this process (absent when none are configured); their tools are in `tools`. */
   mcp?: McpManager;
@@ -114,6 +117,11 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
   await mcpStarting;
+  const { brief, warning: briefWarning } = await readWorkspaceBrief(workdir).catch(async (err) => {
+    await mcp?.close();
+    throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
+  });
+  if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
 
   const tools: Tool[] = [...WORKSPACE_TOOLS];
@@ -123,6 +131,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     workdir,
     today: input.clock.now().toISOString().slice(0, 10),
     mode: input.mode,
+    ...(brief ? { brief } : {}),
     ...(memory ? { memoryIndex: memory.cachedIndex() } : {}),
   });
   return {
@@ -136,6 +145,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     resolver,
     tools,
     system,
+    ...(brief ? { brief } : {}),
     ...(memory ? { memory } : {}),
     ...(mcp ? { mcp } : {}),
   };
