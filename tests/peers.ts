@@ -1,4 +1,4 @@
-// Real peers (Chromium, Synapse, tmux) used by end-to-end tests. On a developer's machine a
+// Real peers (Chromium, Synapse, tmux, bubblewrap) used by end-to-end tests. On a developer's machine a
 // missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
 // .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
 
@@ -21,6 +21,8 @@ export const probes = {
   chromium: (): string | null =>
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  bubblewrap: (): string | null =>
+    commandOnPath("bwrap") ? null : "bubblewrap not installed (apt-get install bubblewrap)",
   synapse: (): string | null => {
     const out = new Deno.Command("python3", {
       args: ["-c", "import synapse"],

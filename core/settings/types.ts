@@ -51,6 +51,11 @@ export interface Settings {
   memory_enabled: boolean;
   memory_reflect: boolean;
   memory_dir: string;
+  /** How the model's commands are confined (core/sandbox, docs/sandbox.md). */
+  sandbox: "auto" | "bubblewrap" | "off";
+  sandbox_network: "off" | "on";
+  /** Extra environment variable names passed into the sandbox. */
+  sandbox_env: readonly string[];
   /** Custom [[providers]] rows merged with the built-in presets. */
   providers: readonly ProviderPreset[];
   /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */
