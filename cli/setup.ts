@@ -15,7 +15,9 @@ import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
 import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/effort.ts";
 import { ModelNameResolver } from "../core/wires/probe.ts";
-import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
+import { workspaceTools } from "../core/tools/registry.ts";
+import { openSandbox, type Sandbox, SandboxConfigError } from "../core/sandbox/sandbox.ts";
+import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
@@ -55,6 +57,8 @@ export interface AgentContext {
   tools: Tool[];
   system: string;
   memory?: MemoryStore;
+  /** What confines the model's commands (the shell tool, later MCP servers). */
+  sandbox: Sandbox;
 }
 
 export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
@@ -92,7 +96,8 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
   if (input.awaitProbe !== false) await probe;
 
-  const tools: Tool[] = [...WORKSPACE_TOOLS];
+  const sandbox = await sandboxFor(settings, workdir, home, input.env);
+  const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
   const system = composeSystemPrompt({
     workdir,
@@ -112,7 +117,50 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     tools,
     system,
     ...(memory ? { memory } : {}),
+    sandbox,
   };
+}
+
+/**
+ * The run's sandbox: the workdir is the only host directory its commands can write; the agent
+ * home, the memory root, the settings files and the real HOME are never mounted (masked when
+ * they lie inside the workdir); the project settings file stays readable but not writable.
+ * `sandbox = "bubblewrap"` insists: a bwrap that cannot start stops the run here. `auto`
+ * finds out at the first shell call and refuses that call instead.
+ */
+async function sandboxFor(
+  settings: Settings,
+  workdir: string,
+  home: string,
+  env: Env,
+): Promise<Sandbox> {
+  const realHome = env.get("HOME")?.trim();
+  let sandbox: Sandbox;
+  try {
+    sandbox = openSandbox({
+      mode: settings.sandbox,
+      network: settings.sandbox_network === "on",
+      passEnv: settings.sandbox_env,
+      workdir,
+      hidden: [
+        home,
+        settings.memory_dir,
+        globalSettingsPath(home),
+        ...(realHome ? [realHome] : []),
+      ],
+      readOnly: settings.files?.project ? [settings.files.project] : [],
+      env,
+      settingsPath: globalSettingsPath(home),
+    });
+  } catch (err) {
+    if (err instanceof SandboxConfigError) throw new SetupError(err.message, { cause: err });
+    throw err;
+  }
+  if (settings.sandbox === "bubblewrap") {
+    const refusal = await sandbox.check();
+    if (refusal !== null) throw new SetupError(refusal);
+  }
+  return sandbox;
 }
 
 /** Where sessions are journaled: <AGENT_HOME>/sessions. */
