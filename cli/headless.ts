@@ -288,6 +288,7 @@ function buildResult(
     final_text: r.final_text,
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
+    sandbox: ctx.sandbox.describe(),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };
