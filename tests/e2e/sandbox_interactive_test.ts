@@ -74,3 +74,20 @@ peerTest(
     }
   },
 );
+
+peerTest("interactive: the banner says when the sandbox is off", probes.tmux, async () => {
+  const fake = await startFakeModelServer();
+  const agent = await TmuxAgent.start({
+    env: { AGENT_MEMORY_REFLECT: "0", AGENT_BASE_URL: fake.url, AGENT_SANDBOX_MODE: "off" },
+  });
+  try {
+    const screen = await agent.idle();
+    assert.match(
+      screen,
+      /warning: sandbox is off \(env AGENT_SANDBOX_MODE\): the model's shell commands run unsandboxed/,
+    );
+  } finally {
+    await agent.close();
+    await fake.close();
+  }
+});
