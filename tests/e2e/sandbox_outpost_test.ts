@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
-import { startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import { startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
   assertNoCanaryUnder,
@@ -100,7 +100,8 @@ peerTest(
       const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
       assert.equal(triggered.status, 202, triggered.text);
       const runId = triggered.json.run.id as number;
-      await waitForRun(url, runId, "ok");
+      // Unsandboxed, `kill -9 $PPID` alone would end the run as an error (the agent killed).
+      assert.equal(await waitForRunEnd(url, runId), "ok");
 
       checkAttacks(list, toolResultsById(fake.requests.at(-1)!.body));
       await checkNoEscape(targets);
