@@ -75,7 +75,7 @@ export const OWN_FLAGS: readonly OwnFlag[] = [
 ];
 
 export interface ParsedArgs {
-  command: "run" | "config" | "sessions";
+  command: "run" | "config" | "sessions" | "adoption";
   headless: boolean;
   workdir?: string;
   mode: PermissionMode;
@@ -90,6 +90,8 @@ export interface ParsedArgs {
   prompt?: string;
   /** `agent config set-key PROVIDER`: store that provider's API key, read from stdin. */
   setKeyFor?: string;
+  /** The words after a subcommand that parses its own (`agent adoption validate FILE`). */
+  commandArgs?: string[];
   /** Settings flags, keyed by flag name, for resolveSettings. */
   settingsFlags: Flags;
 }
@@ -111,6 +113,13 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   let command: ParsedArgs["command"] = "run";
   if (positionals[0] === "config" || positionals[0] === "sessions") {
     command = positionals.shift() as "config" | "sessions";
+  }
+  // `agent adoption validate [FILE]`: its words are cli/adoption.ts's to check.
+  let commandArgs: string[] | undefined;
+  if (positionals[0] === "adoption") {
+    positionals.shift();
+    command = "adoption";
+    commandArgs = positionals.splice(0);
   }
   let setKeyFor: string | undefined;
   if (command === "config" && positionals[0] === "set-key") {
@@ -167,6 +176,7 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   if (maxTurns !== undefined) result.maxTurns = maxTurns;
   if (setKeyFor !== undefined) result.setKeyFor = setKeyFor;
   if (prompt !== undefined) result.prompt = prompt;
+  if (commandArgs !== undefined) result.commandArgs = commandArgs;
   return result;
 }
 

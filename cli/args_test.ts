@@ -75,4 +75,8 @@ Deno.test("config and sessions are subcommands", () => {
   assert.equal(setKey.command, "config");
   assert.equal(setKey.setKeyFor, "hosted-messages");
   assert.equal(setKey.prompt, undefined);
+  const adoption = parseAgentArgs(["adoption", "validate", "decl.json"]);
+  assert.equal(adoption.command, "adoption");
+  assert.deepEqual(adoption.commandArgs, ["validate", "decl.json"]);
+  assert.equal(adoption.prompt, undefined);
 });

@@ -95,3 +95,25 @@ Deno.test("agent config warns when the sandbox is off and says where that came f
   assert.match(on, /^sandbox = "auto" /m);
   assert.match(on, /^sandbox_network = "off" /m);
 });
+
+Deno.test("agent config lists MCP servers without env or header values, and masks mcp_keys", async () => {
+  const settings = await settingsWith(`[mcp_servers.fs]
+command = "node"
+args = ["server.js"]
+env = { TOKEN = "envSECRETvalue" }
+[mcp_servers.web]
+url = "https://mcp.example.com/mcp"
+http_headers = { X-Team = "hdrSECRETvalue" }
+bearer_key = "web"
+[mcp_keys]
+web = "${SECRET_A}"
+`);
+  const text = renderConfig(settings);
+  assert.match(text, /mcp_servers\.fs = stdio node server\.js \(env TOKEN\)/);
+  assert.match(text, /mcp_servers\.web = http https:\/\/mcp\.example\.com\/mcp/);
+  assert.match(text, new RegExp(`mcp_keys\\.web = ${maskKey(SECRET_A).replace(".", "\\.")}`));
+  for (const secret of [SECRET_A, "envSECRETvalue", "hdrSECRETvalue"]) {
+    assert.ok(!text.includes(secret), secret);
+    assert.ok(!renderConfigJson(settings).includes(secret), secret);
+  }
+});

@@ -11,12 +11,24 @@ import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
 import { renderReport } from "../core/agent/report.ts";
-import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
+import {
+  EXIT_CODES,
+  type HeadlessResult,
+  type McpServerReport,
+  type Outcome,
+} from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
 import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
+
+/**
+ * Reports are owner-only, like the session journal: they hold the prompt and the answer.
+ * (The value of core/private_files.ts PRIVATE_FILE_MODE, not imported: that module loads
+ * node:fs, which the agent keeps off its start-up path.)
+ */
+const REPORT_MODE = 0o600;
 
 export class HeadlessError extends Error {
   override name = "HeadlessError";
@@ -61,6 +73,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     if (failed.report_path) {
       await writeFileAtomic(failed.report_path, renderReport(failed, prompt), {
         createDirs: true,
+        mode: REPORT_MODE,
       });
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
@@ -68,9 +81,36 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     else deps.stderr(`agent: ${errorText(err).trim()}\n`);
     return failed.exit_code;
   }
-  const { ctx, journal, history, effort } = begun;
+  const { ctx } = begun;
+  try {
+    return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
+  } finally {
+    await ctx.mcp?.close();
+  }
+}
+
+async function runBegun(
+  args: ParsedArgs,
+  deps: HeadlessDeps,
+  { ctx, journal, history, effort }: Begun,
+  prompt: string,
+  outputPath: string | undefined,
+  started: number,
+  fixed: Partial<HeadlessResult>,
+): Promise<number> {
   // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
   for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
+  // An MCP server that did not start is one line; the run goes on without it.
+  const mcpServers = ctx.mcp?.statuses().map((s): McpServerReport => ({
+    name: s.name,
+    state: s.state,
+    tools: s.tools,
+    ...(s.error ? { error: s.error } : {}),
+  }));
+  for (const s of mcpServers ?? []) {
+    if (s.error) deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
+  }
+  if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
 
   const result = await runLoop(history, {
     wire: ctx.wire,
@@ -111,7 +151,10 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   // count the pass; every JSON reader (CI, the outpost) reads it only at exit anyway.
   await journal.flush();
   if (outputPath) {
-    await writeFileAtomic(outputPath, renderReport(outcome, prompt), { createDirs: true });
+    await writeFileAtomic(outputPath, renderReport(outcome, prompt), {
+      createDirs: true,
+      mode: REPORT_MODE,
+    });
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
@@ -120,7 +163,10 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(final, prompt), { createDirs: true });
+      await writeFileAtomic(outputPath, renderReport(final, prompt), {
+        createDirs: true,
+        mode: REPORT_MODE,
+      });
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
@@ -274,7 +320,8 @@ function buildResult(
     : r.done_reason === "needs_human"
     ? "needs_human"
     : "error";
-  const model = ctx.resolver.displayName;
+  // No turn answered: report the configured name, not a probe's guess that never answered.
+  const model = r.stop_reason === undefined ? ctx.settings.model : ctx.resolver.displayName;
   return {
     outcome,
     exit_code: EXIT_CODES[outcome],
@@ -286,6 +333,7 @@ function buildResult(
       ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
       : null,
     final_text: r.final_text,
+    ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
     sandbox: ctx.sandbox.describe(),

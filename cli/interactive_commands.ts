@@ -14,6 +14,8 @@ import {
   modeCommand,
   resumeCommand,
 } from "./interactive_conversation.ts";
+import { expandCommand } from "./interactive_expand.ts";
+import { mcpCommand } from "./interactive_mcp.ts";
 import {
   countPrompt,
   promptForCount,
@@ -60,7 +62,17 @@ export const COMMANDS: readonly CommandSpec[] = [
     help: "continue a saved conversation: bare opens a list",
   },
   { name: "mode", usage: "/mode [auto|strict|plan]", help: "permission mode for edits and shell" },
+  {
+    name: "mcp",
+    usage: "/mcp [reconnect|approve NAME]",
+    help: "MCP servers, their state and tools; reconnect a failed one, approve a project one",
+  },
   { name: "diff", usage: "/diff", help: "what this session's edits changed in the workdir" },
+  {
+    name: "expand",
+    usage: "/expand [all]",
+    help: "the last tool call's whole output (ctrl+o); all: every call of the last reply",
+  },
   { name: "help", usage: "/help", help: "this list" },
   { name: "exit", usage: "/exit, /quit", help: "quit (memory reflection runs first)" },
 ];
@@ -106,6 +118,10 @@ export async function runCommand(s: SessionState, text: string): Promise<"quit" 
       return modeCommand(s, arg);
     case "diff":
       return diffCommand(s);
+    case "mcp":
+      return await mcpCommand(s, arg);
+    case "expand":
+      return expandCommand(s, arg);
     default:
       s.error(`Unknown command /${name}. /help lists the commands.`);
   }
@@ -115,8 +131,9 @@ function showHelp(s: SessionState): void {
   for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(26)} ${s.style.dim(c.help)}`);
   s.print(
     s.style.dim(
-      "  keys: ctrl+c interrupts a reply (twice at an empty prompt quits) · ctrl+q quits · " +
-        "↑↓ walk the input history · a line ending in \\ continues",
+      "  keys: esc or ctrl+c interrupts a reply (ctrl+c twice at an empty prompt quits) · " +
+        "ctrl+q quits · ctrl+o expands the last tool output · ↑↓ walk the input history · " +
+        "a line ending in \\ continues · what you type during a reply is sent after it",
     ),
   );
 }

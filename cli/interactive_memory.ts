@@ -51,7 +51,7 @@ async function reflectNow(s: SessionState, force: boolean): Promise<void> {
       force,
       env: s.env,
     }), { escape: true });
-  view.finish();
+  await view.finish();
   if (!result.ran) s.note(`memory reflection skipped: ${result.skipped ?? "nothing to do"}`);
   else if (result.aborted) s.note("memory reflection skipped");
   else if (result.timed_out) s.note("memory reflection stopped at its time limit");
@@ -119,7 +119,7 @@ async function memoryInit(s: SessionState): Promise<void> {
       clock: s.clock,
       signal,
     }), { escape: true });
-  view.finish();
+  await view.finish();
   if (!result.ran) return s.note(`/memory init skipped: ${result.skipped ?? "nothing to do"}`);
   if (result.aborted) return s.note("/memory init stopped");
   if (result.timed_out) return s.note("/memory init stopped at its time limit");

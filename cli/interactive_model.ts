@@ -47,7 +47,9 @@ export async function modelCommand(s: SessionState, arg: string): Promise<void> 
         ...(s.ctx.settings.provider_preset !== undefined
           ? { presetId: s.ctx.settings.provider_preset }
           : {}),
-        model: s.ctx.resolver.model,
+        // The name the banner and status line show: the served model once known, so the
+        // picker never lists the `default` sentinel beside the model it stands for.
+        model: s.ctx.resolver.displayName,
         baseUrl: s.ctx.endpoint.base_url,
         keyNeeded: needsKey(s.ctx.settings),
         keyed: s.ctx.endpoint.api_key !== undefined,

@@ -1,6 +1,8 @@
 // One interactive session: the input loop, a reply per message, and the state the session
-// commands act on (interactive_commands.ts). Keys: ctrl+c interrupts a reply (at an empty
-// prompt, twice within 2 s quits), ctrl+q quits from anywhere, ctrl+d at an empty prompt quits.
+// commands act on (interactive_commands.ts). Keys: ctrl+c or esc interrupts a reply (ctrl+c at
+// an empty prompt, twice within 2 s, quits), ctrl+q quits from anywhere, ctrl+d at an empty
+// prompt quits, ctrl+o at the prompt expands the last tool output. What is typed while a reply
+// runs is kept (interactive_typeahead.ts) and sent after it.
 
 import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { Message, ServedModel, Usage } from "../core/wires/types.ts";
@@ -10,13 +12,17 @@ import type { AgentContext } from "./setup.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { Terminal, WatchedKey } from "./terminal/terminal.ts";
 import type { Style } from "./terminal/style.ts";
-import type { SessionState } from "./interactive_types.ts";
+import type { SessionState, ToolOutput } from "./interactive_types.ts";
+import type { InputEvent } from "./terminal/terminal.ts";
 import { Journal, type LoadedSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopConfig, runLoop, type ToolCallPart } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
 import { appendUserText, repairHistory } from "../core/agent/history_convert.ts";
 import { CostMeter } from "../core/pricing/cost_meter.ts";
 import { ReplyView } from "./interactive_view.ts";
+import { markdownLoader } from "./interactive_markdown.ts";
+import { TypeAhead } from "./interactive_typeahead.ts";
+import { expandCommand } from "./interactive_expand.ts";
 import { banner, statusLine } from "./interactive_status.ts";
 import { runCommand } from "./interactive_commands.ts";
 import { answerEffortProposal } from "./interactive_effort.ts";
@@ -72,10 +78,15 @@ export class Session implements SessionState {
   mode: PermissionMode;
   /** Files the edit tools changed in this session, for /diff. */
   readonly changes: SessionChanges;
+  lastTools: ToolOutput[] = [];
   #journal: Journal | undefined;
   #pending: LoadedSession | undefined;
   #activity: AbortController | undefined;
   #keys: { stop: () => void; onKey: (k: WatchedKey) => void } | undefined;
+  /** Text typed while something runs, sent once it has ended. */
+  readonly #typeAhead = new TypeAhead();
+  /** The reply being drawn, to show the type-ahead count on. */
+  #view: ReplyView | undefined;
   #quitRequested = false;
   /** "Yes for the rest of this session" answers. */
   readonly #allowances = new SessionAllowances();
@@ -154,7 +165,12 @@ export class Session implements SessionState {
     }
     while (!this.#quitRequested) {
       this.print(statusLine(this));
-      const input = await this.term.readInput(this.style.bold(PROMPT), CONTINUATION);
+      const input = await this.#nextInput();
+      if (input.type === "expand") {
+        expandCommand(this, "");
+        this.#typeAhead.feed(input.draft);
+        continue;
+      }
       if (input.type === "quit" && input.key === "ctrl+c") {
         // A stray ctrl+c (meant for a reply that just ended) must not end the session.
         const now = this.clock.now().getTime();
@@ -189,6 +205,20 @@ export class Session implements SessionState {
     return 0;
   }
 
+  /** A message typed ahead during the last reply, or else the input prompt. */
+  async #nextInput(): Promise<InputEvent> {
+    const queued = this.#typeAhead.next();
+    if (queued !== undefined) {
+      this.print(`${this.style.bold(PROMPT)}${queued}`);
+      return { type: "line", text: queued };
+    }
+    return await this.term.readInput(
+      this.style.bold(PROMPT),
+      CONTINUATION,
+      this.#typeAhead.takeDraft(),
+    );
+  }
+
   /** ctrl+c outside raw mode (SIGINT): interrupts whatever is running. */
   interrupt(): void {
     this.#activity?.abort(new Error("interrupted"));
@@ -220,7 +250,7 @@ export class Session implements SessionState {
       if (key === "ctrl+q") this.#quitRequested = true;
       if (key !== "escape" || opts.escape) controller.abort(new Error("interrupted"));
     };
-    this.#keys = { stop: this.term.watchKeys(onKey), onKey };
+    this.#keys = { stop: this.term.watchKeys(onKey, this.#onTypeAhead), onKey };
     try {
       return await fn(controller.signal);
     } finally {
@@ -230,6 +260,11 @@ export class Session implements SessionState {
     }
   }
 
+  #onTypeAhead = (text: string): void => {
+    this.#typeAhead.feed(text);
+    if (this.#view) this.#view.queued = this.#typeAhead.queued;
+  };
+
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
   async withPrompt<T>(fn: () => Promise<T>): Promise<T> {
     const keys = this.#keys;
@@ -238,7 +273,10 @@ export class Session implements SessionState {
       return await fn();
     } finally {
       if (keys && this.#keys === keys) {
-        this.#keys = { stop: this.term.watchKeys(keys.onKey), onKey: keys.onKey };
+        this.#keys = {
+          stop: this.term.watchKeys(keys.onKey, this.#onTypeAhead),
+          onKey: keys.onKey,
+        };
       }
     }
   }
@@ -253,7 +291,10 @@ export class Session implements SessionState {
     if (missing) return this.error(missing);
     const journal = await this.#ensureJournal();
     let messages: Message[];
-    const view = new ReplyView(this.term, this.style);
+    const view = new ReplyView(this.term, this.style, {
+      clock: this.clock,
+      ...optional("markdown", markdownLoader(this.style, () => this.term.columns())),
+    });
     const cfg: LoopConfig = this.loopConfig(view, journal);
     if (this.#pending) {
       const pending = this.#pending;
@@ -273,14 +314,18 @@ export class Session implements SessionState {
     }
     this.history = messages;
 
+    this.#view = view;
+    view.queued = this.#typeAhead.queued;
+    view.begin();
     const result = await this.guarded(async (signal) => {
       cfg.signal = signal;
       if (this.effort) cfg.effort = this.effort;
       return await runLoop(messages, cfg);
-    });
-    view.finish();
+    }, { escape: true }).finally(() => this.#view = undefined);
+    await view.finish();
     this.history = result.messages;
     this.lastReasoning = view.reasoning;
+    if (view.tools.length > 0) this.lastTools = view.tools;
     if (this.ctx.resolver.applyResponseModel(result.model)) {
       this.note(`model: ${this.ctx.resolver.displayName}`);
     }
@@ -316,7 +361,10 @@ export class Session implements SessionState {
         view.onEvent(event);
         if (event.type === "done") this.lastUsage = event.usage;
       },
-      approve: (call, summary, detail) => this.#approve(call, summary, detail, cfg),
+      approve: (call, summary, detail) => {
+        view.pause();
+        return this.#approve(call, summary, detail, cfg);
+      },
       answer: (call, questions) => this.#answer(call, questions, cfg, view),
       ...(journal ? { journal } : {}),
       ...(this.args.maxTurns ? { max_turns: this.args.maxTurns } : {}),
@@ -350,7 +398,7 @@ export class Session implements SessionState {
     cfg: LoopConfig,
     view: ReplyView,
   ): Promise<string> {
-    view.finish();
+    await view.finish();
     if (call.name === "propose_settings") {
       return await this.withPrompt(() => answerEffortProposal(this, call, cfg));
     }
@@ -401,6 +449,11 @@ export class Session implements SessionState {
     for (const q of questions) this.print(`  ${this.style.yellow("?")} ${q.text}`);
     this.note("Your next message answers it.");
   }
+}
+
+/** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : { [key]: value } as { [P in K]?: V };
 }
 
 export function addUsage(total: Usage, add: Usage): void {

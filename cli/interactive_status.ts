@@ -18,7 +18,7 @@ export function banner(s: SessionState): string {
         ` · ${ctx.workdir}`,
     ),
     style.dim(
-      "/help lists commands · end a line with \\ to continue it · ctrl+c interrupts a reply · ctrl+q quits",
+      "/help lists commands · end a line with \\ to continue it · esc interrupts a reply · ctrl+q quits",
     ),
   ];
   // Nothing chose the endpoint: say it is the built-in default and how to choose another.

@@ -42,6 +42,8 @@ export interface SessionState {
   mode: PermissionMode;
   /** Files the edit tools changed in this session, for /diff. */
   readonly changes: SessionChanges;
+  /** The tool calls of the last reply that made any, with their whole output (/expand). */
+  lastTools: ToolOutput[];
   readonly contextWindow: number;
   readonly sessionId: string | undefined;
   print(text: string): void;
@@ -60,4 +62,18 @@ export interface SessionState {
   switchTo(resumed: LoadedSession & { id: string }): Promise<void>;
   /** /compact: replaces the history with its compacted form and journals it. */
   recordCompaction(messages: Message[]): Promise<void>;
+}
+
+/** Where a reply is drawn: the terminal, or a recording screen in tests. */
+export interface Screen {
+  write(text: string): void;
+  columns(): number;
+  rows(): number;
+}
+
+/** One tool call of the last reply and its whole output (/expand, ctrl+o). */
+export interface ToolOutput {
+  summary: string;
+  content: string;
+  is_error: boolean;
 }

@@ -1,15 +1,28 @@
 // Drawing a reply as it streams: text as it comes, reasoning dimmed and then collapsed to
-// one summary line (/reasoning shows it again), each tool call as one line with a short
-// result under it. Collapsing erases the reasoning block by moving the cursor up over the
-// rows it took; a block taller than the screen has scrolled away and is left as it is.
+// one summary line (/reasoning shows it again), each tool call as one line with its result
+// collapsed to its first line (/expand or ctrl+o shows it whole), and the activity line
+// (interactive_activity.ts) whenever the reply is waiting on the model or a tool.
+//
+// Markdown: text streams raw so the first token shows at once; as soon as a markdown block is
+// complete (another block has begun after it) its raw rows are erased and the block is drawn
+// rendered (interactive_markdown.ts); the last block is rendered when the reply ends, or
+// before a tool call. Erasing moves the cursor up over the rows the raw text took, as the
+// reasoning collapse does; a block taller than the screen has scrolled away and stays raw.
 
 import type { LoopEvent } from "../core/agent/loop.ts";
+import type { Clock } from "../core/ports.ts";
 import { type Style, truncate } from "./terminal/style.ts";
+import type { MarkdownRenderer } from "./terminal/markdown.ts";
+import type { Screen, ToolOutput } from "./interactive_types.ts";
+import { ActivityLine } from "./interactive_activity.ts";
 
-export interface Screen {
-  write(text: string): void;
-  columns(): number;
-  rows(): number;
+export type { Screen } from "./interactive_types.ts";
+
+export interface ReplyViewOptions {
+  /** Shows the activity line (spinner, elapsed time) on this clock. */
+  clock?: Clock;
+  /** Renders markdown blocks; without it text stays as the model wrote it. */
+  markdown?: () => Promise<MarkdownRenderer>;
 }
 
 export class ReplyView {
@@ -17,60 +30,195 @@ export class ReplyView {
   #style: Style;
   /** Column of the cursor on its current row (0 = at the start of a row). */
   #col = 0;
+  #rowsWritten = 0;
   #reasoning: { text: string; rows: number } | null = null;
   /** Every reasoning block of this reply, for /reasoning. */
   readonly reasoning: string[] = [];
+  /** Every tool call of this reply with its whole output, for /expand. */
+  readonly tools: ToolOutput[] = [];
   #sawText = false;
+  #activity: ActivityLine | null;
+  #outputTokens = 0;
+  #streamedChars = 0;
+  #loadMarkdown: (() => Promise<MarkdownRenderer>) | undefined;
+  #markdownLoading: Promise<MarkdownRenderer | null> | null = null;
+  #markdown: MarkdownRenderer | null = null;
+  /** Text written raw and not rendered yet, and the row count when it began. */
+  #text: { raw: string; startRows: number } | null = null;
+  #renderedBlocks = 0;
+  #pendingSummary: string | undefined;
 
-  constructor(screen: Screen, style: Style) {
+  constructor(screen: Screen, style: Style, opts: ReplyViewOptions = {}) {
     this.#screen = screen;
     this.#style = style;
+    this.#activity = opts.clock ? new ActivityLine(screen, style, opts.clock) : null;
+    this.#loadMarkdown = opts.markdown;
+  }
+
+  /** A request is on its way: the activity line runs until the first token. */
+  begin(): void {
+    this.#showActivity("waiting for the model");
+  }
+
+  /** Messages typed ahead, shown on the activity line. */
+  set queued(n: number) {
+    if (this.#activity) this.#activity.queued = n;
   }
 
   onEvent(event: LoopEvent): void {
     switch (event.type) {
       case "reasoning":
+        this.#activity?.stop();
+        this.#endText();
+        this.#countStreamed(event.text);
         this.#reasoningDelta(event.text);
         break;
       case "text":
+        this.#activity?.stop();
         this.#collapse();
         if (!this.#sawText && this.#col !== 0) this.#newline();
         this.#sawText = true;
-        this.#flow(event.text, (t) => t);
+        this.#countStreamed(event.text);
+        this.#textDelta(event.text);
+        break;
+      case "tool_call":
+        this.#endText();
+        this.#collapse();
+        this.#ensureLineStart();
+        this.#showActivity(`preparing ${event.name}`);
         break;
       case "tool_start":
+        this.#endText();
         this.#collapse();
         this.#ensureLineStart();
+        this.#pendingSummary = event.summary;
         this.#line(`${this.#style.cyan("⏺")} ${truncate(event.summary, this.#width() - 2)}`);
+        this.#showActivity(`running ${event.call.name}`);
         break;
       case "tool_end":
+        this.#endText();
         this.#collapse();
         this.#ensureLineStart();
+        this.tools.push({
+          summary: this.#pendingSummary ?? event.call.name,
+          content: event.content,
+          is_error: event.is_error,
+        });
+        this.#pendingSummary = undefined;
         this.#line(this.#style.dim("  ⎿ ") + this.#resultLine(event.content, event.is_error));
+        this.#showActivity("waiting for the model");
         break;
       case "compacted":
+        this.#endText();
         this.#collapse();
         this.#ensureLineStart();
         this.#line(
           this.#style.dim(`(history compacted: ${event.before} → ${event.after} messages)`),
         );
         break;
+      case "done":
+        this.#outputTokens += event.usage.output_tokens;
+        this.#streamedChars = 0;
+        break;
       default:
         break;
     }
   }
 
-  /** Ends the reply: the last reasoning block collapses and the cursor is on a fresh row. */
-  finish(): void {
+  /** Stops the activity line (a prompt is about to open). */
+  pause(): void {
+    this.#activity?.stop();
+  }
+
+  /**
+   * Ends the reply (or the part of it before a question): the activity line stops, the last
+   * markdown block is rendered, reasoning collapses and the cursor is on a fresh row.
+   */
+  async finish(): Promise<void> {
+    this.#activity?.stop();
+    if (this.#text && this.#loadMarkdown) await this.#ensureMarkdown();
+    this.#endText();
     this.#collapse();
     this.#ensureLineStart();
   }
 
   /** A line of its own (notes, errors) between streamed parts. */
   note(text: string): void {
+    this.#endText();
     this.#collapse();
     this.#ensureLineStart();
     this.#line(text);
+  }
+
+  #showActivity(label: string): void {
+    if (!this.#activity || this.#col !== 0) return;
+    this.#activity.tokens = this.#outputTokens + Math.round(this.#streamedChars / 4);
+    this.#activity.show(label);
+  }
+
+  #countStreamed(text: string): void {
+    this.#streamedChars += text.length;
+  }
+
+  #textDelta(text: string): void {
+    if (!this.#loadMarkdown) {
+      this.#flow(text, (t) => t);
+      return;
+    }
+    this.#text ??= { raw: "", startRows: this.#rowsWritten };
+    this.#text.raw += text;
+    this.#flow(text, (t) => t);
+    if (!this.#markdown) {
+      // Loaded on the first text, not before: the first token is never held up by it.
+      void this.#ensureMarkdown();
+    } else if (text.includes("\n")) {
+      this.#renderBlocks(false);
+    }
+  }
+
+  /** Renders the text written raw so far (all of it), when the renderer is there. */
+  #endText(): void {
+    if (this.#text && this.#markdown) this.#renderBlocks(true);
+    this.#text = null;
+  }
+
+  async #ensureMarkdown(): Promise<void> {
+    if (!this.#loadMarkdown) return;
+    this.#markdownLoading ??= this.#loadMarkdown().then(
+      (renderer) => this.#markdown = renderer,
+      (err) => {
+        // Replies stay readable as raw text; say once why they are not rendered.
+        this.#loadMarkdown = undefined;
+        this.note(this.#style.yellow(`markdown rendering is off: ${String(err)}`));
+        return null;
+      },
+    );
+    await this.#markdownLoading;
+  }
+
+  /** Swaps complete blocks (or, with `all`, the whole raw text) for their rendering. */
+  #renderBlocks(all: boolean): void {
+    const block = this.#text;
+    const md = this.#markdown;
+    if (!block || !md) return;
+    const length = all ? block.raw.length : md.completeLength(block.raw);
+    if (length === 0 || block.raw.slice(0, length).trim() === "") return;
+    const done = block.raw.slice(0, length);
+    const rest = block.raw.slice(length);
+    const rows = this.#rowsWritten - block.startRows;
+    if (rows >= this.#screen.rows() - 1) {
+      // Scrolled out of reach: the raw text stays; the rest goes on from where it is.
+      this.#text = { raw: rest, startRows: this.#rowsWritten - rowsOf(rest, this.#width()) };
+      return;
+    }
+    this.#screen.write(`\r${rows > 0 ? `\x1b[${rows}A` : ""}\x1b[J`);
+    this.#col = 0;
+    const gap = this.#renderedBlocks > 0 ? "\n" : "";
+    this.#screen.write(gap + md.render(done));
+    this.#renderedBlocks++;
+    this.#rowsWritten++; // only row differences within one raw span matter
+    this.#text = { raw: rest, startRows: this.#rowsWritten };
+    if (rest !== "") this.#flow(rest, (t) => t);
   }
 
   #reasoningDelta(text: string): void {
@@ -89,25 +237,11 @@ export class ReplyView {
     this.#reasoning!.rows += this.#rowsWritten - before;
   }
 
-  #rowsWritten = 0;
-
   /** Writes text, tracking the column so wrapped rows can be counted. */
   #flow(text: string, paint: (t: string) => string): void {
-    const width = this.#width();
-    for (const ch of text) {
-      if (ch === "\n") {
-        this.#rowsWritten++;
-        this.#col = 0;
-      } else if (ch === "\r") {
-        continue;
-      } else {
-        if (this.#col >= width) {
-          this.#rowsWritten++;
-          this.#col = 0;
-        }
-        this.#col++;
-      }
-    }
+    const moved = advance(text, this.#col, this.#width());
+    this.#rowsWritten += moved.rows;
+    this.#col = moved.col;
     this.#screen.write(paint(text.replace(/\r/g, "")));
   }
 
@@ -134,7 +268,7 @@ export class ReplyView {
 
   #resultLine(content: string, isError: boolean): string {
     const lines = content.split("\n").filter((l) => l.trim() !== "");
-    const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : "";
+    const more = lines.length > 1 ? ` (+${lines.length - 1} lines · ctrl+o expands)` : "";
     // "  ⎿ " takes four columns; one more keeps the row from wrapping.
     const room = Math.max(8, this.#width() - 5 - more.length);
     const first = truncate((lines[0] ?? "(no output)").trim(), room);
@@ -152,6 +286,7 @@ export class ReplyView {
   }
 
   #line(text: string): void {
+    this.#activity?.clear();
     this.#screen.write(`${text}\n`);
     this.#rowsWritten++;
     this.#col = 0;
@@ -160,4 +295,27 @@ export class ReplyView {
   #width(): number {
     return Math.max(20, this.#screen.columns());
   }
+}
+
+/** Rows added and the column reached by writing plain `text` from column `col`. */
+function advance(text: string, col: number, width: number): { rows: number; col: number } {
+  let rows = 0;
+  for (const ch of text) {
+    if (ch === "\n") {
+      rows++;
+      col = 0;
+    } else if (ch !== "\r") {
+      if (col >= width) {
+        rows++;
+        col = 0;
+      }
+      col++;
+    }
+  }
+  return { rows, col };
+}
+
+/** Rows `text` spans after its start when written from column 0. */
+function rowsOf(text: string, width: number): number {
+  return advance(text, 0, width).rows;
 }

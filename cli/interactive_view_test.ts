@@ -9,13 +9,13 @@ function screen(columns = 20, rows = 10) {
 
 const call = { type: "tool_call" as const, id: "1", name: "view", input: {} };
 
-Deno.test("reasoning streams dimmed, then collapses by moving up over its wrapped rows", () => {
+Deno.test("reasoning streams dimmed, then collapses by moving up over its wrapped rows", async () => {
   const s = screen(20, 10);
   const view = new ReplyView(s, makeStyle(false));
   // "✻ " + 30 characters: 32 columns on a 20-column screen = 2 rows, so 1 row up.
   view.onEvent({ type: "reasoning", text: "abcdefghij klmnopqrst uvwxyz12" });
   view.onEvent({ type: "text", text: "Answer" });
-  view.finish();
+  await view.finish();
   const all = s.out.join("");
   assert.ok(all.startsWith("✻ abcdefghij klmnopqrst uvwxyz12"));
   assert.ok(
@@ -25,17 +25,17 @@ Deno.test("reasoning streams dimmed, then collapses by moving up over its wrappe
   assert.deepEqual(view.reasoning, ["abcdefghij klmnopqrst uvwxyz12"]);
 });
 
-Deno.test("a reasoning block taller than the screen is not erased, only summarized", () => {
+Deno.test("a reasoning block taller than the screen is not erased, only summarized", async () => {
   const s = screen(20, 4);
   const view = new ReplyView(s, makeStyle(false));
   view.onEvent({ type: "reasoning", text: "line\n".repeat(6) });
-  view.finish();
+  await view.finish();
   const all = s.out.join("");
   assert.ok(!all.includes("\x1b["), JSON.stringify(all));
   assert.ok(all.endsWith("✻ thought for 6 words (/reasoning shows it)\n"));
 });
 
-Deno.test("tool calls are one line each with a short result; errors are marked", () => {
+Deno.test("tool calls are one line each with a short result; errors are marked", async () => {
   const s = screen(40);
   const view = new ReplyView(s, makeStyle(true));
   view.onEvent({ type: "text", text: "Looking" });
@@ -47,19 +47,19 @@ Deno.test("tool calls are one line each with a short result; errors are marked",
     is_error: false,
   });
   view.onEvent({ type: "tool_end", call, content: "No such file", is_error: true });
-  view.finish();
+  await view.finish();
   const all = s.out.join("");
   assert.ok(all.includes("Looking\n\x1b[36m⏺\x1b[39m view src/a_very_long_file_name_indeed…\n"));
-  assert.ok(all.includes("⎿ \x1b[22mline one\x1b[2m (+2 lines)"));
+  assert.ok(all.includes("⎿ \x1b[22mline one\x1b[2m (+2 lines · ctrl+o expands)"));
   assert.ok(all.includes("\x1b[31mNo such file\x1b[39m"));
 });
 
-Deno.test("without colors nothing but text and cursor moves is written", () => {
+Deno.test("without colors nothing but text and cursor moves is written", async () => {
   const s = screen();
   const view = new ReplyView(s, makeStyle(false));
   view.onEvent({ type: "tool_start", call, summary: "view x" });
   view.onEvent({ type: "tool_end", call, content: "", is_error: false });
   view.onEvent({ type: "compacted", before: 40, after: 3 });
-  view.finish();
+  await view.finish();
   assert.equal(s.out.join(""), "⏺ view x\n  ⎿ (no output)\n(history compacted: 40 → 3 messages)\n");
 });

@@ -11,12 +11,26 @@ export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
   const err = (t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t));
   try {
+    if (argv[0] === "mcp") {
+      // Computed specifier: the subcommand (and node:util's parser) load only for it.
+      const mcp: typeof import("./mcp_command.ts") = await import(
+        new URL("./mcp_command.ts", import.meta.url).href
+      );
+      return await mcp.runMcpCommand(argv.slice(1), { out, err });
+    }
     const args = parseAgentArgs(argv);
     if (args.help) return out(helpText() + "\n"), 0;
     if (args.version) return out(`agent ${VERSION}\n`), 0;
     if (args.command === "config") {
       const { runConfig } = await import("./config_main.ts");
       return await runConfig(args, out);
+    }
+    if (args.command === "adoption") {
+      // Computed specifier: ajv and the schema load only for this command (see main.ts).
+      const adoption: typeof import("./adoption.ts") = await import(
+        new URL("./adoption.ts", import.meta.url).href
+      );
+      return await adoption.runAdoption(args.commandArgs ?? [], { cwd: Deno.cwd(), out, err });
     }
     if (args.command === "sessions") {
       const { listSessions } = await import("./sessions.ts");

@@ -21,6 +21,8 @@ import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
+import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
+import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
   override name = "SetupError";
@@ -42,6 +44,8 @@ export interface SetupInput {
   awaitProbe?: boolean;
   /** One warning line (no newline); default: stderr. The start-up memory sweep reports here. */
   warn?: (line: string) => void;
+  /** Told each time an MCP server's state changes (the interactive progress line). */
+  onMcpChange?: (status: McpServerStatus) => void;
 }
 
 export interface AgentContext {
@@ -59,6 +63,8 @@ export interface AgentContext {
   memory?: MemoryStore;
   /** What confines the model's commands (the shell tool, later MCP servers). */
   sandbox: Sandbox;
+  /** The MCP servers of this process (absent when none are configured); their tools are in `tools`. */
+  mcp?: McpManager;
 }
 
 export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
@@ -85,20 +91,39 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // first: its file reads proceed while the probe's first fetch sets up Deno's HTTP client on
   // this thread (about 10 ms, measured). Headless runs do not wait for the probe at all: it
   // overlaps the first model request.
+  // MCP servers connect in parallel with everything else here, each bounded by its own
+  // startup_timeout_s; a server that fails is reported and left out, never fatal.
+  const mcp = settings.mcp_servers.length > 0
+    ? new McpManager(settings, {
+      env: input.env,
+      fetch: input.fetch,
+      clock: input.clock,
+      workdir,
+      clientVersion: VERSION,
+      ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
+    })
+    : undefined;
+  const mcpStarting = mcp?.start();
   const memoryOpening = settings.memory_enabled
     ? openMemoryFor(settings, workdir, input.clock)
     : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
-  const memory = await memoryOpening;
+  const memory = await memoryOpening.catch(async (err) => {
+    await mcpStarting;
+    await mcp?.close();
+    throw err;
+  });
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
+  await mcpStarting;
   if (input.awaitProbe !== false) await probe;
 
   const sandbox = await sandboxFor(settings, workdir, home, input.env);
   const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
+  if (mcp) tools.push(...mcp.tools());
   const system = composeSystemPrompt({
     workdir,
     today: input.clock.now().toISOString().slice(0, 10),
@@ -118,6 +143,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     system,
     ...(memory ? { memory } : {}),
     sandbox,
+    ...(mcp ? { mcp } : {}),
   };
 }
 

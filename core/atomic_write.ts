@@ -5,9 +5,16 @@ import { dirname } from "./path.ts";
 export async function writeFileAtomic(
   path: string,
   data: string,
-  options: { mode?: number; createDirs?: boolean } = {},
+  options: { mode?: number; createDirs?: boolean; dirMode?: number } = {},
 ): Promise<void> {
-  if (options.createDirs) await Deno.mkdir(dirname(path), { recursive: true });
+  if (options.createDirs) {
+    await Deno.mkdir(
+      dirname(path),
+      options.dirMode === undefined
+        ? { recursive: true }
+        : { recursive: true, mode: options.dirMode },
+    );
+  }
   const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
   try {
     await Deno.writeTextFile(tmp, data, options.mode === undefined ? {} : { mode: options.mode });

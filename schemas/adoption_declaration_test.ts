@@ -1,6 +1,9 @@
-// The adoption declaration schema (spec 2.10) accepts what the spec allows and refuses the rest.
+// The adoption declaration schema (spec 2.10) accepts what the spec allows and refuses the rest,
+// checked with ajv and, as a second opinion, with @cfworker/json-schema (an independent
+// 2020-12 implementation, test-only import), so a quirk of one validator cannot hide a rule.
 
 import assert from "node:assert/strict";
+import { Validator } from "@cfworker/json-schema";
 import Ajv2020 from "ajv/dist/2020.js";
 import schema from "./adoption-declaration.schema.json" with { type: "json" };
 
@@ -97,4 +100,81 @@ Deno.test("each rule of the spec refuses what it should", () => {
     }],
   ];
   for (const [why, doc] of bad) assert.equal(validate(doc), false, why);
+});
+
+// A second, independent 2020-12 validator (test-only import in deno.json).
+const second = new Validator(schema as never, "2020-12", false);
+
+Deno.test("the schema is a valid JSON Schema 2020-12 document (meta-schema check)", () => {
+  // deno-lint-ignore no-explicit-any
+  const meta = new (Ajv2020 as any)({ strict: true, strictRequired: false });
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.ok(meta.validateSchema(schema), JSON.stringify(meta.errors));
+  // And a broken copy is caught by the same check (the check is not vacuous).
+  assert.equal(meta.validateSchema({ ...schema, required: "spec_version" }), false);
+});
+
+const p = (pattern: Record<string, unknown>) => ({
+  spec_version: "1.0.0",
+  patterns: { front_door: pattern },
+});
+
+/** [label, document, valid] covering every rule of spec 2.10, both ways where it has two. */
+const DECLARATION_TABLE: Array<[string, unknown, boolean]> = [
+  ["minimal", { spec_version: "1.0.0", patterns: {} }, true],
+  ["multi-digit version", { spec_version: "10.20.30", patterns: {} }, true],
+  ["all 19 patterns adopted", {
+    spec_version: "1.0.0",
+    patterns: Object.fromEntries(PATTERNS.map((k) => [k, { adopted: true }])),
+  }, true],
+  [
+    "every field of a pattern",
+    p({
+      adopted: true,
+      path: "README.md",
+      paths: ["a", "b"],
+      index: "docs/index.md",
+      reason: "r",
+      notes: "n",
+    }),
+    true,
+  ],
+  ["not adopted with reason", p({ adopted: false, reason: "later" }), true],
+  ["not an object", [], false],
+  ["missing spec_version", { patterns: {} }, false],
+  ["missing patterns", { spec_version: "1.0.0" }, false],
+  ["spec_version a number", { spec_version: 1, patterns: {} }, false],
+  ["two-part version", { spec_version: "1.0", patterns: {} }, false],
+  ["v prefix", { spec_version: "v1.0.0", patterns: {} }, false],
+  ["suffix", { spec_version: "1.0.0-rc1", patterns: {} }, false],
+  ["trailing newline", { spec_version: "1.0.0\n", patterns: {} }, false],
+  ["negative part", { spec_version: "1.-1.0", patterns: {} }, false],
+  ["extra top-level key", { spec_version: "1.0.0", patterns: {}, x: 1 }, false],
+  ["patterns an array", { spec_version: "1.0.0", patterns: [] }, false],
+  [
+    "unknown pattern key",
+    { spec_version: "1.0.0", patterns: { front_doors: { adopted: true } } },
+    false,
+  ],
+  ["pattern value not an object", { spec_version: "1.0.0", patterns: { front_door: true } }, false],
+  ["adopted missing", p({ path: "README.md" }), false],
+  ["adopted a string", p({ adopted: "true" }), false],
+  ["not adopted without reason", p({ adopted: false }), false],
+  ["not adopted, empty reason", p({ adopted: false, reason: "" }), false],
+  ["empty path", p({ adopted: true, path: "" }), false],
+  ["path not a string", p({ adopted: true, path: ["a"] }), false],
+  ["empty paths", p({ adopted: true, paths: [] }), false],
+  ["duplicate paths", p({ adopted: true, paths: ["a", "a"] }), false],
+  ["empty item in paths", p({ adopted: true, paths: [""] }), false],
+  ["non-string item in paths", p({ adopted: true, paths: [1] }), false],
+  ["empty index", p({ adopted: true, index: "" }), false],
+  ["empty notes", p({ adopted: true, notes: "" }), false],
+  ["extra pattern key", p({ adopted: true, owner: "x" }), false],
+];
+
+Deno.test("the table of declarations: ajv and @cfworker/json-schema agree with the spec on every row", () => {
+  for (const [label, doc, valid] of DECLARATION_TABLE) {
+    assert.equal(validate(doc), valid, `ajv: ${label}`);
+    assert.equal(second.validate(doc).valid, valid, `@cfworker/json-schema: ${label}`);
+  }
 });

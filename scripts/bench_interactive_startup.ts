@@ -1,11 +1,13 @@
-// Time from launching `agent` (no -p) to its input prompt, beside `deno run` of an empty
-// file. Each run gets a pseudo-terminal from util-linux `script`, whose output arrives here
-// through a pipe; the clock stops when the prompt character is on it. Target: < 100 ms.
+// Time from launching `agent` (no -p) to its input prompt, and from submitting a message to
+// the first token of the reply on the screen (the fake model answers at once), beside
+// `deno run` of an empty file. Each run gets a pseudo-terminal from util-linux `script`, whose
+// output arrives here through a pipe; a clock stops when its marker is on it. Target for the
+// prompt: < 100 ms.
 //   deno run -A scripts/bench_interactive_startup.ts [--runs 15]
 
 import { parseArgs } from "node:util";
 import { denoRunArgs } from "./permissions.ts";
-import { startFakeModelServer } from "../tests/fakes/model_server.ts";
+import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,6 +42,7 @@ async function measure(
   args: string[],
   env: Record<string, string>,
   until?: string,
+  then?: { send: string; until: string },
 ): Promise<number> {
   const command = [Deno.execPath(), ...args].map(quote).join(" ");
   const t0 = performance.now();
@@ -52,25 +55,40 @@ async function measure(
     stdout: "piped",
     stderr: "null",
   }).spawn();
+  // A run that never shows its marker is killed and reported with what it showed.
+  const stuck = setTimeout(() => child.kill("SIGKILL"), 30_000);
   const decoder = new TextDecoder();
   let seen = "";
   let ms: number | null = null;
+  let t1: number | null = null;
+  let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   for await (const chunk of child.stdout) {
     seen += decoder.decode(chunk, { stream: true });
-    if (until !== undefined && seen.includes(until)) {
-      ms = performance.now() - t0;
+    if (until === undefined || !seen.includes(until)) continue;
+    if (!then) {
+      ms = performance.now() - (t1 ?? t0);
       break;
+    }
+    if (t1 === null) {
+      // The prompt is up: submit, and time from here to the reply's first token.
+      seen = "";
+      writer = child.stdin.getWriter();
+      t1 = performance.now();
+      await writer.write(new TextEncoder().encode(then.send));
+      until = then.until;
+      then = undefined;
     }
   }
   if (until === undefined) ms = performance.now() - t0;
   // ctrl+q quits the session; closing stdin ends `script` either way.
   try {
-    const writer = child.stdin.getWriter();
+    writer ??= child.stdin.getWriter();
     await writer.write(new Uint8Array([0x11]));
     await writer.close();
   } catch { /* already gone */ }
   await child.stdout.cancel().catch(() => {});
   await child.status;
+  clearTimeout(stuck);
   if (ms === null) throw new Error(`never saw ${until} in the output:\n${seen}`);
   return ms;
 }
@@ -103,10 +121,26 @@ const hosted = await series(
       PROMPT,
     ),
 );
+const FIRST_TOKEN = "pong";
+const firstToken = await series(
+  "submit to first token on screen (base_url)",
+  () => {
+    fake.enqueue(reply().text(`${FIRST_TOKEN} and the rest of a short reply.`).usage(10, 8));
+    return measure(
+      agent,
+      { ...baseEnv, AGENT_BASE_URL: fake.url },
+      PROMPT,
+      { send: "ping\r", until: FIRST_TOKEN },
+    );
+  },
+);
 console.log("");
 console.log(
   `to prompt, base_url: ${local.toFixed(1)} ms (${(local / base).toFixed(2)}x empty); ` +
     `hosted: ${hosted.toFixed(1)} ms (${(hosted / base).toFixed(2)}x empty); target < 100 ms`,
+);
+console.log(
+  `first token: ${firstToken.toFixed(1)} ms (${(firstToken / base).toFixed(2)}x empty)`,
 );
 await fake.close();
 await Deno.remove(home, { recursive: true });

@@ -11,13 +11,17 @@ import { jsonBodyGate } from "./http/json_body.ts";
 import { machineAuth } from "./http/machine_auth.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerGovernorRoutes } from "./routes/governor.ts";
+import { registerHistoryPages } from "./routes/history.tsx";
 import { registerInboxRoutes } from "./routes/inbox.ts";
 import { registerJobRoutes } from "./routes/jobs.ts";
 import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
+import { registerMemoryAdminRoutes } from "./routes/memory_admin.ts";
 import { registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
+import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -49,10 +53,14 @@ export function createApp(deps: AppDeps): Hono {
   registerJobRoutes(app, deps);
   registerInboxRoutes(app, deps);
   registerMemoryRoutes(app, deps);
+  registerMemoryAdminRoutes(app, deps);
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);
+  registerHistoryPages(app, deps);
   registerPages(app, deps);
   return app;
 }

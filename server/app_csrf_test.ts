@@ -8,13 +8,22 @@ function concrete(pattern: string): string {
   return pattern.replace(/:[A-Za-z_]+(\{[^}]*\})?/g, "1").replace(/\*$/, "x");
 }
 
+/**
+ * The one exemption besides the machine door, by exact route: the code host's webhook
+ * deliveries carry no cookie and no CSRF header (they are not browser requests) and are
+ * authenticated by the HMAC-SHA256 of the body under the trigger's secret instead, which a
+ * cross-site page cannot compute. The test below checks that this route refuses unsigned
+ * requests, so the exemption is not an open door.
+ */
+const WEBHOOK_EXEMPT = new Set(["POST /hooks/github/:id{[0-9]{1,15}}"]);
+
 Deno.test("CSRF: every non-GET route outside /api/v1/ refuses a missing or wrong token with 403", async () => {
   await using t = await makeTestOutpost();
   // Make ids 1 exist, so a route that skipped the check would answer 2xx/409, not 404.
   t.scheduler.createJob(jobInput());
   const mutating = t.app.routes.filter((r) =>
     r.method !== "GET" && r.method !== "ALL" && r.method !== "HEAD" &&
-    !r.path.startsWith("/api/v1")
+    !r.path.startsWith("/api/v1") && !WEBHOOK_EXEMPT.has(`${r.method} ${r.path}`)
   );
   const paths = new Set(mutating.map((r) => `${r.method} ${r.path}`));
   // The enumeration must see the mutating routes of spec 4.5 (guards against an empty list).
@@ -32,7 +41,9 @@ Deno.test("CSRF: every non-GET route outside /api/v1/ refuses a missing or wrong
       "POST /api/push/subscribe",
       "POST /api/push/unsubscribe",
       "PUT /api/governor",
-      "POST /api/recipes/:id/enable",
+      "POST /api/recipes/:id{[a-z][a-z0-9-]{0,63}}/enable",
+      "POST /api/recipes/:id{[a-z][a-z0-9-]{0,63}}/preview",
+      "PUT /api/recipes/triggers/:id{[0-9]{1,15}}",
     ]
   ) {
     assert.ok(paths.has(expected), `route ${expected} not registered`);
@@ -63,6 +74,9 @@ Deno.test("CSRF: every non-GET route outside /api/v1/ refuses a missing or wrong
       assert.equal(body.error.code, "csrf_failed");
     }
   }
+  // Every exempt route exists (a renamed route must not leave a stale exemption behind).
+  const all = new Set(t.app.routes.map((r) => `${r.method} ${r.path}`));
+  for (const exempt of WEBHOOK_EXEMPT) assert.ok(all.has(exempt), `exempt route ${exempt} missing`);
   // Nothing happened: no job changed, no run queued, no audit row written.
   assert.equal(t.store.countJobs(), 1);
   assert.equal(t.store.getJob(1)!.enabled, true);
@@ -104,4 +118,22 @@ Deno.test("CSRF: the machine door is not CSRF-gated (bearer instead) and sets no
   });
   assert.equal(res.status, 202);
   assert.equal(res.headers.get("set-cookie"), null);
+});
+
+Deno.test("CSRF: the webhook door is exempt only because it demands an HMAC: unsigned requests are 401 and set no cookie", async () => {
+  await using t = await makeTestOutpost();
+  for (const path of ["/hooks/github/1", "/hooks/github/999"]) {
+    const res = await t.app.request(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-GitHub-Event": "issues" },
+      body: "{}",
+    });
+    // No trigger 1 exists yet: 404; either way never 2xx without a valid signature.
+    assert.ok(res.status === 401 || res.status === 404, `${path}: ${res.status}`);
+    assert.equal(res.headers.get("set-cookie"), null);
+  }
+  // Any other path under /hooks/ matches no route.
+  const other = await t.app.request("/hooks/other", { method: "POST", body: "{}" });
+  assert.equal(other.status, 404);
+  assert.equal(t.store.countJobs(), 0);
 });

@@ -23,6 +23,9 @@ import type { Governor } from "../core/governor/governor.ts";
 import type { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env } from "../core/ports.ts";
+import type { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import type { RecipeService } from "../core/recipes/service.ts";
+import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
 import type { InboxState } from "../core/store/store.ts";
@@ -39,8 +42,12 @@ export interface MessengerStatus {
   missing: string[];
   /** Number of Matrix user ids in MX_ALLOWLIST. */
   allowlist_size: number;
-  /** Why the state is error (sync failing …); absent otherwise. */
+  /** Why the state is error (the last sync error, "connecting" …); absent otherwise. */
   detail?: string;
+  /** While in error: when the sync loop tries again (UTC ISO-Z). */
+  next_retry_at?: string;
+  /** The bot's last successful sync (UTC ISO-Z). */
+  last_sync_at?: string;
 }
 
 /** Push badge: dormant without VAPID_PRIVATE_KEY_FILE; error when the key file is unusable. */
@@ -107,6 +114,12 @@ export interface AppDeps {
   baseUrl: string;
   /** Header the SSO proxy sets with the user (audit actor); null trusts no header. */
   trustedUserHeader: string | null;
+  /** Recipe catalog, enable, preview and the recipe-made jobs (core/recipes/service.ts). */
+  recipes: RecipeService;
+  /** Webhook secrets of recipe triggers, derived from <home>/outpost/trigger_key. */
+  triggerSecrets: TriggerSecrets;
+  /** The github_pr_comment surface: posts trigger runs' answers on their issues. */
+  githubComments: GithubCommentPoster;
   messengerStatus(): MessengerStatus;
   pushStatus(): PushStatus;
   /**

@@ -17,6 +17,7 @@ import { generateMachineToken, hashMachineToken } from "./http/machine_tokens.ts
 import { assembleDeps, lazyMemory } from "./wiring.ts";
 import { join } from "node:path";
 import { envFrom } from "../core/ports.ts";
+import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 
 /** Parsed JSON of a response, loosely typed for assertions. */
 // deno-lint-ignore no-explicit-any
@@ -39,6 +40,11 @@ export interface TestOutpost extends Kit {
 export interface TestOutpostOptions extends KitOptions {
   holdTtlMs?: number;
   baseUrl?: string;
+  /** Recipe files (default: the shipped recipes/). */
+  recipesDir?: string;
+  /** HTTP client of the github_pr_comment surface. */
+  fetch?: typeof fetch;
+  triggerSecrets?: TriggerSecrets;
 }
 
 export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise<TestOutpost> {
@@ -64,6 +70,9 @@ export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise
     baseUrl: options.baseUrl ?? "http://127.0.0.1:7317",
     ...(options.holdTtlMs === undefined ? {} : { holdTtlMs: options.holdTtlMs }),
     dataVersion: version ? version.read : null,
+    ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.triggerSecrets ? { triggerSecrets: options.triggerSecrets } : {}),
   });
   const app = createApp(deps);
   const kitDispose = kit[Symbol.asyncDispose].bind(kit);
@@ -89,6 +98,7 @@ export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise
     },
     async [Symbol.asyncDispose]() {
       deps.live.close();
+      await deps.githubComments.idle();
       await memory.close();
       version?.close();
       await kitDispose();

@@ -12,6 +12,9 @@ import { holdTtlMsFrom } from "../core/inbox/hold.ts";
 import { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env, Fetch, Spawner } from "../core/ports.ts";
+import { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import { RecipeService } from "../core/recipes/service.ts";
+import { fileTriggerSecrets, type TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { AgentCommand } from "../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
@@ -26,8 +29,14 @@ import { LiveFeed } from "./http/live_feed.ts";
 import { MemorySweeper } from "./memory_sweeper.ts";
 import { RetentionSweeper } from "./retention_sweeper.ts";
 import { retentionPolicyFrom } from "../core/scheduler/retention.ts";
-import { type MessengerProbe, messengerStatus, PushKeys } from "./http/status.ts";
+import { type MessengerProbe, messengerStatus, pushStatus } from "./http/status.ts";
+import { VapidKeyFile } from "../core/push/vapid.ts";
+import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
+import { readMessengerSetup } from "../core/messenger/config.ts";
+import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
+import type { Messenger } from "./messenger/start.ts";
+import { tightenTree } from "../core/private_files.ts";
 
 export interface CoreParts {
   store: Store;
@@ -47,6 +56,14 @@ export interface CoreParts {
   messengerProbe?: () => MessengerProbe | null;
   /** See AppDeps.dataVersion. */
   dataVersion?: (() => number) | null;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** HTTP client of the github_pr_comment surface (default: global fetch). */
+  fetch?: Fetch;
+  /** Webhook secrets (default: derived from <home>/outpost/trigger_key). */
+  triggerSecrets?: TriggerSecrets;
+  /** The VAPID key file the push adapter uses (the badge reads the same one). */
+  pushKeys?: VapidKeyFile;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -93,7 +110,8 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       return Promise.resolve();
     },
   });
-  const pushKeys = new PushKeys(parts.env);
+  const recipeParts = assembleRecipes(parts);
+  const pushKeys = parts.pushKeys ?? new VapidKeyFile(parts.env, parts.baseUrl);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -111,10 +129,38 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     holdTtlMs,
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
+    ...recipeParts,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
-    pushStatus: () => pushKeys.status(parts.store),
+    pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
   };
+}
+
+/** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
+function assembleRecipes(
+  parts: CoreParts,
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
+  const recipes = new RecipeService({
+    store: parts.store,
+    jobs: parts.scheduler,
+    clock: parts.clock,
+    logger: parts.logger,
+    secrets: triggerSecrets,
+    baseUrl: parts.baseUrl,
+    ...(parts.recipesDir ? { dir: parts.recipesDir } : {}),
+  });
+  const githubComments = new GithubCommentPoster({
+    store: parts.store,
+    env: parts.env,
+    fetch: parts.fetch ?? globalThis.fetch,
+    clock: parts.clock,
+    logger: parts.logger,
+  });
+  parts.scheduler.on((e) => {
+    if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
+  });
+  return { recipes, triggerSecrets, githubComments };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -151,6 +197,8 @@ export interface OpenOutpostOptions {
   memoryRoot: string;
   jobDefaults: JobDefaults;
   processes?: ProcessTable;
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
 }
 
 export interface Outpost {
@@ -167,6 +215,12 @@ export interface Outpost {
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
+  const messengerSetup = readMessengerSetup(o.env); // likewise (AGENT_MATRIX_VERBS, MX_*)
+  // Recovery after a crash depends on reading the process table: refuse to start without it,
+  // before anything is opened, registered or logged.
+  const processes = o.processes ?? linuxProcessTable();
+  processes.probe();
+  await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
     const waiting = o.jobDefaults.base_url
@@ -181,9 +235,16 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     });
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
-    // Recovery after a crash depends on reading the process table: refuse to start without it.
-    const processes = o.processes ?? linuxProcessTable();
-    processes.probe();
+    const pushKeys = new VapidKeyFile(o.env, o.baseUrl);
+    registerPushLane({
+      delivery,
+      keys: pushKeys,
+      store,
+      env: o.env,
+      fetch: o.fetch,
+      clock: o.clock,
+      logger: o.logger,
+    });
     const scheduler = new Scheduler({
       store,
       clock: o.clock,
@@ -210,6 +271,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         workspace: GLOBAL_WORKSPACE,
       });
     });
+    let messenger: Messenger | null = null;
     const deps = assembleDeps({
       store,
       scheduler,
@@ -224,7 +286,28 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       baseUrl: o.baseUrl,
       holdTtlMs,
       dataVersion: version ? version.read : null,
+      messengerProbe: () => messenger?.status() ?? null,
+      fetch: o.fetch,
+      ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
+      pushKeys,
     });
+    // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
+    if (messengerSetup.state === "configured") {
+      const { startMessenger } = await import("./messenger/start.ts");
+      messenger = await startMessenger({
+        config: messengerSetup.config,
+        store,
+        scheduler,
+        inbox: deps.inbox,
+        delivery,
+        clock: o.clock,
+        timers: o.clock,
+        logger: o.logger,
+        fetch: o.fetch,
+        baseUrl: o.baseUrl,
+        workspacesRoot: workspacesRootFrom(o.env, o.home),
+      });
+    }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
       memory: memory.get,
@@ -251,6 +334,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await retention.stop();
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
+        await withTimeout(deps.githubComments.idle(), 5000);
+        await messenger?.stop();
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
@@ -261,6 +346,30 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   } catch (err) {
     store.close();
     throw err;
+  }
+}
+
+/**
+ * An install made by an older version has 0644 files in 0755 folders under <home>/outpost
+ * (the database, reports, delivery.jsonl, governor.json): everything there becomes 0600 in
+ * 0700 folders before anything is opened. Symlinks a run left are not followed. A file that
+ * cannot be changed (another owner) is logged, and does not stop the outpost.
+ */
+async function tightenOutpostFolder(home: string, logger: Logger): Promise<void> {
+  const { changed, failed } = await tightenTree(join(home, "outpost"));
+  if (changed > 0) {
+    logger.log("info", "made the outpost's files owner-only (0600, folders 0700)", { changed });
+  }
+  for (const { path, error } of failed.slice(0, 10)) {
+    logger.log("warn", "could not make an outpost file owner-only", {
+      path,
+      error: errorText(error),
+    });
+  }
+  if (failed.length > 10) {
+    logger.log("warn", "more outpost files could not be made owner-only", {
+      count: failed.length - 10,
+    });
   }
 }
 

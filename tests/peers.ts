@@ -1,4 +1,5 @@
-// Real peers (Chromium, Synapse, tmux, bubblewrap) used by end-to-end tests. On a developer's machine a
+// Real peers (Chromium, Synapse, tmux, bubblewrap, podman, and the model servers llama-server and
+// LiteLLM that scripts/peers/ builds into AGENT_PEER_CACHE) used by end-to-end tests. On a developer's machine a
 // missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
 // .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
 
@@ -17,12 +18,31 @@ export function commandOnPath(name: string): string | null {
   return null;
 }
 
+/** Where scripts/peers/*.sh put the model-server peers (outside the worktree, reused). */
+export function peerCache(): string {
+  return Deno.env.get("AGENT_PEER_CACHE") ??
+    `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/agent-peers`;
+}
+
+/** llama-server and the tiny scripted models (scripts/peers/llama_build.sh). */
+export const llamaPaths = () => {
+  const dir = `${peerCache()}/llama-0.3.36`;
+  return { server: `${dir}/llama.cpp/build/bin/llama-server`, models: `${dir}/models` };
+};
+
+/** The LiteLLM proxy's executable (scripts/peers/litellm_install.sh). */
+export const litellmPath = () => `${peerCache()}/litellm-1.106.2/v/bin/litellm`;
+
 export const probes = {
   chromium: (): string | null =>
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
   bubblewrap: (): string | null =>
     commandOnPath("bwrap") ? null : "bubblewrap not installed (apt-get install bubblewrap)",
+  podman: (): string | null =>
+    commandOnPath("podman") && commandOnPath("debootstrap")
+      ? null
+      : "podman or debootstrap not installed (apt-get install podman runc debootstrap)",
   synapse: (): string | null => {
     const out = new Deno.Command("python3", {
       args: ["-c", "import synapse"],
@@ -32,6 +52,19 @@ export const probes = {
       .outputSync();
     return out.success ? null : "matrix-synapse not installed (pip install matrix-synapse)";
   },
+  llamaServer: (): string | null => {
+    const { server, models } = llamaPaths();
+    if (!existsFile(server)) {
+      return `llama-server not built (scripts/peers/llama_build.sh): ${server}`;
+    }
+    return existsFile(`${models}/peer-tool.gguf`)
+      ? null
+      : `peer models not generated (scripts/peers/llama_build.sh): ${models}`;
+  },
+  litellm: (): string | null =>
+    existsFile(litellmPath())
+      ? null
+      : `LiteLLM not installed (scripts/peers/litellm_install.sh): ${litellmPath()}`,
 } satisfies Record<string, PeerProbe>;
 
 function existsFile(path: string): boolean {

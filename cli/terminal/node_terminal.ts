@@ -50,7 +50,7 @@ class NodeTerminal implements Terminal {
     return consoleSize()?.rows ?? 24;
   }
 
-  readInput(prompt: string, continuation: string): Promise<InputEvent> {
+  readInput(prompt: string, continuation: string, draft = ""): Promise<InputEvent> {
     const stdin = this.#process.stdin;
     return new Promise((resolve) => {
       const rl = this.#readline.createInterface({
@@ -91,6 +91,7 @@ class NodeTerminal implements Terminal {
       };
       const onKeypress = (_s: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
         if (key?.ctrl && key.name === "q") finish({ type: "quit", key: "ctrl+q" });
+        if (key?.ctrl && key.name === "o") finish({ type: "expand", draft: rl.line });
       };
 
       rl.on("line", (line: string) => {
@@ -105,16 +106,18 @@ class NodeTerminal implements Terminal {
       rl.on("close", () => finish({ type: "quit", key: "ctrl+d" }));
       stdin.on("keypress", onKeypress);
       rl.prompt();
+      if (draft !== "") rl.write(draft);
     });
   }
 
-  watchKeys(onKey: (key: WatchedKey) => void): () => void {
+  watchKeys(onKey: (key: WatchedKey) => void, onText?: (text: string) => void): () => void {
     const stdin = this.#process.stdin;
     const onData = (chunk: Uint8Array | string) => {
       const s = typeof chunk === "string" ? chunk : decoder.decode(chunk);
       if (s.includes("\x03")) onKey("ctrl+c");
-      if (s.includes("\x11")) onKey("ctrl+q");
-      if (s === "\x1b") onKey("escape");
+      else if (s.includes("\x11")) onKey("ctrl+q");
+      else if (s === "\x1b") onKey("escape");
+      else onText?.(s);
     };
     if (stdin.isTTY) stdin.setRawMode(true);
     stdin.on("data", onData);

@@ -1,7 +1,15 @@
 // The turn loop: stream a reply, run its tool calls under the permission mode, feed the
 // results back, until the model stops or a limit ends the run. Every ending has a done_reason.
 
-import type { Message, Part, Usage, Wire, WireEvent } from "../wires/types.ts";
+import type {
+  ImageAttachment,
+  Message,
+  Part,
+  StopReason,
+  Usage,
+  Wire,
+  WireEvent,
+} from "../wires/types.ts";
 import type { Question, Tool, ToolKind, ToolOutcome } from "../tools/types.ts";
 import type { Approval, DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
@@ -10,10 +18,21 @@ import { compactHistory, shouldCompact } from "./compaction.ts";
 import { type BudgetDecision, budgetGate, PromptEstimator } from "./budget.ts";
 import { DEFAULT_MODEL_SENTINEL } from "../wires/probe.ts";
 import { errorText } from "../logger.ts";
+import { notRunReason } from "./cut_off.ts";
+import { explainUnknownModel } from "./model_errors.ts";
+import {
+  capToolResults,
+  isContextOverflow,
+  lookAheadTokens,
+  overflowExcess,
+  shedTokens,
+} from "./context_fit.ts";
 
 export const DEFAULT_MAX_TURNS = 100;
 /** The same call with the same arguments this many times in a row ends the run. */
 export const LOOP_REPEAT_LIMIT = 4;
+/** After a context-overflow 400, the share of the window one tool result may keep. */
+const OVERFLOW_RESULT_SHARE = 0.1;
 
 export type ToolCallPart = Extract<Part, { type: "tool_call" }>;
 
@@ -64,8 +83,10 @@ export interface LoopResult {
   final_text: string;
   usage: Usage;
   questions: Question[];
-  /** Server-reported model name of the last completed turn (never the `default` echo). */
+  /** Server-reported model name of the last completed turn (never a name that did not answer). */
   model?: string;
+  /** The last completed turn's stop reason (max_tokens marks a cut-off answer). */
+  stop_reason?: StopReason;
   error?: string;
   turns: number;
 }
@@ -81,8 +102,13 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     description: t.description,
     input_schema: t.input_schema,
   }));
+  // The next request's prompt size as best known: the last turn's whole context plus an
+  // estimate of what was appended since (tool results), so compaction looks ahead.
   let lastContext = 0;
+  let pendingTokens = 0;
   const estimator = new PromptEstimator();
+  let overflowRetried = false;
+  let stopReason: StopReason | undefined;
   let model: string | undefined;
   let turns = 0;
   let streak = { signature: "", count: 0 };
@@ -95,6 +121,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     questions: extra.questions ?? [],
     turns,
     ...(model ? { model } : {}),
+    ...(stopReason ? { stop_reason: stopReason } : {}),
     ...(extra.error ? { error: extra.error } : {}),
   });
   /** The budget's verdict on a request with this prompt estimate; undefined = no budget. */
@@ -112,36 +139,24 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       return end("turn_cap", { error: `stopped after ${maxTurns} model turns` });
     }
 
+    const window = typeof cfg.context_window === "function"
+      ? cfg.context_window()
+      : cfg.context_window;
     if (
       cfg.compaction_threshold !== undefined &&
-      shouldCompact(
-        lastContext,
-        typeof cfg.context_window === "function" ? cfg.context_window() : cfg.context_window,
-        cfg.compaction_threshold,
-      )
+      shouldCompact(lastContext + pendingTokens, window, cfg.compaction_threshold)
     ) {
       // The summary call is a request too; the history it reads is no bigger than the next
       // request's, so that request's estimate is a safe stand-in for its prompt.
       const check = gate(estimator.estimate({ system: cfg.system, tools: specs, messages }));
       if (check && !check.send) return end("token_budget", { error: check.error });
-      const compacted = await compactHistory(
-        messages,
-        cfg.wire,
-        cfg.model,
-        cfg.signal,
-        check?.max_tokens,
-      );
-      if (compacted) {
-        cfg.onEvent?.({
-          type: "compacted",
-          before: messages.length,
-          after: compacted.messages.length,
-        });
-        addUsage(usage, compacted.usage);
-        messages.splice(0, messages.length, ...compacted.messages);
-        cfg.journal?.append({ type: "compaction", messages: compacted.messages });
-        lastContext = 0;
-        estimator.reset();
+      try {
+        if (await compact(check?.max_tokens)) {
+          lastContext = 0;
+          pendingTokens = 0;
+        }
+      } catch (err) {
+        return end("error", { error: cfg.signal?.aborted ? "interrupted" : errorText(err) });
       }
     }
 
@@ -176,13 +191,45 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         cfg.onEvent?.(event);
       }
     } catch (err) {
-      return end("error", { error: cfg.signal?.aborted ? "interrupted" : errorText(err) });
+      if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
+      // The prompt did not fit (the window was unknown or the estimate low): compact, and cut
+      // oversized tool results, then try the same turn once more.
+      if (isContextOverflow(err) && !overflowRetried) {
+        overflowRetried = true;
+        turns--;
+        try {
+          const compacted = await compact();
+          // Shed what the server says was too much; else cut hard (the estimate was too low
+          // once already: small vocabularies spend about a token per byte).
+          const excess = overflowExcess(err);
+          const cut = excess !== null
+            ? shedTokens(messages, excess, window)
+            : capToolResults(messages, window, OVERFLOW_RESULT_SHARE);
+          // The journal replays history on resume: record the shortened one.
+          if (cut) {
+            cfg.journal?.append({ type: "compaction", messages: [...messages] });
+            estimator.reset();
+          }
+          if (compacted || cut) {
+            lastContext = 0;
+            pendingTokens = 0;
+            continue;
+          }
+        } catch (again) {
+          return end("error", { error: cfg.signal?.aborted ? "interrupted" : errorText(again) });
+        }
+      }
+      const unknownModel = await explainUnknownModel(err, cfg.model, cfg.wire, cfg.signal);
+      return end("error", { error: unknownModel ?? errorText(err) });
     }
     if (!done) return end("error", { error: "the model's stream ended without a final message" });
 
+    overflowRetried = false;
     addUsage(usage, done.usage);
     lastContext = done.usage.input_tokens + (done.usage.cache_read_tokens ?? 0) +
       (done.usage.cache_creation_tokens ?? 0) + done.usage.output_tokens;
+    pendingTokens = 0;
+    stopReason = done.stop_reason;
     // A server echoing the sentinel has not said which model answered (spec 4.3 rule 2).
     if (done.model && done.model !== DEFAULT_MODEL_SENTINEL) model = done.model;
     messages.push(done.message);
@@ -207,9 +254,26 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       });
     }
     if (calls.length === 0) {
-      if (done.stop_reason === "max_tokens" && lastAssistantText([done.message]) === "") {
+      const answer = lastAssistantText([done.message]);
+      if (done.stop_reason === "max_tokens") {
+        // Spec 4.3 rule 8: a small cap ends a reasoning model mid-thought with no content.
+        return answer === ""
+          ? end("error", {
+            error: `the reply hit max_tokens (${capText(cfg)}) before any answer` +
+              `${hasReasoning(done.message) ? ", while the model was still reasoning" : ""}; ` +
+              `raise AGENT_MAX_TOKENS (max_tokens in settings.toml; 8k to 32k for reasoning ` +
+              `models)`,
+          })
+          : end("truncated", {
+            error: `the answer was cut off by max_tokens (${capText(cfg)}); raise ` +
+              `AGENT_MAX_TOKENS (max_tokens in settings.toml) and run again`,
+          });
+      }
+      if (answer === "" && lastAssistantText(messages) === "") {
+        const nothing = done.usage.input_tokens === 0 && done.usage.output_tokens === 0;
         return end("error", {
-          error: "the reply hit max_tokens before any answer; raise max_tokens",
+          error: `the model ended its turn without an answer (no text, no tool call` +
+            `${nothing ? ", no usage: the server sent an empty reply" : ""})`,
         });
       }
       return end("stop");
@@ -219,7 +283,9 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     for (const [i, call] of calls.entries()) {
       // An interrupt stops the remaining calls of this reply, not just the next request.
       if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
-      const signature = `${call.name}\u0000${stableJson(call.input)}`;
+      const signature = `${call.name}\u0000${stableJson(call.input)}\u0000${
+        call.raw_arguments ?? ""
+      }`;
       streak = signature === streak.signature
         ? { signature, count: streak.count + 1 }
         : { signature, count: 1 };
@@ -227,6 +293,15 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         return end("loop_detected", {
           error: `the same ${call.name} call was repeated ${streak.count} times in a row`,
         });
+      }
+      // Arguments that did not parse, or a reply cut off by max_tokens: never run the call
+      // (the safety net's {} would run it with nothing); tell the model what arrived instead.
+      const notRun = notRunReason(call, done.stop_reason);
+      if (notRun !== null) {
+        cfg.onEvent?.({ type: "tool_start", call, summary: `${call.name} (not run)` });
+        cfg.onEvent?.({ type: "tool_end", call, content: notRun, is_error: true });
+        results.push(toolResult(call.id, notRun, true));
+        continue;
       }
       const step = await runCall(call, toolByName.get(call.name), cfg);
       if (step.type === "needs_human") {
@@ -244,16 +319,38 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         cfg.journal?.append({ type: "pending", results, waiting });
         return end("needs_human", { questions: step.questions });
       }
-      results.push(toolResult(call.id, step.content, step.is_error));
+      results.push(toolResult(call.id, step.content, step.is_error, step.images));
     }
     const toolMessage: Message = { role: "user", parts: results };
+    capToolResults([toolMessage], window);
+    pendingTokens = lookAheadTokens(toolMessage);
     messages.push(toolMessage);
     cfg.journal?.append({ type: "message", message: toolMessage });
   }
+
+  /** Summarizes the older history in place; true when it did. */
+  async function compact(maxTokens?: number): Promise<boolean> {
+    const compacted = await compactHistory(messages, cfg.wire, cfg.model, cfg.signal, maxTokens);
+    if (!compacted) return false;
+    cfg.onEvent?.({ type: "compacted", before: messages.length, after: compacted.messages.length });
+    addUsage(usage, compacted.usage);
+    messages.splice(0, messages.length, ...compacted.messages);
+    cfg.journal?.append({ type: "compaction", messages: compacted.messages });
+    estimator.reset();
+    return true;
+  }
+}
+
+function capText(cfg: LoopConfig): string {
+  return cfg.max_tokens ? `${cfg.max_tokens} tokens` : "the server's default cap";
+}
+
+function hasReasoning(message: Message): boolean {
+  return message.parts.some((p) => p.type === "reasoning" && p.text.trim() !== "");
 }
 
 type CallStep =
-  | { type: "result"; content: string; is_error: boolean }
+  | { type: "result"; content: string; is_error: boolean; images?: ImageAttachment[] }
   | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
 
 async function runCall(
@@ -261,9 +358,9 @@ async function runCall(
   tool: Tool | undefined,
   cfg: LoopConfig,
 ): Promise<CallStep> {
-  const emitEnd = (content: string, is_error: boolean): CallStep => {
+  const emitEnd = (content: string, is_error: boolean, images?: ImageAttachment[]): CallStep => {
     cfg.onEvent?.({ type: "tool_end", call, content, is_error });
-    return { type: "result", content, is_error };
+    return { type: "result", content, is_error, ...(images?.length ? { images } : {}) };
   };
   if (!tool) {
     return emitEnd(
@@ -328,7 +425,7 @@ async function runCall(
     const answer = await cfg.answer(call, outcome.questions);
     return emitEnd(`The operator answered: ${answer}`, false);
   }
-  return emitEnd(outcome.content, outcome.is_error ?? false);
+  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images);
 }
 
 /** What a call will do, for the person approving it; a failed preview says why instead. */
@@ -348,10 +445,19 @@ async function previewOf(
   }
 }
 
-export function toolResult(callId: string, content: string, isError: boolean): Part {
-  return isError
-    ? { type: "tool_result", call_id: callId, content, is_error: true }
-    : { type: "tool_result", call_id: callId, content };
+export function toolResult(
+  callId: string,
+  content: string,
+  isError: boolean,
+  images?: ImageAttachment[],
+): Part {
+  return {
+    type: "tool_result",
+    call_id: callId,
+    content,
+    ...(isError ? { is_error: true } : {}),
+    ...(images?.length ? { images } : {}),
+  };
 }
 
 function addUsage(total: Usage, add: Usage): void {

@@ -10,6 +10,7 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   const facts: Array<[string, string]> = [
     ["Outcome", `${r.outcome} (exit ${r.exit_code})`],
     ["Done reason", r.done_reason],
+    ...(r.stop_reason ? [["Stop reason", r.stop_reason] as [string, string]] : []),
     ["Model", r.model || "(not resolved)"],
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];
@@ -30,6 +31,14 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   for (const [k, v] of facts) lines.push(`- **${k}:** ${v}`);
   if (r.error) lines.push(`- **Error:** ${r.error}`);
   lines.push("", "## Prompt", "", fence(prompt), "");
+  if (r.mcp_servers?.length) {
+    lines.push("## MCP servers", "");
+    for (const s of r.mcp_servers) {
+      const tools = s.tools.length > 0 ? `: ${s.tools.map((t) => `\`${t}\``).join(", ")}` : "";
+      lines.push(`- **${s.name}** (${s.state})${tools}${s.error ? ` — ${s.error}` : ""}`);
+    }
+    lines.push("");
+  }
   if (r.questions.length > 0) {
     lines.push("## Questions for the operator", "");
     for (const q of r.questions) {

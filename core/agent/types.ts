@@ -1,11 +1,16 @@
 // Outcome vocabulary shared by the loop, headless runs, memory reflection and the outpost.
 
 import type { Question } from "../tools/types.ts";
-import type { Usage } from "../wires/types.ts";
+import type { StopReason, Usage } from "../wires/types.ts";
 
-/** Why a run ended. Reflection runs only after `stop`. */
+/**
+ * Why a run ended. Reflection runs only after `stop`. `truncated`: the final answer was cut
+ * off by max_tokens; it is an error (exit 1), never continued automatically, because a
+ * continuation cannot be told apart from a fresh answer and hides a cap that is too small.
+ */
 export type DoneReason =
   | "stop"
+  | "truncated"
   | "error"
   | "token_budget"
   | "turn_cap"
@@ -48,6 +53,8 @@ export interface HeadlessResult {
    */
   cost_usd: number | null;
   final_text: string;
+  /** The last model turn's stop reason (end_turn, tool_use, max_tokens, …) when one ended. */
+  stop_reason?: StopReason;
   /** Questions for a needs_human ending (empty otherwise). */
   questions: Question[];
   /** One-line cause for an error ending. */
@@ -61,6 +68,17 @@ export interface HeadlessResult {
   duration_ms: number;
   job_id?: string;
   job_name?: string;
+  /** The configured MCP servers: their state at the start and the tools they offered. */
+  mcp_servers?: McpServerReport[];
+}
+
+/** One MCP server as a run's report and JSON result record it. */
+export interface McpServerReport {
+  name: string;
+  /** ready, failed, disabled or needs_approval. */
+  state: string;
+  tools: string[];
+  error?: string;
 }
 
 /** A human's answer to a strict-mode approval; feedback (on a refusal) is passed to the model. */

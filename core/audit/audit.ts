@@ -28,6 +28,8 @@ export const AUDIT = {
   tokenCreate: "token_create",
   tokenRevoke: "token_revoke",
   memorySweep: "memory_sweep",
+  memoryReclassify: "memory_reclassify",
+  memoryDelete: "memory_delete",
   retentionSweep: "retention_sweep",
 } as const;
 

@@ -3,6 +3,7 @@
 
 import { dirname } from "node:path";
 import type { Logger } from "../logger.ts";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../private_files.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "./types.ts";
 
 export type LogAdapterTarget = { path: string } | { logger: Logger };
@@ -25,10 +26,14 @@ export function createLogAdapter(target: LogAdapterTarget): DeliveryAdapter {
     name: "log",
     async send(event: DeliveryEvent) {
       if (!dirReady) {
-        await Deno.mkdir(dirname(target.path), { recursive: true });
+        await makePrivateDir(dirname(target.path));
         dirReady = true;
       }
-      await Deno.writeTextFile(target.path, JSON.stringify(event) + "\n", { append: true });
+      // Owner-only: the events name jobs, runs and questions (core/private_files.ts).
+      await Deno.writeTextFile(target.path, JSON.stringify(event) + "\n", {
+        append: true,
+        mode: PRIVATE_FILE_MODE,
+      });
     },
   };
 }

@@ -4,6 +4,7 @@
 
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic_write.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private_files.ts";
 import type { Env } from "../ports.ts";
 import { GovernorConfigError } from "./errors.ts";
 
@@ -144,7 +145,11 @@ export async function loadGovernorConfig(path: string): Promise<GovernorConfig> 
 }
 
 export async function saveGovernorConfig(path: string, config: GovernorConfig): Promise<void> {
-  await writeFileAtomic(path, JSON.stringify(config, null, 2) + "\n", { createDirs: true });
+  await writeFileAtomic(path, JSON.stringify(config, null, 2) + "\n", {
+    createDirs: true,
+    mode: PRIVATE_FILE_MODE,
+    dirMode: PRIVATE_DIR_MODE,
+  });
 }
 
 function object(value: unknown, source: string, field: string | null): Record<string, unknown> {

@@ -6,6 +6,7 @@
 // available: it writes one project-fact overview file (the README's first paragraph and
 // the list of source files with their titles) and never overwrites an existing one.
 
+import { errorText } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { gateTool, runBounded } from "./bounded_run.ts";
 import { extractTitle } from "./frontmatter.ts";
@@ -42,21 +43,32 @@ const README_FILES = ["README.md", "README", "README.rst", "README.txt"];
 const DOC_FILES = ["CONTRIBUTING.md", "ARCHITECTURE.md", "DESIGN.md"];
 const DOC_DIRS = ["docs", "doc"];
 
+/**
+ * Only a path that is not there (or sits below a file) is "no such source"; a refused or
+ * failed read stops /memory init naming the path, so the model never bootstraps from a
+ * silently partial set of files.
+ */
+function absentOrThrow(path: string, err: unknown): null {
+  if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return null;
+  throw new Error(`/memory init cannot read ${path}: ${errorText(err)}`, { cause: err });
+}
+
 /** Reads a text file confined to `top` (a symlink may not lead outside it). */
 function readConfined(top: string, rel: string, limit: number): BootstrapSource["text"] | null {
   const full = `${top}/${rel}`;
   let real: string;
   try {
     real = Deno.realPathSync(full);
-  } catch {
-    return null;
+  } catch (err) {
+    return absentOrThrow(full, err);
   }
+  // A link leading out of the repository is refused on purpose, not an error.
   if (!isInside(top, real)) return null;
   let file: Deno.FsFile;
   try {
     file = Deno.openSync(real, { read: true });
-  } catch {
-    return null;
+  } catch (err) {
+    return absentOrThrow(real, err);
   }
   try {
     const st = file.statSync();
@@ -85,7 +97,9 @@ function namesIn(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   try {
     for (const e of Deno.readDirSync(dir)) out.set(e.name.toLowerCase(), e.name);
-  } catch { /* missing directory */ }
+  } catch (err) {
+    absentOrThrow(dir, err); // a missing docs/ (or a file named docs) has no names
+  }
   return out;
 }
 

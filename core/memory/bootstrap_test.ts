@@ -10,6 +10,7 @@ import type { ReflectionRunner } from "./reflection.ts";
 import { REFLECTION_TIMEOUT_INTERACTIVE_MS } from "./limits.ts";
 import { FakeClock, flushMicrotasks } from "../../tests/fakes/clock.ts";
 import { type Sandbox, sandbox, SENTINEL_TEXT } from "../../tests/fixtures/memory/sandbox.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 function writeRepo(sb: Sandbox): void {
   const w = sb.cwd;
@@ -48,6 +49,65 @@ Deno.test("bootstrap: collects agent, status, readme and docs files, confined an
     assert.ok(sources.every((s) => !s.text.includes("TOP SECRET")));
   } finally {
     await sb.cleanup();
+  }
+});
+
+Deno.test("bootstrap: a missing source, or one below a file, is simply absent", async () => {
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "bootstrap_absent_" }));
+  try {
+    Deno.writeTextFileSync(`${dir}/README.md`, "# R\n\nHello.\n");
+    Deno.writeTextFileSync(
+      `${dir}/.github`,
+      "a file, so .github/copilot-instructions.md is ENOTDIR",
+    );
+    Deno.writeTextFileSync(`${dir}/docs`, "a file named docs, not a folder");
+    Deno.symlinkSync(`${dir}/gone.md`, `${dir}/AGENTS.md`); // dangling
+    assert.deepEqual(collectBootstrapSources(dir).map((s) => s.path), ["README.md"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("bootstrap: a source file or docs folder it may not read stops /memory init naming it", async () => {
+  // Deno refuses the named paths (the agent's own flags plus --deny-read): each must be an
+  // error naming the path, where the old code quietly left the file out.
+  const base = Deno.realPathSync(await Deno.makeTempDir({ prefix: "bootstrap_refused_" }));
+  try {
+    const repos = ["agents", "linked", "docs"].map((name) => {
+      const dir = `${base}/${name}`;
+      Deno.mkdirSync(dir);
+      Deno.writeTextFileSync(`${dir}/README.md`, "# R\n\nHello.\n");
+      return dir;
+    });
+    const [agents, linked, docs] = repos as [string, string, string];
+    Deno.writeTextFileSync(`${agents}/AGENTS.md`, "# Rules\n");
+    // The link resolves (realPath is allowed on it); opening its target is refused.
+    Deno.mkdirSync(`${linked}/notes`);
+    Deno.writeTextFileSync(`${linked}/notes/agents.txt`, "# Rules\n");
+    Deno.symlinkSync("notes/agents.txt", `${linked}/AGENTS.md`);
+    Deno.mkdirSync(`${docs}/docs`);
+    Deno.writeTextFileSync(`${docs}/docs/guide.md`, "# Guide\n");
+    for (const dir of repos) assert.equal(collectBootstrapSources(dir).length, 2, dir);
+
+    const lines = await runRefused(
+      `const { collectBootstrapSources } = await import(repo + "core/memory/bootstrap.ts");
+for (const dir of ${JSON.stringify(repos)}) {
+  console.log(await outcome(() => collectBootstrapSources(dir).map((s) => s.path)));
+}`,
+      [
+        `--deny-read=${agents}/AGENTS.md`,
+        `--deny-read=${linked}/notes/agents.txt`,
+        `--deny-read=${docs}/docs`,
+      ],
+    );
+    const named = [
+      `${agents}/AGENTS.md`,
+      `${linked}/notes/agents.txt`,
+      `${docs}/docs`,
+    ].map((path, i) => lines[i]?.startsWith(`error: /memory init cannot read ${path}: `));
+    assert.deepEqual(named, [true, true, true], lines.join("\n"));
+  } finally {
+    await Deno.remove(base, { recursive: true });
   }
 });
 

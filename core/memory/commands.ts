@@ -9,6 +9,8 @@ import {
   readVerified,
   removeGuarded,
   renameGuarded,
+  unreadable,
+  vanished,
   type WalkEntry,
   walkFiles,
   writeGuarded,
@@ -38,7 +40,7 @@ function readText(ctx: CommandContext, p: MemoryPath, limit: number): string {
 }
 
 /** Reads a whole file for editing; files over the cap are refused (never half-edited). */
-function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): string {
+export function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): string {
   const r = readVerified(ctx.root, p.real, p.virtual, BODY_CAP_BYTES, ctx.hooks);
   if (r.truncated) {
     throw new MemoryTooLargeError(
@@ -51,7 +53,7 @@ function readForEdit(ctx: CommandContext, p: MemoryPath, command: string): strin
   return decoder.decode(r.bytes);
 }
 
-function write(ctx: CommandContext, p: MemoryPath, text: string, command: string): void {
+export function write(ctx: CommandContext, p: MemoryPath, text: string, command: string): void {
   const data = encoder.encode(text);
   if (data.length > BODY_CAP_BYTES) {
     throw new MemoryTooLargeError(
@@ -97,8 +99,9 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dirReal)].sort((a, b) => a.name.localeCompare(b.name));
-    } catch {
-      return;
+    } catch (err) {
+      if (vanished(err)) return;
+      throw unreadable(virtualOf(dirReal.slice(ctx.root.length + 1)), err);
     }
     for (const e of entries) {
       if (!isAddressableName(e.name)) continue;
@@ -114,10 +117,13 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
         out.push(`dir\t${virtualOf(rel)}/`);
         if (depth < 2) visit(full, depth + 1);
       } else if (e.isFile) {
-        let size = 0;
+        let size: number;
         try {
           size = Deno.lstatSync(full).size;
-        } catch { /* vanished */ }
+        } catch (err) {
+          if (vanished(err)) continue;
+          throw unreadable(virtualOf(rel), err);
+        }
         out.push(`${humanSize(size)}\t${virtualOf(rel)}`);
       }
     }

@@ -187,7 +187,11 @@ export function normalizeOnCreate(text: string, workspace: string): NormalizedCr
   return { text: out, category, workspace: ws, changes, defaulted: !isCategory(raw) };
 }
 
-/** A file's title: its first markdown heading, else its first non-empty line, else its name. */
+/**
+ * A file's title: its first markdown heading, else its first non-empty line with the inline
+ * markdown taken off (list and quote markers, emphasis, code ticks, link targets), else its
+ * name. Headings lose their trailing #s and inline markdown too.
+ */
 export function extractTitle(body: string, fallbackName: string): string {
   let firstLine: string | undefined;
   let seen = 0;
@@ -195,11 +199,29 @@ export function extractTitle(body: string, fallbackName: string): string {
     const line = raw.trim();
     if (!line) continue;
     const heading = /^#{1,6}\s+(.+?)\s*#*$/.exec(line);
-    if (heading?.[1]) return clip(heading[1]);
+    if (heading?.[1]) return clip(plainInline(heading[1]));
     firstLine ??= line;
     if (++seen >= 40) break;
   }
-  return clip(firstLine ?? fallbackName);
+  const plain = firstLine === undefined ? "" : plainInline(firstLine.replace(BLOCK_MARKER, ""));
+  return clip(plain || fallbackName);
+}
+
+/** A memory file's title: its own `title:` frontmatter value when set, else extractTitle. */
+export function memoryTitle(parsed: ParsedMemory, fallbackName: string): string {
+  const own = parsed.fields.title?.trim();
+  return own ? clip(own) : extractTitle(parsed.body, fallbackName);
+}
+
+/** A line's leading list, quote or rule marker ("- ", "* ", "1. ", "> ", "[ ] "). */
+const BLOCK_MARKER = /^(?:>\s*)*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?/;
+
+/** Inline markdown to plain text: [text](url) → text, emphasis and code ticks dropped. */
+function plainInline(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__|\*|_|~~|`+)(?=\S)([^]*?\S)\1/g, "$2")
+    .trim();
 }
 
 function clip(s: string, max = 100): string {

@@ -223,6 +223,22 @@ export interface WalkEntry extends FileStat {
 }
 
 /**
+ * True when `err` says the entry vanished (or stopped being a directory) while a walk was
+ * under way. Any other failure, a refusal above all, is thrown by the walkers naming the
+ * path: skipping it would make the files below look deleted (the recall index would drop
+ * them, listings would hide them).
+ */
+export function vanished(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
+}
+
+/** The error for a memory directory or file a walk could not read. */
+export function unreadable(path: string, err: unknown): Error {
+  const why = err instanceof Error ? err.message : String(err);
+  return new Error(`cannot read ${path} in the memory root: ${why}`, { cause: err });
+}
+
+/**
  * Every regular file below `dirReal` (root-relative names), skipping names the guard would
  * refuse (.index, temp files, …) and never following symlinks.
  */
@@ -232,8 +248,9 @@ export function walkFiles(rootReal: string, dirReal = rootReal, maxDepth = 16): 
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dir)];
-    } catch {
-      return;
+    } catch (err) {
+      if (vanished(err)) return;
+      throw unreadable(dir, err);
     }
     for (const e of entries) {
       if (!isAddressableName(e.name) || e.isSymlink) continue;
@@ -248,7 +265,9 @@ export function walkFiles(rootReal: string, dirReal = rootReal, maxDepth = 16): 
             mtimeMs: st.mtime?.getTime() ?? 0,
             size: st.size,
           });
-        } catch { /* vanished during the walk */ }
+        } catch (err) {
+          if (!vanished(err)) throw unreadable(full, err);
+        }
       }
     }
   };

@@ -21,6 +21,8 @@ export {
   MemoryTooLargeError,
 } from "./errors.ts";
 export { CATEGORIES, type Category, GLOBAL_WORKSPACE, parseMemory } from "./frontmatter.ts";
+export { checkReclassify } from "./reclassify.ts";
+export type { Reclassified, Reclassify } from "./reclassify.ts";
 export { MEMORY_TOOL_NAME, memoryKind, memoryTool } from "./memory_tool.ts";
 export { toFtsQuery } from "./fts_query.ts";
 export { RANKING } from "./recall_index.ts";

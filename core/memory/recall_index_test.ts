@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { parseMemory } from "./frontmatter.ts";
 import { walkFiles } from "./guarded_fs.ts";
 import type { MemoryStore } from "./store.ts";
 import { DAY, RECALL_LIMIT } from "./limits.ts";
 import { sandbox, touch } from "../../tests/fixtures/memory/sandbox.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 /** The index must describe exactly the files on disk, with their frontmatter facts. */
 function assertConsistent(store: MemoryStore): void {
@@ -19,6 +21,14 @@ function assertConsistent(store: MemoryStore): void {
     if (f.category !== "session") searchable++;
   }
   assert.equal(store.searchableCount(), searchable);
+}
+
+/** Each index file's name, inode, size and mtime: a deleted or rewritten file shows. */
+function indexFiles(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => {
+    const st = Deno.lstatSync(`${dir}/${e.name}`);
+    return `${e.name} ino=${st.ino} size=${st.size} mtime=${st.mtime?.getTime()}`;
+  }).sort();
 }
 
 const hits = (store: MemoryStore, q: string) => store.search(q).map((h) => h.path);
@@ -149,6 +159,130 @@ Deno.test("recall index: a missing or corrupt index is rebuilt on open", async (
     assert.deepEqual(hits(s, "kiwi"), ["/memories/a.md"]);
     assertConsistent(s);
     assert.equal(Deno.readTextFileSync(`${sb.root}/a.md`).includes("kiwi"), true, "data kept");
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("recall index: a damaged page, a foreign schema or an old version is rebuilt", async () => {
+  const sb = await sandbox();
+  try {
+    sb.store.create("/memories/a.md", "---\ncategory: preference\n---\nkiwi\n");
+    const db = `${sb.root}/.index/recall.db`;
+    const damage: [string, () => void][] = [
+      ["damaged pages (SQLITE_CORRUPT)", () => {
+        const bytes = Deno.readFileSync(db);
+        for (let i = 4096; i < bytes.length; i++) bytes[i] = (i * 31) & 0xff; // all but page 1
+        Deno.writeFileSync(db, bytes);
+      }],
+      ["a foreign meta table", () => {
+        Deno.removeSync(db);
+        const foreign = new DatabaseSync(db);
+        foreign.exec("CREATE TABLE meta(key TEXT)");
+        foreign.close();
+      }],
+      ["an older schema version", () => {
+        const old = new DatabaseSync(db);
+        old.exec("UPDATE meta SET value = '0' WHERE key = 'schema'");
+        old.close();
+      }],
+    ];
+    for (const [what, spoil] of damage) {
+      sb.store.close();
+      spoil();
+      const s = await sb.reopen();
+      assert.deepEqual(hits(s, "kiwi"), ["/memories/a.md"], what);
+      assertConsistent(s);
+    }
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("recall index: a directory where the index should be is named and nothing is deleted", async () => {
+  const sb = await sandbox();
+  try {
+    sb.store.close();
+    const dir = `${sb.root}/.index`;
+    for (const f of Deno.readDirSync(dir)) Deno.removeSync(`${dir}/${f.name}`);
+    Deno.mkdirSync(`${dir}/recall.db`);
+    Deno.writeTextFileSync(`${dir}/recall.db/keep.txt`, "not ours to delete\n");
+    Deno.writeTextFileSync(`${dir}/recall.db-wal`, "someone's write-ahead log\n");
+    Deno.writeTextFileSync(`${dir}/recall.db-shm`, "someone's shared memory\n");
+    const before = indexFiles(dir);
+    const err = await sb.reopen().then(() => null, (e: Error) => e);
+    assert.deepEqual(indexFiles(dir), before);
+    assert.match(
+      String(err?.message),
+      /cannot open the recall index \S+\/\.index\/recall\.db \(it is not a file; move it away\)/,
+    );
+  } finally {
+    Deno.removeSync(`${sb.root}/.index`, { recursive: true });
+    await sb.cleanup();
+  }
+});
+
+Deno.test("recall index: an index it may not write is left alone, even while another process uses it", async () => {
+  // The outpost has the index open (its -wal and -shm hold live state) while an agent that
+  // Deno refuses write access to the database tries to open it: the old code took any open
+  // failure for corruption and deleted the -wal and -shm from under the live connection.
+  const sb = await sandbox();
+  try {
+    sb.store.create("/memories/a.md", "---\ncategory: preference\n---\nkiwi\n");
+    const dir = `${sb.root}/.index`;
+    assert.ok(Deno.statSync(`${dir}/recall.db-wal`).isFile, "the live connection has a WAL");
+    const before = indexFiles(dir);
+    const lines = await runRefused(
+      `const { openMemory } = await import(repo + "core/memory/store.ts");
+const { FakeClock } = await import(repo + "tests/fakes/clock.ts");
+console.log(await outcome(async () => {
+  const s = await openMemory({
+    root: ${JSON.stringify(sb.root)},
+    cwd: ${JSON.stringify(sb.cwd)},
+    clock: new FakeClock(),
+    workspace: "/w",
+  });
+  return s.search("kiwi").length;
+}));`,
+      [`--deny-write=${dir}/recall.db`],
+    );
+    assert.deepEqual(indexFiles(dir), before, lines.join("\n"));
+    assert.match(
+      lines[0] ?? "",
+      /^error: memory root .* \(cannot open the recall index \S+\/recall\.db \(Requires write access/,
+    );
+    assert.deepEqual(hits(sb.store, "kiwi"), ["/memories/a.md"], "the live index still works");
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("recall index: an index another connection holds locked is left alone", async () => {
+  // Waits out the 5 s busy timeout once: SQLite answers SQLITE_BUSY, which the old code
+  // took for corruption, deleting the files under the connection that holds them.
+  const sb = await sandbox();
+  try {
+    sb.store.create("/memories/a.md", "---\ncategory: preference\n---\nkiwi\n");
+    sb.store.close();
+    const dir = `${sb.root}/.index`;
+    const holder = new DatabaseSync(`${dir}/recall.db`);
+    try {
+      holder.exec("PRAGMA locking_mode = EXCLUSIVE");
+      holder.exec("BEGIN EXCLUSIVE");
+      holder.exec("INSERT INTO meta(key, value) VALUES ('held', 'yes')");
+      const before = indexFiles(dir);
+      const err = await sb.reopen().then(() => null, (e: Error) => e);
+      assert.deepEqual(indexFiles(dir), before);
+      assert.match(
+        String(err?.message),
+        /cannot open the recall index \S+recall\.db \(database is locked\)/,
+      );
+      holder.exec("COMMIT");
+    } finally {
+      holder.close();
+    }
+    const s = await sb.reopen();
+    assert.deepEqual(hits(s, "kiwi"), ["/memories/a.md"]);
   } finally {
     await sb.cleanup();
   }

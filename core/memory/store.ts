@@ -19,6 +19,8 @@ import {
   type GuardHooks,
   readVerified,
   removeGuarded,
+  unreadable,
+  vanished,
   type WalkEntry,
   walkFiles,
 } from "./guarded_fs.ts";
@@ -31,6 +33,7 @@ import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep
 import { resolveWorkspace } from "./workspace.ts";
 
 export { CURATED_FILE } from "./frontmatter.ts";
+import { type Reclassified, type Reclassify, reclassify as reclassifyFile } from "./reclassify.ts";
 
 export interface OpenMemoryOptions {
   /** The resolved memory root (memory_dir / AGENT_MEMORY_DIR); created when missing. */
@@ -175,26 +178,42 @@ export class MemoryStore implements commands.CommandContext {
     try {
       this.#index.transaction(() => fn(this.#index));
     } catch {
-      // The file change already happened; the index is derived data and catches up later.
+      // Not a "no": the file change already happened, so failing the command would tell
+      // the caller it did not. The index is derived data: it stays marked out of step, and
+      // the next read reconciles it first or throws the reason.
       this.#dirty = true;
     }
   }
 
   #fresh(): RecallIndex {
     if (this.#dirty) {
-      this.#dirty = false;
       this.refresh();
+      // Only a reconcile that succeeded clears the mark: a failed one must fail the next
+      // read again rather than let it answer from the stale index.
+      this.#dirty = false;
     }
     return this.#index;
   }
 
   #readForIndex = (e: WalkEntry): string | null => {
+    const virtual = virtualOf(e.rel);
     try {
-      const r = readVerified(this.root, `${this.root}/${e.rel}`, virtualOf(e.rel), BODY_CAP_BYTES);
+      const r = readVerified(
+        this.root,
+        `${this.root}/${e.rel}`,
+        virtual,
+        BODY_CAP_BYTES,
+        this.hooks,
+      );
       // Binary content is listed by name only.
       return r.bytes.includes(0) ? "" : decoder.decode(r.bytes);
-    } catch {
-      return null;
+    } catch (err) {
+      // Gone since the walk, or refused by the guard (a link swapped in): not indexed.
+      if (err instanceof MemoryNotFoundError || err instanceof MemoryPathError) return null;
+      if (vanished(err)) return null;
+      // A file that cannot be read is not a deleted one: dropping its row would hide it
+      // from recall, listings and sweeps without a word.
+      throw unreadable(virtual, err);
     }
   };
 
@@ -217,6 +236,10 @@ export class MemoryStore implements commands.CommandContext {
   }
   rename(oldPath: unknown, newPath: unknown): string {
     return commands.rename(this, oldPath, newPath);
+  }
+  /** The operator's category / workspace change (dashboard), see reclassify.ts. */
+  reclassify(path: unknown, input: Reclassify): Reclassified {
+    return reclassifyFile(this, path, input);
   }
 
   /** Runs one memory-tool call (the Messages API memory tool's input shape). */
@@ -253,13 +276,20 @@ export class MemoryStore implements commands.CommandContext {
   cachedIndex(): string {
     const index = this.#fresh();
     let curated: string | null = null;
+    const curatedPath = `/memories/${CURATED_FILE}`;
     try {
-      const p = this.resolve(`/memories/${CURATED_FILE}`);
+      const p = this.resolve(curatedPath);
       if (p.exists) {
         const r = readVerified(this.root, p.real, p.virtual, BODY_CAP_BYTES, this.hooks);
         curated = parseMemory(decoder.decode(r.bytes)).body;
       }
-    } catch { /* unreadable MEMORY.md: list the files anyway */ }
+    } catch (err) {
+      // A MEMORY.md that is gone or a directory has no body; one the guard refuses (a link
+      // out of the root) is kept out on purpose. A refused or failed read is neither.
+      const absent = err instanceof MemoryNotFoundError || err instanceof MemoryPathError ||
+        vanished(err);
+      if (!absent) throw unreadable(curatedPath, err);
+    }
     const counts = index.counts(this.workspace, CURATED_FILE);
     return composeCachedIndex({
       workspace: this.workspace,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import {
   MemoryNotFoundError,
   MemoryPathError,
@@ -7,6 +8,7 @@ import {
 } from "./errors.ts";
 import { BODY_CAP_BYTES } from "./limits.ts";
 import { sandbox } from "../../tests/fixtures/memory/sandbox.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 Deno.test("store: readBody returns one body through the guard, with its facts", async () => {
   const sb = await sandbox({ workspace: "/repo" });
@@ -135,6 +137,129 @@ Deno.test("store: names no command could open are neither listed nor indexed", a
     const listing = sb.store.view("/memories");
     assert.match(listing, /\/memories\/ok\.md/);
     assert.doesNotMatch(listing, /%2e|slash|line\.md|\.dot/);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("store: a folder or file in the root it may not read fails the walk, listing or index naming it", async () => {
+  // Deno refuses the named paths (the agent's flags plus --deny-read). The old code skipped
+  // them: the files below looked deleted to the recall index, view left them out or listed
+  // them at size 0, and the cached index silently lost MEMORY.md's body.
+  const sb = await sandbox();
+  try {
+    const roots = ["walkdir", "walkfile", "viewdir", "viewfile", "curated"].map((n) =>
+      `${sb.base}/${n}`
+    );
+    const [walkDir, walkFile, viewDir, viewFile, curated] = roots as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const { openMemory } = await import("./store.ts");
+    for (const [root, path] of [[walkDir, "/memories/facts/a.md"], [walkFile, "/memories/b.md"]]) {
+      const s = await openMemory({ root: root!, cwd: sb.cwd, clock: sb.clock, workspace: "/w" });
+      s.create(path!, "---\ncategory: preference\n---\nkiwi\n");
+      s.close();
+    }
+    const lines = await runRefused(
+      `const { openMemory } = await import(repo + "core/memory/store.ts");
+const { FakeClock } = await import(repo + "tests/fakes/clock.ts");
+const open = (root: string) =>
+  openMemory({ root, cwd: ${JSON.stringify(sb.cwd)}, clock: new FakeClock(), workspace: "/w" });
+const [walkDir, walkFile, viewDir, viewFile, curated] = ${JSON.stringify(roots)};
+console.log(await outcome(async () => (await open(walkDir)).list().files.map((f) => f.path)));
+console.log(await outcome(async () => (await open(walkFile)).list().files.map((f) => f.path)));
+// These are refused only after the store is open (made since, by a write Deno allows).
+const dirStore = await open(viewDir);
+Deno.mkdirSync(viewDir + "/facts");
+Deno.writeTextFileSync(viewDir + "/facts/x.md", "x");
+console.log(await outcome(() => dirStore.view("/memories")));
+const fileStore = await open(viewFile);
+Deno.writeTextFileSync(viewFile + "/y.md", "y");
+console.log(await outcome(() => fileStore.view("/memories")));
+const curatedStore = await open(curated);
+Deno.writeTextFileSync(curated + "/MEMORY.md", "# Curated\\nalways run the linter\\n");
+console.log(await outcome(() => curatedStore.cachedIndex()));`,
+      [
+        `--deny-read=${walkDir}/facts`,
+        `--deny-read=${walkFile}/b.md`,
+        `--deny-read=${viewDir}/facts`,
+        `--deny-read=${viewFile}/y.md`,
+        `--deny-read=${curated}/MEMORY.md`,
+      ],
+    );
+    const named = [
+      `${walkDir}/facts`,
+      `${walkFile}/b.md`,
+      "/memories/facts",
+      "/memories/y.md",
+      "/memories/MEMORY.md",
+    ].map((path, i) => lines[i]?.startsWith(`error: cannot read ${path} in the memory root: `));
+    assert.deepEqual(named, [true, true, true, true, true], lines.join("\n"));
+    // Nothing was dropped: with the refusal gone, every file is still indexed.
+    for (const [root, path] of [[walkDir, "/memories/facts/a.md"], [walkFile, "/memories/b.md"]]) {
+      const s = await openMemory({ root: root!, cwd: sb.cwd, clock: sb.clock, workspace: "/w" });
+      assert.deepEqual(s.search("kiwi").map((h) => h.path), [path]);
+      s.close();
+    }
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("store: a memory file the index cannot read is an error naming it, not a deleted file", async () => {
+  let refuse = false;
+  const hooks = {
+    beforeUse(real: string) {
+      // What open(2) says for a file of another user's: the walk could stat it, not read it.
+      if (refuse && real.endsWith("/facts/secret.md")) {
+        throw new Deno.errors.PermissionDenied(`Permission denied (os error 13): open '${real}'`);
+      }
+    },
+  };
+  const sb = await sandbox({ hooks });
+  try {
+    sb.store.create("/memories/facts/secret.md", "---\ncategory: preference\n---\nkiwi\n");
+    // Changed outside the tool, so the next refresh re-reads it.
+    Deno.writeTextFileSync(`${sb.root}/facts/secret.md`, "---\ncategory: preference\n---\nkiwis\n");
+    refuse = true;
+    assert.throws(
+      () => sb.store.refresh(),
+      /cannot read \/memories\/facts\/secret\.md in the memory root: Permission denied/,
+    );
+    refuse = false;
+    assert.deepEqual(sb.store.list().files.map((f) => f.path), ["/memories/facts/secret.md"]);
+    assert.deepEqual(sb.store.search("kiwi").map((h) => h.path), ["/memories/facts/secret.md"]);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("store: an index that could not take a change keeps failing reads until it is in step", async () => {
+  const sb = await sandbox();
+  try {
+    sb.store.create("/memories/a.md", "---\ncategory: preference\n---\napple\n");
+    // Another connection makes every row insert fail (a stand-in for a full disk or a
+    // broken index): the file is written, the index update is not.
+    const other = new DatabaseSync(`${sb.root}/.index/recall.db`);
+    other.exec(
+      "CREATE TRIGGER refuse BEFORE INSERT ON files BEGIN SELECT RAISE(ABORT, 'index refuses'); END",
+    );
+    assert.match(
+      sb.store.create("/memories/b.md", "---\ncategory: preference\n---\nbanana\n"),
+      /created/i,
+    );
+    assert.ok(Deno.statSync(`${sb.root}/b.md`).isFile);
+    // Each read tries to catch the index up and says why it cannot: the old code gave up
+    // after the first try and answered from the stale index ever after.
+    assert.throws(() => sb.store.list(), /index refuses/);
+    assert.throws(() => sb.store.search("banana"), /index refuses/);
+    other.exec("DROP TRIGGER refuse");
+    other.close();
+    assert.deepEqual(sb.store.search("banana").map((h) => h.path), ["/memories/b.md"]);
   } finally {
     await sb.cleanup();
   }

@@ -8,6 +8,8 @@
 // `git rev-parse --git-common-dir` prints). Submodules also use a `.git` file but have no
 // `commondir`, so they keep their own path.
 
+import { errorText } from "../logger.ts";
+
 function dirname(p: string): string {
   const i = p.lastIndexOf("/");
   return i <= 0 ? "/" : p.slice(0, i);
@@ -17,11 +19,26 @@ function resolveFrom(base: string, p: string): string {
   return p.startsWith("/") ? p : `${base}/${p}`;
 }
 
+/**
+ * Only "not there" (or a path through a file) means "no such pointer". Anything else, a
+ * refused read above all, throws naming the path: guessing would file memory under another
+ * workspace stamp (a worktree taken for its own repository).
+ */
+function absentOrThrow(path: string, err: unknown): null {
+  if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return null;
+  throw new Error(
+    `cannot work out the memory workspace: reading ${path} failed: ${errorText(err)}`,
+    {
+      cause: err,
+    },
+  );
+}
+
 function readTrimmed(path: string): string | null {
   try {
     return Deno.readTextFileSync(path).trim();
-  } catch {
-    return null;
+  } catch (err) {
+    return absentOrThrow(path, err);
   }
 }
 
@@ -33,19 +50,20 @@ function mainTreeOf(top: string): string | null {
   const gitdir = resolveFrom(top, m[1].trim());
   const common = readTrimmed(`${gitdir}/commondir`);
   if (!common) return null; // a submodule or a plain gitfile checkout
+  const commonPath = resolveFrom(gitdir, common);
   let commonReal: string;
   try {
-    commonReal = Deno.realPathSync(resolveFrom(gitdir, common));
-  } catch {
-    return null;
+    commonReal = Deno.realPathSync(commonPath);
+  } catch (err) {
+    return absentOrThrow(commonPath, err);
   }
   // A bare common repository has no main working tree: keep the linked checkout's path.
   if (!commonReal.endsWith("/.git")) return null;
   const main = dirname(commonReal);
   try {
     return Deno.statSync(`${main}/.git`).isDirectory ? Deno.realPathSync(main) : null;
-  } catch {
-    return null;
+  } catch (err) {
+    return absentOrThrow(`${main}/.git`, err);
   }
 }
 
@@ -55,7 +73,9 @@ export function resolveWorkspaceSync(cwd: string): string {
     let info: Deno.FileInfo | null = null;
     try {
       info = Deno.lstatSync(`${dir}/.git`);
-    } catch { /* not here, look further up */ }
+    } catch (err) {
+      absentOrThrow(`${dir}/.git`, err); // not here: look further up
+    }
     if (info?.isDirectory) return real; // a main working tree (or a plain repository)
     if (info?.isFile) {
       const main = mainTreeOf(dir);

@@ -4,6 +4,7 @@ import { openMemory } from "./store.ts";
 import { parseMemory } from "./frontmatter.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { commandOnPath, peerTest } from "../../tests/peers.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 function git(cwd: string, ...args: string[]): string {
   const out = new Deno.Command("git", {
@@ -140,5 +141,61 @@ Deno.test("workspace: rule 7 — a moved repository's files stop surfacing until
     } finally {
       after.close();
     }
+  });
+});
+
+/**
+ * A linked-worktree layout as git writes it (no git needed): `<name>/main` and `<name>/wt`;
+ * `commondir` points at the common dir (relative to the gitdir), and `gitdir` moves the
+ * worktree's gitdir out of `main/.git` (as `git worktree add` never does, but a valid one).
+ */
+function fakeWorktree(
+  base: string,
+  name: string,
+  opts: { commondir?: string; gitdir?: string } = {},
+): { main: string; wt: string } {
+  const main = `${base}/${name}/main`;
+  const wt = `${base}/${name}/wt`;
+  const gitdir = opts.gitdir ?? `${main}/.git/worktrees/wt`;
+  Deno.mkdirSync(`${main}/.git`, { recursive: true });
+  Deno.mkdirSync(gitdir, { recursive: true });
+  Deno.mkdirSync(wt);
+  Deno.writeTextFileSync(`${gitdir}/commondir`, `${opts.commondir ?? "../.."}\n`);
+  Deno.writeTextFileSync(`${wt}/.git`, `gitdir: ${gitdir}\n`);
+  return { main, wt };
+}
+
+Deno.test("workspace: a git pointer it may not read is an error naming it, never 'not a worktree'", async () => {
+  await withTemp(async (base) => {
+    // Each layout resolves to its main tree when nothing is refused …
+    const pointer = fakeWorktree(base, "pointer");
+    const common = fakeWorktree(base, "common");
+    const viaLink = fakeWorktree(base, "link", { commondir: `${base}/link/common-link` });
+    Deno.symlinkSync(`${viaLink.main}/.git`, `${base}/link/common-link`);
+    const mainGit = fakeWorktree(base, "maingit", {
+      commondir: `${base}/maingit/common-link`,
+      gitdir: `${base}/maingit/gitdir`,
+    });
+    Deno.symlinkSync(`${mainGit.main}/.git`, `${base}/maingit/common-link`);
+    const layouts = [pointer, common, viaLink, mainGit];
+    for (const l of layouts) assert.equal(await resolveWorkspace(l.wt), l.main);
+    // … and the old code, refused one of its reads, stamped the worktree's own path.
+    const refused = [
+      `${pointer.wt}/.git`, // the lstat that finds the .git file
+      `${common.main}/.git/worktrees/wt/commondir`,
+      `${base}/link/common-link`, // the common dir's real path
+      `${mainGit.main}/.git`, // the main tree's .git, reached through an allowed link
+    ];
+    const lines = await runRefused(
+      `const { resolveWorkspaceSync } = await import(repo + "core/memory/workspace.ts");
+for (const wt of ${JSON.stringify(layouts.map((l) => l.wt))}) {
+  console.log(await outcome(() => resolveWorkspaceSync(wt)));
+}`,
+      refused.map((p) => `--deny-read=${p}`),
+    );
+    const named = refused.map((path, i) =>
+      lines[i]?.startsWith(`error: cannot work out the memory workspace: reading ${path} failed: `)
+    );
+    assert.deepEqual(named, [true, true, true, true], lines.join("\n"));
   });
 });

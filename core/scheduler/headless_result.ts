@@ -12,6 +12,10 @@ export interface ParsedResult {
   tokens_in: number | null;
   tokens_out: number | null;
   cost_usd: number | null;
+  /** The model the run used (the child's resolved name); null when absent. */
+  model: string | null;
+  /** The child's own measure of the run (ms); null when absent. */
+  duration_ms: number | null;
   questions: Question[];
   error: string | null;
   final_text: string | null;
@@ -30,6 +34,8 @@ export function parseHeadlessResult(stdout: string): ParsedResult | null {
     cost_usd: typeof obj.cost_usd === "number" && Number.isFinite(obj.cost_usd)
       ? obj.cost_usd
       : null,
+    model: str(obj.model),
+    duration_ms: count(obj.duration_ms),
     questions: questions(obj.questions),
     error: str(obj.error),
     final_text: typeof obj.final_text === "string" ? obj.final_text : null,

@@ -22,6 +22,8 @@ Deno.test("the printed HeadlessResult is read back; malformed questions are drop
     tokens_in: 1000,
     tokens_out: 50,
     cost_usd: null,
+    model: "qwen3",
+    duration_ms: 10,
     questions: [{ kind: "plan", text: "Apply the plan?", options: ["yes", "no"] }],
     error: null,
     final_text: "stopped",

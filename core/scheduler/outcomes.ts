@@ -10,6 +10,7 @@ import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import type { ParsedResult } from "./headless_result.ts";
 import { isoZ } from "../time.ts";
 import { errorText } from "../logger.ts";
+import { readReport } from "./report_reader.ts";
 
 const BACKOFF_S = [60, 120, 300] as const;
 
@@ -31,12 +32,15 @@ export type ExecEnd =
   /** The child could not be started at all. */
   | { kind: "spawn_failed"; error: string };
 
-/** Records a finished run and its consequences. Returns the final status. */
-export function recordOutcome(
+/**
+ * Records a finished run and its consequences. Returns the final status. Every store write
+ * happens before the first await; only the chat delivery of the report waits on its file.
+ */
+export async function recordOutcome(
   ctx: SchedulerContext,
   runId: number,
   end: ExecEnd,
-): RunStatus | null {
+): Promise<RunStatus | null> {
   const run = ctx.store.getRun(runId);
   if (!run) return null; // job deleted meanwhile (runs cascade)
   const job = ctx.store.getJob(run.job_id);
@@ -49,6 +53,8 @@ export function recordOutcome(
     tokens_in: result?.tokens_in ?? null,
     tokens_out: result?.tokens_out ?? null,
     cost_usd: result?.cost_usd ?? null,
+    model: result?.model ?? null,
+    duration_ms: result?.duration_ms ?? null,
   };
   if (run.status === "cancelled") {
     ctx.store.updateRun(runId, details); // cancel already set status, times and reason
@@ -88,7 +94,7 @@ export function recordOutcome(
   if (job.failure_count !== 0) ctx.store.updateJob(job.id, { failure_count: 0 });
   if (status === "needs_human") openInboxItem(ctx, job, done, result, now);
   if (job.output_surface === "messenger") {
-    const head = reportHead(done.report_path, result?.final_text ?? "");
+    const head = await reportHead(ctx, done, result?.final_text ?? "");
     emit(ctx, runReportEvent(job, done, status === "ok" ? "ok" : "needs_human", head, now));
   }
   return status;
@@ -160,19 +166,22 @@ function openInboxItem(
 const HEAD_BYTES = 8192;
 
 /**
- * The start of the report file, or `fallback` when it cannot be read. A synchronous read of
- * a few KB of a local file is cheaper than a trip through the I/O thread pool.
+ * The start of the report file for chat, read through the guarded reader (a run cannot make
+ * chat carry another file, nor hang the outpost on a FIFO), or `fallback` (the final text)
+ * when there is no report to show; a refusal or read error is logged, not hidden.
  */
-function reportHead(path: string | null, fallback: string): string {
-  if (!path) return fallback;
+async function reportHead(ctx: SchedulerContext, run: Run, fallback: string): Promise<string> {
   try {
-    using file = Deno.openSync(path, { read: true });
-    const buf = new Uint8Array(HEAD_BYTES);
-    const n = file.readSync(buf);
-    if (!n) return fallback;
-    return new TextDecoder().decode(buf.subarray(0, n)).replace(/\uFFFD+$/, "");
+    const read = await readReport({ home: ctx.home, path: run.report_path, maxBytes: HEAD_BYTES });
+    if (read.kind === "text" && read.text !== "") return read.text;
+    if (read.kind === "refused") {
+      ctx.logger.log("warn", "run report refused for delivery", { run_id: run.id, why: read.why });
+    }
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return fallback;
-    return `${fallback}\n\n(the report could not be read: ${errorText(err)})`.trimStart();
+    ctx.logger.log("warn", "run report could not be read for delivery", {
+      run_id: run.id,
+      error: errorText(err),
+    });
   }
+  return fallback;
 }

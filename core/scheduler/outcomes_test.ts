@@ -1,11 +1,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { backoffSeconds } from "./outcomes.ts";
+import type { JobStamp } from "./job_input.ts";
 import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import {
+  fifoWithWriter,
+  replaceWithSymlink,
+  SECRET,
+  secretFile,
+} from "../../tests/fakes/hostile_report.ts";
 
-async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}) {
+async function fireOnce(kit: Kit, overrides: Record<string, unknown> = {}, stamp?: JobStamp) {
   const job = kit.scheduler.createJob(
     jobInput({ schedule: { kind: "every", expr: "1d" }, ...overrides }),
+    stamp,
   );
   kit.clock.set(job.next_run_at!);
   const proc = await tickAndSpawn(kit);
@@ -143,7 +151,7 @@ Deno.test("timeout_s kills the whole process group; the attempt is an error and 
 
 Deno.test("exit 2 is needs_human: terminal, an inbox item with risk, a high alert, schedule goes on", async () => {
   await using kit = await makeKit();
-  const { job, proc, run } = await fireOnce(kit, { meta: { room: "!ops:example.org" } });
+  const { job, proc, run } = await fireOnce(kit, {}, { meta: { room: "!ops:example.org" } });
   proc.exit(2, {
     outcome: "needs_human",
     session_id: "sess-42",
@@ -232,4 +240,32 @@ Deno.test("a failure of a paused job is not retried", async () => {
   const runs = kit.store.listRuns(job.id);
   assert.equal(runs.length, 1);
   assert.equal(runs[0]!.reason, "bad; not retried: the job is disabled");
+});
+
+Deno.test("a messenger run report carries the final text, never a file the run symlinked its report to", async () => {
+  await using kit = await makeKit();
+  const { proc } = await fireOnce(kit, { output_surface: "messenger" });
+  await replaceWithSymlink(proc.arg("--output")!, await secretFile(kit.home));
+  proc.exit(0, { final_text: "the final answer" });
+  await kit.scheduler.idle();
+  await kit.delivery.idle();
+  const ev = kit.delivered.find((e) => e.kind === "run_report");
+  assert.ok(ev?.kind === "run_report");
+  assert.ok(!ev.body.includes(SECRET), "the symlinked file reached chat");
+  assert.equal(ev.body, "the final answer");
+  assert.ok(kit.logger.entries.some((e) => e.message === "run report refused for delivery"));
+});
+
+Deno.test("a messenger run whose report is a FIFO is delivered without opening it", async () => {
+  await using kit = await makeKit();
+  const { proc } = await fireOnce(kit, { output_surface: "messenger" });
+  // The writer hands SECRET to whichever reader opens the FIFO (a blocking open would hang
+  // the whole outpost until then).
+  await using _fifo = await fifoWithWriter(proc.arg("--output")!);
+  proc.exit(0, { final_text: "the final answer" });
+  await kit.scheduler.idle();
+  await kit.delivery.idle();
+  const ev = kit.delivered.find((e) => e.kind === "run_report");
+  assert.ok(ev?.kind === "run_report");
+  assert.equal(ev.body, "the final answer");
 });

@@ -50,7 +50,7 @@ export const processSpawner: Spawner = {
       }
       if (!isDir) throw new SpawnError(req.command, `working directory ${req.cwd} does not exist`);
     }
-    const logFd = req.logPath === undefined ? undefined : openSync(req.logPath, "a");
+    const logFd = req.logPath === undefined ? undefined : openSync(req.logPath, "a", 0o600);
     const out = req.captureStdout !== undefined ? "pipe" : logFd ?? "ignore";
     let child;
     try {

@@ -7,7 +7,8 @@
 // runs' report and log files — only regular files inside <home>/outpost/runs, never through
 // a symlink. server/retention_sweeper.ts runs it at open and then daily.
 
-import { dirname, join, resolve, sep } from "node:path";
+import { resolve, sep } from "../path.ts";
+import { confineRunFile, runsRoot } from "./report_reader.ts";
 import { errorText } from "../logger.ts";
 import type { Env } from "../ports.ts";
 import type { Pruned, Store } from "../store/store.ts";
@@ -142,58 +143,47 @@ function nextTurn(): Promise<void> {
 
 /**
  * Removes a deleted run's report (`….md`) and its child log (`….log`). The path comes from
- * the store, so it is confined like the report reader confines it: lexically under the runs
- * directory, a regular file (lstat: a symlink is never followed), in a directory whose real
- * path is under the real runs directory.
+ * the store, so it is confined exactly as the report reader confines it (confineRunFile), and
+ * only a regular file is removed (lstat: a symlink is never followed).
  */
 class RunFiles {
-  readonly #root: string;
-  #realRoot: Promise<string | null> | null = null;
+  readonly #home: string;
 
   constructor(home: string) {
-    this.#root = resolve(join(home, "outpost", "runs"));
+    this.#home = home;
   }
 
   async remove(reportPath: string, report: RetentionReport): Promise<void> {
-    const path = resolve(reportPath);
-    if (!path.startsWith(this.#root + sep) || !path.endsWith(".md")) {
-      report.filesKept.push(`${reportPath} (outside ${this.#root})`);
+    const md = resolve(reportPath);
+    if (!md.startsWith(runsRoot(this.#home) + sep) || !md.endsWith(".md")) {
+      report.filesKept.push(`${reportPath} (outside ${runsRoot(this.#home)})`);
       return;
     }
-    for (const file of [path, path.replace(/\.md$/, ".log")]) {
+    const log = md.replace(/\.md$/, ".log");
+    for (const [file, ext] of [[md, ".md"], [log, ".log"]] as const) {
       try {
-        if (await this.#removeOne(file)) report.filesRemoved++;
+        const confined = await confineRunFile(this.#home, file, ext);
+        if (confined.kind === "refused") throw new Error(confined.why);
+        if (confined.kind === "ok" && await removeRegularFile(confined.path)) {
+          report.filesRemoved++;
+        }
       } catch (err) {
         report.filesKept.push(`${file} (${errorText(err)})`);
       }
     }
   }
+}
 
-  /** True when removed, false when already gone. Throws when it must not be removed. */
-  async #removeOne(file: string): Promise<boolean> {
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(file);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
-    }
-    if (!info.isFile) throw new Error("not a regular file");
-    const realRoot = await (this.#realRoot ??= this.#resolveRoot());
-    const parent = await Deno.realPath(dirname(file));
-    if (realRoot === null || (parent !== realRoot && !parent.startsWith(realRoot + sep))) {
-      throw new Error("its directory leads out of the runs directory");
-    }
-    await Deno.remove(file);
-    return true;
+/** True when removed, false when already gone. Throws for anything but a regular file. */
+async function removeRegularFile(file: string): Promise<boolean> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(file);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
   }
-
-  async #resolveRoot(): Promise<string | null> {
-    try {
-      return await Deno.realPath(this.#root);
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return null;
-      throw err;
-    }
-  }
+  if (!info.isFile) throw new Error("not a regular file");
+  await Deno.remove(file);
+  return true;
 }

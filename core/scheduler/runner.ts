@@ -8,6 +8,8 @@ import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.t
 import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
+import { openRegularFile } from "./report_reader.ts";
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
 import { join } from "node:path";
 
@@ -54,7 +56,7 @@ export async function executeRun(
   const dir = runsDir(ctx.home, job.id);
   if (!ctx.runDirs.has(dir)) {
     try {
-      await Deno.mkdir(dir, { recursive: true });
+      await makePrivateDir(dir);
       ctx.runDirs.add(dir);
     } catch (err) {
       return recordOutcome(ctx, active.runId, {
@@ -125,6 +127,7 @@ export async function executeRun(
 
   const code = await proc.exited;
   proc.killGroup(); // leftovers of a finished run (a stray grandchild) do not outlive it
+  await makeReportPrivate(ctx, active.runId, reportPath);
   const stdout = await (proc.stdout ?? Promise.resolve(""));
   const result = parseHeadlessResult(stdout);
   // A child that died without its JSON result (a crash, a runtime error) said why on
@@ -154,22 +157,45 @@ function consumeAtFire(ctx: SchedulerContext, job: Job, now: string): void {
   }
 }
 
+/**
+ * Owner-only, whatever agent wrote the report (an older one, a custom AGENT_OUTPOST_AGENT_BIN):
+ * the same mode the outpost gives its other files. Never follows a symlink the run left.
+ */
+async function makeReportPrivate(ctx: SchedulerContext, runId: number, path: string) {
+  try {
+    await tightenPath(path, PRIVATE_FILE_MODE);
+  } catch (err) {
+    ctx.logger.log("warn", "could not make the run report owner-only", {
+      run_id: runId,
+      error: errorText(err),
+    });
+  }
+}
+
 const LOG_TAIL_BYTES = 4096;
 const LOG_LINE_MAX = 300;
 
-/** The last error line (or else the last line) of a run's log (its stderr), or null. */
+/**
+ * The last error line (or else the last line) of a run's log (its stderr), or null. The run
+ * can replace its log like its report, so it is opened the same guarded way: a symlink or a
+ * FIFO there is not read, and never holds the run's outcome in a blocked open.
+ */
 async function lastLogLine(path: string): Promise<string | null> {
   try {
-    using file = await Deno.open(path, { read: true });
-    const size = (await file.stat()).size;
+    const opened = await openRegularFile(path);
+    if (!("handle" in opened)) return null;
+    const { handle, size } = opened;
     const start = Math.max(0, size - LOG_TAIL_BYTES);
-    await file.seek(start, Deno.SeekMode.Start);
     const buf = new Uint8Array(size - start);
     let filled = 0;
-    while (filled < buf.length) {
-      const n = await file.read(buf.subarray(filled));
-      if (n === null) break;
-      filled += n;
+    try {
+      while (filled < buf.length) {
+        const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+    } finally {
+      await handle.close();
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { gpuPriorityOn } from "./headless_command.ts";
 import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import {
+  fifoWithWriter,
+  replaceWithSymlink,
+  secretFile,
+} from "../../tests/fakes/hostile_report.ts";
 
 Deno.test("the child gets the spec 4.4 command line, with `--` before a dash-leading prompt", async () => {
   await using kit = await makeKit();
@@ -255,4 +260,39 @@ Deno.test("a child whose start identity cannot be read is killed and its run err
   const run = kit.store.latestRun(job.id)!;
   assert.equal(run.status, "error");
   assert.match(run.reason!, /cannot read the process table/);
+});
+
+Deno.test("a child without a result gets its last log line as the reason, never from a symlink or FIFO it left in place of the log", async () => {
+  await using kit = await makeKit();
+  const job = kit.scheduler.createJob(jobInput({ max_retries: 5 }));
+  kit.clock.set(job.next_run_at!);
+  const proc = await tickAndSpawn(kit);
+  const log = proc.req.logPath!;
+  await Deno.writeTextFile(log, "starting\nerror: Uncaught Error: the disk is on fire\n  at x\n");
+  proc.exit(1, "");
+  await kit.scheduler.idle();
+  const [, first] = kit.store.listRuns(job.id);
+  assert.equal(
+    first!.reason,
+    "agent exited with code 1 and printed no result: error: Uncaught Error: the disk is on fire",
+  );
+  // The retry's child swaps its log for a FIFO whose writer hands SECRET to any reader.
+  kit.clock.set(new Date(kit.clock.now().getTime() + 61_000));
+  const retry = await tickAndSpawn(kit);
+  await Deno.remove(retry.req.logPath!).catch(() => {});
+  await using _fifo = await fifoWithWriter(retry.req.logPath!);
+  retry.exit(1, "");
+  await kit.scheduler.idle();
+  const [, second] = kit.store.listRuns(job.id);
+  assert.equal(second!.attempt, 2);
+  assert.equal(second!.reason, "agent exited with code 1 and printed no result");
+  // The next one swaps it for a symlink to a file outside: its last line is not the reason.
+  kit.clock.set(new Date(kit.clock.now().getTime() + 121_000));
+  const third = await tickAndSpawn(kit);
+  await replaceWithSymlink(third.req.logPath!, await secretFile(kit.home));
+  third.exit(1, "");
+  await kit.scheduler.idle();
+  const [, thirdRun] = kit.store.listRuns(job.id);
+  assert.equal(thirdRun!.attempt, 3);
+  assert.equal(thirdRun!.reason, "agent exited with code 1 and printed no result");
 });

@@ -273,13 +273,13 @@ export class Scheduler {
         this.poke(); // the loop must now also wake for this run's deadline
       },
     })
-      .catch((err) => {
+      .catch(async (err) => {
         this.ctx.logger.log("error", "run failed inside the scheduler", {
           run_id: run.id,
           error: errorText(err),
         });
         try {
-          return recordOutcome(this.ctx, run.id, {
+          return await recordOutcome(this.ctx, run.id, {
             kind: "spawn_failed",
             error: `internal error: ${errorText(err)}`,
           });
@@ -383,17 +383,18 @@ export class Scheduler {
   }
 
   /**
-   * A background one-shot (machine door, chat `run`): an api-class job plus one queued run.
+   * A background one-shot (machine door, chat `run`, a recipe trigger): an api-class job plus
+   * one queued run. `stamp`: server-side fields from trusted code only (the trigger route).
    * Throws CapacityError past queue_depth_max, JobValidationError on bad fields.
    */
-  submitOneShot(raw: unknown): { job: Job; run: Run } {
+  submitOneShot(raw: unknown, stamp?: JobStamp): { job: Job; run: Run } {
     const { store, governor, clock } = this.ctx;
     const input = validateJobInput(raw, {
       now: clock.now(),
       defaults: this.ctx.defaults,
       class: "api",
       oneShot: true,
-    });
+    }, stamp);
     governor.checkQueueDepth(store.countQueued());
     const job = store.createJob({ ...input, next_run_at: null });
     const run = store.createRun({

@@ -345,6 +345,32 @@ export const KNOBS: readonly Knob[] = [
     globalOnly: true,
     help: "Custom [[providers]] rows: id, label, provider, base_url, model, auth_style",
   },
+  {
+    key: "mcp_servers",
+    field: "mcp_servers",
+    type: "rows",
+    defaultText: "none",
+    globalOnly: false,
+    help:
+      "MCP servers, one [mcp_servers.<name>] table each (project-file servers start only once approved)",
+  },
+  {
+    key: "mcp_keys",
+    field: "mcp_keys",
+    type: "table",
+    default: {},
+    defaultText: "empty",
+    globalOnly: true,
+    help: "Keys for Streamable HTTP MCP servers, by name (set with agent mcp set-key <name>)",
+  },
+  {
+    key: "mcp_approvals",
+    field: "mcp_approvals",
+    type: "rows",
+    defaultText: "none",
+    globalOnly: true,
+    help: "Project MCP servers the user approved, by project file (agent mcp approve <name>)",
+  },
 ];
 
 export const KNOBS_BY_KEY: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.key, k]));

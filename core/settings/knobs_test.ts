@@ -35,9 +35,14 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     sandbox_network: "AGENT_SANDBOX_NETWORK",
     sandbox_env: null,
     providers: null,
+    mcp_servers: null,
+    mcp_keys: null,
+    mcp_approvals: null,
   });
   assert.deepEqual([...GLOBAL_ONLY_KEYS].sort(), [
     "api_key",
+    "mcp_approvals",
+    "mcp_keys",
     "memory_dir",
     "model_favorites",
     "provider_keys",

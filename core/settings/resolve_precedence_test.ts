@@ -72,6 +72,11 @@ const CASES: Case[] = [
     global: { toml: `[provider_keys]\nx = "kx"`, value: { x: "kx" } },
     default: {},
   },
+  {
+    key: "mcp_keys",
+    global: { toml: `[mcp_keys]\nweb = "kw"`, value: { web: "kw" } },
+    default: {},
+  },
   { key: "api_key", global: { toml: `api_key = "k-glob"`, value: "k-glob" }, default: undefined },
   {
     key: "model_favorites",
@@ -222,6 +227,8 @@ Deno.test("precedence table covers every knob that can be set", () => {
   const covered = new Set(CASES.map((c) => c.key));
   for (const knob of KNOBS) {
     if (knob.key === "providers") continue; // rows: tested in presets_test.ts
+    // Tables of tables: merge and trust rules are tested in mcp_servers_test.ts.
+    if (knob.key === "mcp_servers" || knob.key === "mcp_approvals") continue;
     assert.ok(covered.has(knob.key), `no precedence case for ${knob.key}`);
     const c = CASES.find((x) => x.key === knob.key)!;
     assert.equal(c.flag !== undefined, knob.flag !== undefined, `${knob.key}: flag level`);

@@ -5,6 +5,8 @@ import type { DatabaseSync } from "node:sqlite";
 import { SchemaTooNewError } from "./errors.ts";
 import m001 from "./migrations/001_initial.sql" with { type: "text" };
 import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
+import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
+import m004 from "./migrations/004_history_views.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -15,6 +17,8 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial", sql: m001 },
   { version: 2, name: "retention_indexes", sql: m002 },
+  { version: 3, name: "recipe_triggers", sql: m003 },
+  { version: 4, name: "history_views", sql: m004 },
 ];
 
 export class MigrationError extends Error {

@@ -37,6 +37,8 @@ export const RUN_COLUMNS = [
   "answer",
   "priority",
   "class",
+  "model",
+  "duration_ms",
 ] as const;
 
 /** A run's job never changes. */
@@ -93,6 +95,8 @@ export function toRun(row: Row): Run {
     answer: row.answer as string | null,
     priority: row.priority as number,
     class: row.class as JobClass,
+    model: (row.model ?? null) as string | null,
+    duration_ms: (row.duration_ms ?? null) as number | null,
   };
 }
 

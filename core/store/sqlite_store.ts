@@ -3,7 +3,7 @@
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { ensurePrivateFileSync, makePrivateDirSync, tightenFileSync } from "../private_files.ts";
 import type { Clock } from "../ports.ts";
 import { isoZ } from "../time.ts";
 import {
@@ -14,6 +14,8 @@ import {
   StoreOpenError,
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
+import * as history from "./sqlite_history.ts";
+import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
   limitOf,
@@ -28,7 +30,9 @@ import {
   toRun,
 } from "./sqlite_rows.ts";
 import type {
+  AuditFilter,
   AuditRow,
+  HourCount,
   InboxItem,
   InboxState,
   Job,
@@ -45,6 +49,7 @@ import type {
   Pruned,
   PushSubscription,
   Run,
+  RunFilter,
   RunPatch,
   RunStatus,
   Store,
@@ -77,6 +82,8 @@ function reportsOf(rows: { report_path: string | null }[]): string[] {
 export class SqliteStore implements Store {
   readonly path: string;
   readonly #db: DatabaseSync;
+  /** Trigger rows and accepted delivery ids (trigger-bound recipes), on this connection. */
+  readonly triggers: SqliteTriggerStore;
   readonly #clock: Clock;
   readonly #maxJobs: number;
   readonly #statements = new Map<string, StatementSync>();
@@ -90,7 +97,14 @@ export class SqliteStore implements Store {
     this.#maxJobs = options.maxJobs ?? MAX_JOBS;
     let db: DatabaseSync;
     try {
-      if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+      if (options.path !== ":memory:") {
+        // Owner-only (core/private_files.ts): SQLite would create the database 0644, and
+        // its -wal and -shm take the database file's mode.
+        makePrivateDirSync(dirname(options.path));
+        ensurePrivateFileSync(options.path);
+        tightenFileSync(`${options.path}-wal`);
+        tightenFileSync(`${options.path}-shm`);
+      }
       db = new DatabaseSync(options.path);
       db.exec("PRAGMA busy_timeout = 5000");
       db.exec("PRAGMA journal_mode = WAL");
@@ -106,6 +120,7 @@ export class SqliteStore implements Store {
       throw err;
     }
     this.#db = db;
+    this.triggers = new SqliteTriggerStore(db, () => this.#now());
   }
 
   close(): void {
@@ -294,6 +309,18 @@ export class SqliteStore implements Store {
       }).n;
   }
 
+  listRunHistory(filter: RunFilter, options: ListOptions = {}): Run[] {
+    return history.listRunHistory(this.#prepare, filter, options);
+  }
+
+  runsPerHour(since: string): HourCount[] {
+    return history.runsPerHour(this.#prepare, since);
+  }
+
+  tokensPerHour(since: string): HourCount[] {
+    return history.tokensPerHour(this.#prepare, since);
+  }
+
   tokensSince(cls: JobClass, since: string): number {
     const row = this.#stmt(
       `SELECT COALESCE(SUM(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)), 0) AS n
@@ -444,14 +471,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  listAudit(options: ListOptions & { action?: string } = {}): AuditRow[] {
-    const before = options.before_id ?? Number.MAX_SAFE_INTEGER;
-    const rows = options.action === undefined
-      ? this.#stmt("SELECT * FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?")
-        .all(before, limitOf(options))
-      : this.#stmt("SELECT * FROM audit WHERE action = ? AND id < ? ORDER BY id DESC LIMIT ?")
-        .all(options.action, before, limitOf(options));
-    return rows.map(plain<AuditRow>);
+  listAudit(options: ListOptions & AuditFilter = {}): AuditRow[] {
+    return history.listAudit(this.#prepare, options);
   }
 
   // ---- push subscriptions ----
@@ -540,6 +561,9 @@ export class SqliteStore implements Store {
     }
     return this.#nowText;
   }
+
+  /** #stmt as a function value, for the query helpers of sqlite_history.ts. */
+  readonly #prepare = (sql: string): StatementSync => this.#stmt(sql);
 
   #stmt(sql: string): StatementSync {
     let s = this.#statements.get(sql);

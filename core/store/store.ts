@@ -4,6 +4,7 @@
 
 import type { Question } from "../tools/types.ts";
 import type { Schedule } from "../scheduler/schedule.ts";
+import type { TriggerStore } from "./triggers.ts";
 
 export type JobMode = "auto" | "strict";
 /** Code path a job came from; decides its governor class (spec 2.5). */
@@ -96,6 +97,10 @@ export interface Run {
   /** Effective governor priority (lower runs first). */
   priority: number;
   class: JobClass;
+  /** The model the run reported (headless JSON `model`); null before it ends or when unknown. */
+  model: string | null;
+  /** The run's own measure of its length (headless JSON `duration_ms`); null when absent. */
+  duration_ms: number | null;
 }
 
 export type NewRun =
@@ -180,6 +185,31 @@ export interface Pruned {
   reports: string[];
 }
 
+/** Filters of the run history (/runs); every field narrows, none means every run. */
+export interface RunFilter {
+  job_id?: number;
+  status?: RunStatus;
+  class?: JobClass;
+  /** queued_at at or after (UTC ISO-Z). */
+  from?: string;
+  /** queued_at before (UTC ISO-Z). */
+  to?: string;
+}
+
+/** Filters of the audit log (/audit): exact matches. */
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+}
+
+/** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */
+export interface HourCount {
+  hour: string;
+  key: string;
+  n: number;
+}
+
 export interface ListOptions {
   limit?: number;
   /** Only rows with a smaller id (newest-first paging). */
@@ -233,6 +263,19 @@ export interface Store {
   /** Queued runs in admission order: priority (lower first), then queued_at, then id. */
   queuedRuns(): Run[];
   countQueued(): number;
+  /**
+   * The run history, newest first, narrowed by `filter`, one page below `before_id`. Each
+   * filter combination reads an index that yields its rows in id order (migration 004), so
+   * a page costs about `limit` rows.
+   */
+  listRunHistory(filter: RunFilter, options?: ListOptions): Run[];
+  /** Runs queued in or after the UTC hour of `since`, counted per hour and status. */
+  runsPerHour(since: string): HourCount[];
+  /**
+   * tokens_in + tokens_out of runs queued in or after the UTC hour of `since`, per hour and
+   * class (a run's tokens count in the hour it was queued).
+   */
+  tokensPerHour(since: string): HourCount[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
 
@@ -267,7 +310,8 @@ export interface Store {
 
   // Audit (best effort: appendAudit never throws)
   appendAudit(row: NewAuditRow): AuditRow | null;
-  listAudit(options?: ListOptions & { action?: string }): AuditRow[];
+  /** Newest first; each filter is an exact match served by its own index (migration 004). */
+  listAudit(options?: ListOptions & AuditFilter): AuditRow[];
 
   // Push subscriptions
   upsertPushSubscription(
@@ -276,6 +320,9 @@ export interface Store {
   listPushSubscriptions(): PushSubscription[];
   deletePushSubscription(endpoint: string): boolean;
   recordPushResult(endpoint: string, ok: boolean): void;
+
+  // Trigger-bound recipes (core/store/triggers.ts)
+  readonly triggers: TriggerStore;
 
   // Machine-door tokens (only hashes are stored)
   createMachineToken(name: string, tokenHash: string): MachineToken;

@@ -5,7 +5,13 @@
 //   <envelope>{"tool_calls":[{"index":N,"id":"…","type":"function",
 //              "function":{"name":"…","arguments":"…"}}]}<null tail>      (a call's start)
 // where the envelope ({"id":…,"model":…,"choices":[{"index":0,"delta":) and the tail
-// (,"logprobs":null,"finish_reason":null}]}) repeat byte for byte. After one chunk has been
+// (,"logprobs":null,"finish_reason":null}]}) repeat byte for byte. Servers order the choice's
+// keys differently (llama-server: {"finish_reason":null,"index":0,"delta":…} with the id and
+// model after the choices), so the envelope is whatever precedes "delta" inside the one
+// choice, as long as that is only index 0, a null finish_reason and null logprobs. The one
+// field allowed to change is `created` (llama-server stamps each chunk with the current
+// second; nothing reads it): its digits match any digits of the same count, so positions
+// stay fixed. After one chunk has been
 // parsed in full, its envelope and tail are remembered and compiled into one sticky regular
 // expression (irregexp runs it as native code) that the SSE parser tries on the decoded
 // text at the start of each event, so a steady-state event is neither split into lines nor
@@ -50,7 +56,9 @@ export function decodeStringBody(raw: string): string {
   return raw.indexOf("\\") === -1 ? raw : JSON.parse(`"${raw}"`) as string;
 }
 
-const ENVELOPE_END = '"choices":[{"index":0,"delta":';
+const CHOICES = '"choices":[{';
+// Inside the single choice, before its delta: index 0, a null finish_reason, null logprobs.
+const BEFORE_DELTA = /(?:"(?:index":0|finish_reason":null|logprobs":null),)*"delta":/y;
 // A JSON string body: no raw control characters and only valid escapes (anything else makes
 // JSON.parse fail, so such chunks must take the full path and fail the same way).
 const CHARS = '[^"\\\\\\x00-\\x1f]*';
@@ -65,6 +73,14 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
+/** An envelope part matched byte for byte, except the digits of `created` (same count). */
+function literal(s: string): string {
+  return escapeRegExp(s).replace(
+    /"created":(\d+)/g,
+    (_, d: string) => `"created":\\d{${d.length}}`,
+  );
+}
+
 export class ChunkReader {
   #re: RegExp | null = null;
   #prefixLen = 0;
@@ -76,9 +92,11 @@ export class ChunkReader {
    */
   learn(data: string): void {
     if (this.#re !== null) return;
-    const start = data.indexOf(ENVELOPE_END);
+    const start = data.indexOf(CHOICES);
     if (start <= 0) return;
-    const deltaAt = start + ENVELOPE_END.length;
+    BEFORE_DELTA.lastIndex = start + CHOICES.length;
+    if (!BEFORE_DELTA.test(data)) return;
+    const deltaAt = BEFORE_DELTA.lastIndex;
     const deltaEnd = objectEnd(data, deltaAt);
     if (deltaEnd === -1) return;
     const prefix = data.slice(0, deltaAt);
@@ -87,10 +105,10 @@ export class ChunkReader {
     // One whole event: `data:` (one optional space), the chunk, the blank line. No capture
     // groups: test() builds no match array, and the strings' bounds follow from the layout.
     this.#re = new RegExp(
-      `data: ?${escapeRegExp(prefix)}\\{(?:"(?:content|reasoning_content|reasoning)":"${STR}"|` +
+      `data: ?${literal(prefix)}\\{(?:"(?:content|reasoning_content|reasoning)":"${STR}"|` +
         `"tool_calls":\\[\\{"index":${INDEX},(?:"function":\\{|"id":"${STR}` +
         `${escapeRegExp(AFTER_ID)}${STR}",)"arguments":"${STR}"\\}\\}\\])\\}` +
-        `${escapeRegExp(tail)}\n\n`,
+        `${literal(tail)}\n\n`,
       "y",
     );
     this.#prefixLen = prefix.length;

@@ -14,7 +14,7 @@ import {
 } from "./chat_chunk_reader.ts";
 import { droppedError, streamError } from "./errors.ts";
 import type { SseSink } from "./sse.ts";
-import { parseToolArguments, stripNullOptionals } from "./strict_tools.ts";
+import { readToolArguments, stripNullOptionals } from "./strict_tools.ts";
 import type { JsonSchema, Message, Part, StopReason, Usage, WireEvent } from "./types.ts";
 
 interface PendingCall {
@@ -310,10 +310,16 @@ export class ChatCompletionsAssembler implements SseSink {
     for (const call of this.#calls) {
       if (!call || !call.name) continue;
       calls++;
-      let input = parseToolArguments(args(call));
+      const read = readToolArguments(args(call));
+      let input = read.input;
       const original = this.#strictOriginals.get(call.name);
-      if (original) input = stripNullOptionals(original, input);
-      parts.push({ type: "tool_call", id: call.id || freshCallId(), name: call.name, input });
+      if (original && read.invalid === undefined) input = stripNullOptionals(original, input);
+      const id = call.id || freshCallId();
+      parts.push(
+        read.invalid === undefined
+          ? { type: "tool_call", id, name: call.name, input }
+          : { type: "tool_call", id, name: call.name, input, raw_arguments: read.invalid },
+      );
     }
     const usage = this.#usage ?? { input_tokens: 0, output_tokens: 0 };
     const message: Message = { role: "assistant", parts };

@@ -3,6 +3,8 @@ import { ChatCompletionsAssembler } from "./chat_completions_stream.ts";
 import { WireError } from "./errors.ts";
 import { SseParser } from "./sse.ts";
 import type { WireEvent } from "./types.ts";
+import { renderChat } from "../../tests/fakes/model_server_chat.ts";
+import { reply } from "../../tests/fakes/model_server_reply.ts";
 import { doneEvent as done } from "../../tests/fakes/model_server_wiring.ts";
 import {
   chatChunkFrame,
@@ -173,6 +175,7 @@ Deno.test("chat stream: malformed tool arguments become {}; missing ids are mint
   const part = done(runFast(text)).message.parts[0];
   ok(part?.type === "tool_call");
   deepEqual(part.input, {});
+  equal(part.raw_arguments, "{not json", "the text is kept so the loop can refuse the call");
   ok(part.id.startsWith("call_"));
 });
 
@@ -197,6 +200,11 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
       "chat_vllm_reasoning_field.sse",
       "chat_stray_stop.sse",
       "chat_openai_text.sse",
+      "chat_llama_server_tool.sse",
+      // Captured from llama-server (llama.cpp 0c1e57098) serving scripts/peers' tiny models.
+      "chat_llama_server_captured_tool.sse",
+      "chat_llama_server_captured_think.sse",
+      "chat_llama_server_captured_cut.sse",
     ]
   ) {
     const text = fixture(name);
@@ -207,6 +215,32 @@ Deno.test("chat stream: the fast lane matches the reference path on every fixtur
       if (step === 1 << 30) ok(lastFastEvents > 0, `${name}: the fast lane was never taken`);
     }
   }
+});
+
+Deno.test("chat stream: llama-server's key order and per-second `created` take the fast lane", () => {
+  // {"choices":[{"finish_reason":null,"index":0,"delta":…}],"created":…,"id":…} with created
+  // ticking from one second to the next inside the stream.
+  const text = fixture("chat_llama_server_tool.sse");
+  const reference = runSlow(text);
+  deepEqual(runFast(text), reference);
+  // Reasoning 2, content 2, argument fragments 3; the role chunk, the name-only call starts,
+  // the finish and [DONE] take the full parse.
+  equal(lastFastEvents, 7);
+  const d = done(reference);
+  deepEqual(d.message.parts.map((p) => p.type === "tool_call" ? p.input : p.type), [
+    "reasoning",
+    "text",
+    { path: "hello.txt" },
+    { path: "other.txt" },
+  ]);
+  equal(d.usage.input_tokens, 310);
+  // Captured: a call cut off by --max-tokens 3 keeps its text for the loop to refuse.
+  const cut = done(runFast(fixture("chat_llama_server_captured_cut.sse")));
+  equal(cut.stop_reason, "max_tokens");
+  const call = cut.message.parts[0];
+  equal(call?.type === "tool_call" ? call.raw_arguments : undefined, '{"path":');
+  runFast(fixture("chat_llama_server_captured_think.sse"));
+  ok(lastFastEvents > 0, "the captured reasoning stream took the fast lane");
 });
 
 Deno.test("chat stream: the fast lane matches the reference path on awkward strings", () => {
@@ -353,4 +387,22 @@ Deno.test("chat stream: the large benchmark stream assembles the same on both pa
   events.push(...asm.events.splice(0), ...asm.finish());
   deepEqual(events, reference);
   ok(asm.fastEvents > 2_990, `only ${asm.fastEvents} of 3000 events took the fast lane`);
+});
+
+Deno.test("chat stream: the fake's llama-server dialect assembles like vLLM's and takes the fast lane", () => {
+  const script = () =>
+    reply().reasoning("Thinking é 🎉 about it.").text('Reading "it"\u2028now.').tool("view", {
+      path: "hello.txt",
+    }, { id: "c0" }).tool("view", { path: "other.txt" }, { id: "c1" }).usage(310, 14).pieces(4);
+  const body = { stream_options: { include_usage: true } };
+  const sse = (dialect: "vllm" | "llama-server") =>
+    renderChat(script(), body, "peer-tool", dialect).map((a) => a.type === "frame" ? a.text : "")
+      .join("");
+  const vllm = done(runSlow(sse("vllm")));
+  const llama = sse("llama-server");
+  ok(llama.includes('"choices":[{"finish_reason":null,"index":0,"delta":'));
+  const fast = done(runFast(llama));
+  deepEqual(fast.message, vllm.message);
+  deepEqual(fast.usage, vllm.usage);
+  ok(lastFastEvents >= 10, `only ${lastFastEvents} events took the fast lane`);
 });

@@ -5,7 +5,9 @@
 // what would be sent) and keeps only the fields the endpoint documents. Counting is
 // advisory: every server problem becomes null plus a short reason, never an exception. A
 // 404/405 means the server has no such endpoint (hosted Chat Completions servers have no
-// /tokenize); it is remembered per wire instance so the endpoint is never asked again.
+// /tokenize); it is remembered per wire instance so the endpoint is never asked again. So is a
+// 200 that holds a `tokens` list but no count: llama-server has a /tokenize of its own that
+// takes only `content`, so it answers vLLM's chat-form body with {"tokens": []} every time.
 
 import type { Fetch } from "../ports.ts";
 import { errorText } from "../logger.ts";
@@ -15,6 +17,9 @@ import { serverMessage } from "./errors.ts";
 const ABSENT_STATUSES = new Set([404, 405]);
 
 export const ABSENT_REASON = "the server has no token-counting endpoint";
+export const UNUSABLE_REASON =
+  "the server's counting endpoint does not take this request form (it answered an empty " +
+  "token list)";
 
 /** The body fields /v1/messages/count_tokens documents (max_tokens, stream, … are refused). */
 export const COUNT_TOKENS_FIELDS: readonly string[] = [
@@ -63,6 +68,7 @@ export class TokenCountEndpoint {
   #fetch: Fetch;
   #field: string;
   #absent = false;
+  #absentReason = ABSENT_REASON;
   #problem: string | undefined;
 
   /** `field` is the response's count: "input_tokens" (Messages) or "count" (vLLM). */
@@ -83,7 +89,7 @@ export class TokenCountEndpoint {
   }
 
   async count(call: CountCall): Promise<number | null> {
-    if (this.#absent) return this.#fail(ABSENT_REASON);
+    if (this.#absent) return this.#fail(this.#absentReason);
     const signal = call.signal;
     const aborted = () => signal?.aborted === true;
     let res: Response;
@@ -118,6 +124,11 @@ export class TokenCountEndpoint {
       return this.#fail(`HTTP ${res.status}${said ? `: ${clip(said)}` : ""}`);
     }
     const n = readCount(text, this.#field);
+    if (n === null && answersAnotherForm(text, this.#field)) {
+      this.#absent = true;
+      this.#absentReason = UNUSABLE_REASON;
+      return this.#fail(UNUSABLE_REASON);
+    }
     if (n === null) return this.#fail(`the answer had no "${this.#field}" number`);
     this.#problem = undefined;
     return n;
@@ -139,6 +150,21 @@ function readCount(text: string, field: string): number | null {
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
   const n = (parsed as Record<string, unknown>)[field];
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+/**
+ * A 200 with an empty `tokens` list and no count: a /tokenize for another request form that
+ * found nothing to tokenize in ours (a real prompt is never zero tokens).
+ */
+function answersAnotherForm(text: string, field: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return false;
+    const body = parsed as Record<string, unknown>;
+    return Array.isArray(body.tokens) && body.tokens.length === 0 && !(field in body);
+  } catch {
+    return false;
+  }
 }
 
 function clip(text: string): string {

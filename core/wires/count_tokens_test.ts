@@ -15,7 +15,7 @@ import {
   wireRequest as req,
 } from "../../tests/fakes/model_server_wiring.ts";
 import { ChatCompletionsWire } from "./chat_completions.ts";
-import { ABSENT_REASON } from "./count_tokens.ts";
+import { ABSENT_REASON, UNUSABLE_REASON } from "./count_tokens.ts";
 import { ANTHROPIC_VERSION, MessagesWire } from "./messages.ts";
 import type { Endpoint, ToolSpec, WireOptions, WireRequest } from "./types.ts";
 
@@ -242,3 +242,14 @@ for (const provider of ["messages", "chat_completions"] as const) {
     });
   });
 }
+
+Deno.test("count (chat): llama-server's /tokenize answering {tokens: []} is remembered as unusable", async () => {
+  // llama-server's /tokenize reads only `content`; the chat-form body gets an empty list.
+  await withFake({ dialect: "llama-server" }, async (fake) => {
+    const wire = chatWire(fakeEndpoint(fake, "chat_completions"));
+    equal(await wire.countTokens(req()), null);
+    equal(wire.countProblem, UNUSABLE_REASON);
+    equal(await wire.countTokens(req()), null);
+    equal(fake.countRequests.length, 1, "not asked again on every /tokens");
+  });
+});

@@ -43,7 +43,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-const SAMPLING_KNOBS = ["temperature", "top_p", "top_k", "budget_tokens"];
+const SAMPLING_KNOBS = ["temperature", "top_p", "top_k"];
 
 export interface HttpFailure {
   wire: WireKind;
@@ -71,6 +71,11 @@ export function httpError(f: HttpFailure): WireError {
         `replace it with /providers${f.endpoint.preset ? ` ${f.endpoint.preset}` : ""}.`
       : `No API key was sent: none was found in ${where}. ` +
         `Enter one with /providers${f.endpoint.preset ? ` ${f.endpoint.preset}` : ""}.`;
+  } else if (f.status === 400 && lower.includes("no connected db")) {
+    // LiteLLM's proxy with a master key but no database answers an unknown key this way.
+    const where = f.endpoint.key_hint ?? "the provider's key settings";
+    advice = `A LiteLLM proxy without a database answers a key it does not know this way: ` +
+      `check the API key (taken from ${where}).`;
   } else if (f.status === 404 && f.wire === "messages") {
     advice = trimmedV1(f.endpoint.base_url)
       ? `base_url "${f.endpoint.base_url}" ends in /v1; the Messages wire trims it and posts to ` +
@@ -86,11 +91,20 @@ export function httpError(f: HttpFailure): WireError {
     advice = `The server does not run priority scheduling. Unset request_priority ` +
       `(AGENT_REQUEST_PRIORITY), or start the server with priority scheduling ` +
       `(vLLM: --scheduling-policy priority).`;
+  } else if (f.status === 400 && f.wire === "messages" && lower.includes("budget_tokens")) {
+    advice = `budget_tokens goes out only with thinking.type = "enabled", and this server ` +
+      `refuses it; set thinking.type = "adaptive" (the default) or "disabled" in settings.toml.`;
   } else if (
     f.status === 400 && f.wire === "messages" && SAMPLING_KNOBS.some((k) => lower.includes(k))
   ) {
-    advice = `The Messages wire accepts no per-request sampling (temperature, top_p, top_k, ` +
-      `budget_tokens); set sampling on the server instead.`;
+    advice = `The Messages wire accepts no per-request sampling (temperature, top_p, top_k); ` +
+      `set sampling on the server instead.`;
+  } else if (f.status === 400 && f.wire === "messages" && lower.includes("reasoning_effort")) {
+    // Gateways (LiteLLM) translate the Messages `thinking` field into reasoning_effort for a
+    // backend that may not take it; the setting that sends `thinking` is what to change.
+    advice = `A gateway translated the request's thinking setting into reasoning_effort, which ` +
+      `its backend refuses. Set thinking.type = "disabled" in settings.toml (then no thinking ` +
+      `field is sent), or let the gateway drop unsupported parameters (LiteLLM: drop_params).`;
   } else if (f.status === 400 && f.wire === "messages" && lower.includes("thinking")) {
     advice = `The server rejected the thinking settings; try thinking.type = "adaptive" ` +
       `(the default) or "disabled" in settings.toml.`;
@@ -99,7 +113,8 @@ export function httpError(f: HttpFailure): WireError {
       ? `Gave up after ${f.attempts} attempts; try again later.`
       : `The server is busy or failing; try again later.`;
   }
-  return new WireError(advice ? `${head}. ${advice}` : head, {
+  // The server's own text may already end in a full stop; never print two.
+  return new WireError(advice ? `${head.replace(/[.\s]+$/, "")}. ${advice}` : head, {
     kind: "http",
     status: f.status,
     url: f.url,
@@ -183,4 +198,31 @@ function findMessage(value: unknown): string | undefined {
 
 function trimmedV1(base: string): boolean {
   return /\/v1\/*$/.test(base);
+}
+
+/**
+ * Whether a 400 says the prompt does not fit the server's context window, in the wordings of
+ * llama-server (exceed_context_size_error), vLLM ("maximum context length"), OpenAI
+ * (context_length_exceeded) and the Messages API ("prompt is too long").
+ */
+export function isContextOverflow(err: unknown): boolean {
+  if (!(err instanceof WireError) || err.status !== 400) return false;
+  const text = `${err.body ?? ""} ${err.message}`.toLowerCase();
+  return CONTEXT_OVERFLOW_WORDINGS.some((w) => text.includes(w));
+}
+
+const CONTEXT_OVERFLOW_WORDINGS = [
+  "exceed_context_size_error",
+  "exceeds the available context size",
+  "context_length_exceeded",
+  "maximum context length",
+  "prompt is too long",
+];
+
+/** Whether a 400/404 says the requested model name is not served. */
+export function isUnknownModel(err: unknown): boolean {
+  if (!(err instanceof WireError) || (err.status !== 400 && err.status !== 404)) return false;
+  const text = `${err.body ?? ""}`.toLowerCase();
+  return /invalid model name|model .{0,80}(does not exist|not found)|model_not_found|unknown model/
+    .test(text);
 }

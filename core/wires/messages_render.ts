@@ -6,16 +6,23 @@
 //     messages, tools?, tool_choice?, thinking?, output_config?: { effort }, stream: true }
 // thinking per settings thinking.type:
 //   adaptive (default) → { type: "adaptive", display: "summarized" }
-//   enabled            → { type: "enabled", display: "summarized" }   (no budget_tokens, ever)
-//   disabled           → { type: "disabled" }
+//   enabled            → { type: "enabled", budget_tokens, display: "summarized" }
+//                        (the Messages API requires budget_tokens with "enabled": at least
+//                        1024 and below max_tokens; half of max_tokens is sent)
+//   disabled           → no `thinking` field at all: gateways (LiteLLM) translate any
+//                        `thinking` value, even disabled, into reasoning_effort, which a
+//                        backend that does not list it answers with 400
 // A forced tool call (tool_choice { type: "tool" }) sends no `thinking` at all: the API
 // refuses thinking together with a forced tool.
-// Never sent: temperature, top_p, top_k, budget_tokens, priority, strict (spec 4.3 rules 5-7).
+// Never sent: temperature, top_p, top_k, priority, strict (spec 4.3 rules 5-7), and
+// budget_tokens except with an explicit thinking.type = "enabled".
 
 import { type EffortBackend, effortPatch } from "./effort.ts";
 import type { Message, WireOptions, WireRequest } from "./types.ts";
 
 export const DEFAULT_MESSAGES_MAX_TOKENS = 32_000;
+/** The Messages API's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
 
 type Block = Record<string, unknown>;
 
@@ -54,16 +61,24 @@ export function renderMessagesRequest(
         body.thinking = { type: "adaptive", display: "summarized" };
         break;
       case "enabled":
-        body.thinking = { type: "enabled", display: "summarized" };
+        body.thinking = {
+          type: "enabled",
+          budget_tokens: thinkingBudget(body.max_tokens as number),
+          display: "summarized",
+        };
         break;
       case "disabled":
-        body.thinking = { type: "disabled" };
         break;
     }
   }
   Object.assign(body, effortPatch(backend, req.effort));
   body.stream = true;
   return body;
+}
+
+/** Half the output cap, never below the API's minimum (max_tokens must then exceed it). */
+export function thinkingBudget(maxTokens: number): number {
+  return Math.max(MIN_THINKING_BUDGET, Math.floor(maxTokens / 2));
 }
 
 function renderMessages(req: WireRequest): Block[] {
@@ -119,7 +134,15 @@ function userBlocks(message: Message, reminder: string | undefined): Block[] {
   for (const part of message.parts) {
     if (part.type === "tool_result") {
       const block: Block = { type: "tool_result", tool_use_id: messagesToolId(part.call_id) };
-      if (part.content) block.content = part.content;
+      if (part.images?.length) {
+        block.content = [
+          ...(part.content ? [{ type: "text", text: part.content }] : []),
+          ...part.images.map((img) => ({
+            type: "image",
+            source: { type: "base64", media_type: img.media_type, data: img.data },
+          })),
+        ];
+      } else if (part.content) block.content = part.content;
       if (part.is_error) block.is_error = true;
       results.push(block);
     } else if (part.type === "text" && part.text) {

@@ -88,16 +88,23 @@ Deno.test("messages render: the cached system block, defaults, adaptive summariz
   equal(body.model, "default");
 });
 
-Deno.test("messages render: thinking.type enabled/disabled, never budget_tokens", () => {
+Deno.test("messages render: enabled sends the budget the API requires; disabled sends no thinking", () => {
   deepEqual(renderMessagesRequest(req(), opts({ thinking_type: "enabled" }), backend).thinking, {
     type: "enabled",
+    budget_tokens: DEFAULT_MESSAGES_MAX_TOKENS / 2,
     display: "summarized",
   });
-  deepEqual(renderMessagesRequest(req(), opts({ thinking_type: "disabled" }), backend).thinking, {
-    type: "disabled",
-  });
+  const small = renderMessagesRequest(
+    req({ max_tokens: 1500 }),
+    opts({ thinking_type: "enabled" }),
+    backend,
+  );
+  deepEqual(small.thinking, { type: "enabled", budget_tokens: 1024, display: "summarized" });
+  // A gateway turns any `thinking` value into reasoning_effort: disabled must send none.
+  const off = renderMessagesRequest(req(), opts({ thinking_type: "disabled" }), backend);
+  ok(!("thinking" in off), "no thinking field when disabled");
   ok(
-    !JSON.stringify(renderMessagesRequest(req(), opts({ thinking_type: "enabled" }), backend))
+    !JSON.stringify(renderMessagesRequest(req(), opts({ thinking_type: "adaptive" }), backend))
       .includes("budget"),
   );
 });

@@ -4,14 +4,20 @@
 
 import { droppedError, streamError } from "./errors.ts";
 import type { SseSink } from "./sse.ts";
-import { parseToolArguments } from "./strict_tools.ts";
+import { readToolArguments } from "./strict_tools.ts";
 import type { Message, Part, StopReason, Usage, WireEvent } from "./types.ts";
 
 type Block =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
-  | { type: "tool_use"; id: string; name: string; json: string; input?: Record<string, unknown> }
+  | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    json: string;
+    parsed?: { input: Record<string, unknown>; invalid?: string };
+  }
   | { type: "ignored" };
 
 interface RawUsage {
@@ -88,7 +94,7 @@ export class MessagesAssembler implements SseSink {
         break;
       case "content_block_stop": {
         const block = this.#blocks[ev.index ?? -1];
-        if (block?.type === "tool_use") block.input = parseToolArguments(block.json);
+        if (block?.type === "tool_use") block.parsed = readToolArguments(block.json);
         break;
       }
       case "message_delta": {
@@ -205,14 +211,19 @@ export class MessagesAssembler implements SseSink {
         case "redacted_thinking":
           parts.push({ type: "redacted_reasoning", data: block.data });
           break;
-        case "tool_use":
-          parts.push({
-            type: "tool_call",
-            id: block.id,
-            name: block.name,
-            input: block.input ?? parseToolArguments(block.json),
-          });
+        case "tool_use": {
+          const { input, invalid } = block.parsed ?? readToolArguments(block.json);
+          parts.push(
+            invalid === undefined ? { type: "tool_call", id: block.id, name: block.name, input } : {
+              type: "tool_call",
+              id: block.id,
+              name: block.name,
+              input,
+              raw_arguments: invalid,
+            },
+          );
           break;
+        }
         default:
           break;
       }

@@ -124,7 +124,7 @@ Deno.test("messages stream: stop reasons map onto the neutral ones", () => {
   equal(done(run(make("model_context_window_exceeded"))).stop_reason, "max_tokens");
 });
 
-Deno.test("messages stream: malformed tool input JSON becomes {}", () => {
+Deno.test("messages stream: malformed tool input JSON becomes {} with the text kept as evidence", () => {
   const text =
     `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"view","input":{}}}\n\n` +
     `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"path\\": "}}\n\n` +
@@ -132,6 +132,6 @@ Deno.test("messages stream: malformed tool input JSON becomes {}", () => {
     `event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}\n\n` +
     `event: message_stop\ndata: {"type":"message_stop"}\n\n`;
   deepEqual(done(run(text)).message.parts, [
-    { type: "tool_call", id: "t1", name: "view", input: {} },
+    { type: "tool_call", id: "t1", name: "view", input: {}, raw_arguments: '{"path": ' },
   ]);
 });

@@ -43,7 +43,11 @@ export async function probeModels(
   }
 }
 
-/** Reads an OpenAI/vLLM or Messages-style listing: { data: [{ id, max_model_len? }] }. */
+/**
+ * Reads an OpenAI/vLLM or Messages-style listing: { data: [{ id, max_model_len? }] }. The
+ * window is vLLM's max_model_len, or else llama-server's meta.n_ctx (the context the server
+ * was started with; meta.n_ctx_train is only the model's upper bound and is not used).
+ */
 export function parseModelListing(body: unknown): ServedModel[] | null {
   if (!body || typeof body !== "object") return null;
   const data = (body as { data?: unknown }).data;
@@ -51,15 +55,23 @@ export function parseModelListing(body: unknown): ServedModel[] | null {
   const models: ServedModel[] = [];
   for (const entry of data) {
     if (!entry || typeof entry !== "object") continue;
-    const { id, max_model_len } = entry as { id?: unknown; max_model_len?: unknown };
+    const { id, max_model_len, meta } = entry as {
+      id?: unknown;
+      max_model_len?: unknown;
+      meta?: { n_ctx?: unknown } | null;
+    };
     if (typeof id !== "string" || id === "") continue;
     const model: ServedModel = { id };
-    if (typeof max_model_len === "number" && Number.isInteger(max_model_len) && max_model_len > 0) {
-      model.max_model_len = max_model_len;
-    }
+    const window = positiveInteger(max_model_len) ??
+      (meta && typeof meta === "object" ? positiveInteger(meta.n_ctx) : undefined);
+    if (window !== undefined) model.max_model_len = window;
     models.push(model);
   }
   return models.length > 0 ? models : null;
+}
+
+function positiveInteger(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
 export interface ResolverOptions {

@@ -162,3 +162,27 @@ Deno.test("resolver: the per-session cache survives a /model swap back to defaul
   r.setModel("default", { hasBaseUrl: true });
   equal(r.displayName, "qwen3-8b");
 });
+
+Deno.test("probe: llama-server's window is meta.n_ctx (there is no max_model_len)", async () => {
+  const fake = await startFakeModelServer({ models: [{ id: "peer-text.gguf", n_ctx: 12288 }] });
+  try {
+    const models = await probeModels(fetch, `${fake.url}/models`);
+    deepEqual(models, [{ id: "peer-text.gguf", max_model_len: 12288 }]);
+    const resolver = new ModelNameResolver({
+      model: "default",
+      hasBaseUrl: true,
+      fallbackContextWindow: 32768,
+    });
+    resolver.applyListing(models);
+    equal(resolver.contextWindow, 12288);
+  } finally {
+    await fake.close();
+  }
+  // max_model_len wins when a listing carries both.
+  deepEqual(
+    parseModelListing({ data: [{ id: "m", max_model_len: 4096, meta: { n_ctx: 8192 } }] }),
+    [
+      { id: "m", max_model_len: 4096 },
+    ],
+  );
+});

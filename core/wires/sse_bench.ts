@@ -1,7 +1,9 @@
 // SSE parsing + Chat Completions assembly of a 50,000-chunk stream, beside a baseline that
 // only decodes the same bytes and splits them into lines. Target: within 2x of the baseline.
 // A second group cuts the same stream into small reads (64..575 bytes), where most events
-// straddle a read boundary, to keep that path honest too.
+// straddle a read boundary, to keep that path honest too. A third group replays llama-server's
+// chunk layout (tests/fixtures/streams/chat_llama_server_*.sse: the choice's keys in another
+// order, `created` ticking per second) at the same size, so its fast lane stays taken.
 
 import { largeChatStreamReads, largeChatStreamText } from "../../tests/fakes/sse_large_stream.ts";
 import { ChatCompletionsAssembler } from "./chat_completions_stream.ts";
@@ -23,6 +25,25 @@ function smallReads(): Uint8Array[] {
   return out;
 }
 const small = smallReads();
+
+/** llama-server's steady-state chunks from the fixture, repeated to about 50,000 events. */
+function llamaServerReads(): Uint8Array[] {
+  const fixture = Deno.readTextFileSync(
+    new URL("../../tests/fixtures/streams/chat_llama_server_tool.sse", import.meta.url),
+  );
+  const events = fixture.split("\n\n").filter((e) => e !== "").map((e) => `${e}\n\n`);
+  const body = events.filter((e) => /"delta":\{"(content|reasoning_content)"/.test(e));
+  const head = events[0]!;
+  const tail = events.slice(-2);
+  const steady: string[] = [];
+  for (let i = 0; steady.length < 50_000; i++) steady.push(body[i % body.length]!);
+  const text = [head, ...steady, ...tail].join("");
+  const bytes = new TextEncoder().encode(text);
+  const out: Uint8Array[] = [];
+  for (let pos = 0; pos < bytes.length; pos += 16_384) out.push(bytes.subarray(pos, pos + 16_384));
+  return out;
+}
+const llama = llamaServerReads();
 
 function baseline(chunks: Uint8Array[]): void {
   const decoder = new TextDecoder();
@@ -105,4 +126,21 @@ Deno.bench({
   n: 100,
   warmup: 20,
   fn: () => assemble(small),
+});
+
+Deno.bench({
+  name: "baseline, llama-server layout",
+  group: "sse-50k-llama-server",
+  n: 100,
+  warmup: 20,
+  baseline: true,
+  fn: () => baseline(llama),
+});
+
+Deno.bench({
+  name: "SseParser + Chat Completions assembly, llama-server layout",
+  group: "sse-50k-llama-server",
+  n: 100,
+  warmup: 20,
+  fn: () => assemble(llama),
 });

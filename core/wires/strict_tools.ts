@@ -236,12 +236,23 @@ function pointer(root: JsonSchema, ref: string): unknown {
 
 /** Tool-call arguments as an object: malformed JSON, or JSON that is not an object, is {}. */
 export function parseToolArguments(raw: string): Record<string, unknown> {
-  if (raw.trim() === "") return {};
+  return readToolArguments(raw).input;
+}
+
+/**
+ * The safety net with its evidence: `input` is {} for arguments that are not a JSON object,
+ * and then `invalid` holds the text as received, so the loop can refuse to run the call and
+ * tell the model what arrived. Empty arguments are a call without parameters (valid).
+ */
+export function readToolArguments(
+  raw: string,
+): { input: Record<string, unknown>; invalid?: string } {
+  if (raw.trim() === "") return { input: {} };
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? parsed : {};
+    return isRecord(parsed) ? { input: parsed } : { input: {}, invalid: raw };
   } catch {
-    return {};
+    return { input: {}, invalid: raw };
   }
 }
 

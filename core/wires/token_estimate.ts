@@ -7,27 +7,30 @@ import type { Message, ToolSpec } from "./types.ts";
 
 export const CHARS_PER_TOKEN = 4;
 
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+export function estimateTokens(text: string, charsPerToken = CHARS_PER_TOKEN): number {
+  return Math.ceil(text.length / charsPerToken);
 }
 
-/** One message's text, reasoning, tool calls and tool results. */
-export function messageTokens(message: Message): number {
+/**
+ * One message's text, reasoning, tool calls and tool results. A smaller `charsPerToken` errs
+ * on the large side (compaction's look-ahead, core/agent/context_fit.ts).
+ */
+export function messageTokens(message: Message, charsPerToken = CHARS_PER_TOKEN): number {
   let n = 0;
   for (const p of message.parts) {
     switch (p.type) {
       case "text":
       case "reasoning":
-        n += estimateTokens(p.text);
+        n += estimateTokens(p.text, charsPerToken);
         break;
       case "tool_call":
-        n += estimateTokens(p.name + JSON.stringify(p.input));
+        n += estimateTokens(p.name + JSON.stringify(p.input), charsPerToken);
         break;
       case "tool_result":
-        n += estimateTokens(p.content);
+        n += estimateTokens(p.content, charsPerToken);
         break;
       case "redacted_reasoning":
-        n += estimateTokens(p.data);
+        n += estimateTokens(p.data, charsPerToken);
         break;
     }
   }

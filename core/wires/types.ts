@@ -12,8 +12,32 @@ export type Part =
   | { type: "reasoning"; text: string; signature?: string }
   /** Opaque redacted thinking (Messages wire); echoed back only to the Messages wire. */
   | { type: "redacted_reasoning"; data: string }
-  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_result"; call_id: string; content: string; is_error?: boolean };
+  /**
+   * `raw_arguments` is set only when the arguments text did not parse as a JSON object
+   * (cut off by max_tokens, or malformed): `input` is then {} and the loop never runs the call.
+   */
+  | {
+    type: "tool_call";
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    raw_arguments?: string;
+  }
+  | {
+    type: "tool_result";
+    call_id: string;
+    /** The result as text; an attached image also has a placeholder line here. */
+    content: string;
+    is_error?: boolean;
+    /** Images a tool returned (MCP): sent on the Messages wire; others see the placeholder. */
+    images?: ImageAttachment[];
+  };
+
+/** A base64 image carried with a tool result. */
+export interface ImageAttachment {
+  media_type: string;
+  data: string;
+}
 
 /** user messages carry text and tool_result parts; assistant messages carry the rest. */
 export interface Message {

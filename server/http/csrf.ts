@@ -6,12 +6,13 @@
 // A request passes when header, cookie and the install token are all the same value, so a
 // cookie planted by a sibling origin cannot pair with a header of the attacker's choosing.
 // The machine door (/api/v1/) skips this check: it authenticates with a bearer token and
-// sends no cookie.
+// sends no cookie. So does the webhook door (/hooks/): each delivery carries an HMAC.
 
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
+import { loadOrCreateSecretFile } from "../../core/secret_file.ts";
 import type { CsrfTokenSource } from "../deps.ts";
 import { ApiError } from "./errors.ts";
 
@@ -32,55 +33,20 @@ export function fixedCsrfToken(token: string): CsrfTokenSource {
   return { token: () => token };
 }
 
-function mint(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
-    /=+$/,
-    "",
-  );
-}
-
 /**
  * Reads the install's token, minting and persisting it (mode 0600) on first start. A file
  * that holds something else is an error naming the file, never silently replaced.
  */
 export async function loadOrCreateCsrfToken(home: string): Promise<CsrfTokenSource> {
   const path = csrfSecretPath(home);
-  const read = async (): Promise<string | null> => {
-    try {
-      return (await Deno.readTextFile(path)).trim();
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return null;
-      throw err;
-    }
-  };
-  let token = await read();
-  if (token === null) {
-    await Deno.mkdir(join(home, "outpost"), { recursive: true });
-    const fresh = mint();
-    // The token is written whole to a private temp file, then hard-linked into place: a link
-    // fails when the name exists, so two processes starting at once agree on whichever token
-    // landed first, and no reader ever sees a created-but-not-yet-written file.
-    const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-    try {
-      await Deno.writeTextFile(tmp, fresh + "\n", { createNew: true, mode: 0o600 });
-      await Deno.link(tmp, path);
-      token = fresh;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-      token = await read();
-    } finally {
-      await Deno.remove(tmp).catch(() => {});
-    }
-  }
-  if (token === null || !TOKEN_RE.test(token)) {
+  const token = await loadOrCreateSecretFile(path);
+  if (!TOKEN_RE.test(token)) {
     throw new Error(
       `${path} does not hold a CSRF token (32..128 base64url characters); delete it and ` +
         `restart to mint a new one (open dashboards then need a reload)`,
     );
   }
-  const value = token;
-  return { token: () => value };
+  return { token: () => token };
 }
 
 function same(a: string | undefined, b: string): boolean {
@@ -94,6 +60,15 @@ export function isMachineDoor(path: string): boolean {
   return path === "/api/v1" || path.startsWith("/api/v1/");
 }
 
+/**
+ * The webhook door of trigger recipes (server/routes/webhooks.ts): a code host sends no
+ * cookie and has no session to forge a request with; each delivery is authenticated by the
+ * HMAC of its body under the trigger's secret instead.
+ */
+export function isWebhookDoor(path: string): boolean {
+  return path.startsWith("/hooks/");
+}
+
 export interface CsrfOptions {
   source: CsrfTokenSource;
   /** Adds Secure to the cookie (the dashboard is served over https). */
@@ -105,10 +80,13 @@ export function csrfCookieHeader(token: string, secure: boolean): string {
     `SameSite=Strict${secure ? "; Secure" : ""}`;
 }
 
-/** Checks every non-GET request outside /api/v1/ (403 otherwise) and hands out the cookie. */
+/**
+ * Checks every non-GET request outside /api/v1/ and /hooks/ (403 otherwise) and hands out
+ * the cookie.
+ */
 export function csrfMiddleware(options: CsrfOptions): MiddlewareHandler {
   return async (c, next) => {
-    if (isMachineDoor(c.req.path)) return await next();
+    if (isMachineDoor(c.req.path) || isWebhookDoor(c.req.path)) return await next();
     const token = options.source.token();
     const cookie = getCookie(c, CSRF_COOKIE);
     if (SAFE_METHODS.has(c.req.method)) {

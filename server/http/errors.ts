@@ -18,6 +18,8 @@ import {
   MemoryPathError,
   MemoryTooLargeError,
 } from "../../core/memory/errors.ts";
+import { RecipeNotFoundError } from "../../core/recipes/service.ts";
+import { RecipeError } from "../../core/recipes/types.ts";
 import { JobValidationError } from "../../core/scheduler/job_input.ts";
 import { ScheduleError } from "../../core/scheduler/schedule.ts";
 import { InFlightError } from "../../core/scheduler/scheduler.ts";
@@ -67,6 +69,12 @@ export function mapError(err: unknown): Mapped | null {
   }
   if (err instanceof JobValidationError || err instanceof InboxInputError) {
     return { status: 400, code: "validation_failed", message: err.message, field: err.field };
+  }
+  if (err instanceof RecipeError) {
+    return { status: 400, code: "recipe_error", message: err.message, field: err.field };
+  }
+  if (err instanceof RecipeNotFoundError) {
+    return { status: 404, code: "not_found", message: err.message };
   }
   if (err instanceof ScheduleError) {
     return { status: 400, code: "validation_failed", message: err.message, field: err.field };

@@ -1,61 +1,52 @@
 // Run reports (spec 2.4): <home>/outpost/runs/<job>/<timestamp>.md, served as markdown by
-// both doors. The path comes from the store, but is still confined to the runs directory
-// so a tampered row can never turn this route into a file reader.
+// both doors. The file is read through core's guarded reader (report_reader.ts): confined
+// to the runs folder, no symlinks, regular files only, never a blocking open, size-capped.
 
-import { join, resolve, sep } from "node:path";
+import { readReport } from "../../core/scheduler/report_reader.ts";
 import type { Run } from "../../core/store/store.ts";
 import { ApiError } from "./errors.ts";
 
 /** Reports larger than this are refused (413) rather than streamed into a page. */
 export const REPORT_MAX_BYTES = 4 * 1024 * 1024;
 
-/** The report text of `run`. Throws ApiError 404 (none yet / gone) or 413 (too large). */
+/**
+ * The report text of a finished `run`. Throws ApiError 404 (queued or running, none, gone,
+ * refused) or 413 (too large). A queued or running run has no report yet even when a file is
+ * there: the child rewrites it after its reflection pass, so only a finished run's report is
+ * the one the run ends with (docs/machine-door-v1.md, docs/dashboard-api.md).
+ */
 export async function readRunReport(home: string, run: Run): Promise<string> {
-  const missing = () =>
-    new ApiError(
+  if (run.status === "queued" || run.status === "running") {
+    throw new ApiError(
       404,
       "no_report",
-      `run ${run.id} has no report${
-        run.status === "queued" || run.status === "running" ? " yet; it is still " + run.status : ""
-      }`,
+      `run ${run.id} has no report yet; it is still ${run.status}`,
     );
-  if (!run.report_path) throw missing();
-  const runsRoot = resolve(join(home, "outpost", "runs"));
-  const path = resolve(run.report_path);
-  if (!path.startsWith(runsRoot + sep) || !path.endsWith(".md")) {
-    throw new ApiError(404, "no_report", `run ${run.id} has no report under the runs directory`);
   }
-  let file: Deno.FsFile;
-  try {
-    // Symlinks must not lead out of the runs directory either.
-    const [real, realRoot] = await Promise.all([Deno.realPath(path), Deno.realPath(runsRoot)]);
-    if (!real.startsWith(realRoot + sep)) throw missing();
-    file = await Deno.open(real, { read: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) throw missing();
-    throw err;
-  }
-  try {
-    const info = await file.stat();
-    if (!info.isFile) throw missing();
-    if (info.size > REPORT_MAX_BYTES) {
+  const read = await readReport({
+    home,
+    path: run.report_path,
+    maxBytes: REPORT_MAX_BYTES,
+    oversize: "refuse",
+  });
+  switch (read.kind) {
+    case "text":
+      return read.text;
+    case "absent":
+      throw new ApiError(404, "no_report", `run ${run.id} has no report: ${read.why}`);
+    case "refused":
+      throw new ApiError(
+        404,
+        "no_report",
+        `run ${run.id} has no report that can be shown: ${read.why}`,
+      );
+    case "too_large":
       throw new ApiError(
         413,
         "report_too_large",
-        `the report of run ${run.id} is ${info.size} bytes, over the ${REPORT_MAX_BYTES}-byte ` +
-          `limit; read it on disk at ${path}`,
+        `the report of run ${run.id} is ${read.size} bytes, over the ${REPORT_MAX_BYTES}-byte ` +
+          `limit; read it on disk at ${read.path}`,
       );
-    }
-    const bytes = new Uint8Array(info.size);
-    let off = 0;
-    while (off < bytes.length) {
-      const n = await file.read(bytes.subarray(off));
-      if (n === null) break;
-      off += n;
-    }
-    return new TextDecoder().decode(bytes.subarray(0, off));
-  } finally {
-    file.close();
   }
 }
 

@@ -233,3 +233,35 @@ Deno.test("GET /api/v1/jobs/<id> follows a submission across retries to its newe
   assert.equal(first.reason, "model unreachable");
   assert.equal((await v1(t, token, "GET", "/api/v1/jobs/999")).status, 404);
 });
+
+Deno.test("GET output answers 404 no_report while the run is in flight, even when a report file is there", async () => {
+  await using t = await makeTestOutpost();
+  const token = t.machineToken();
+  const { job_id, run_id } = await json(await v1(t, token, "POST", "/api/v1/jobs", SUBMIT));
+  const spawned = t.spawner.nextSpawn();
+  await t.scheduler.step();
+  const child = await spawned;
+  // The child writes its report before its reflection pass, then rewrites it: what is on
+  // disk while the run is going is not the report the run ends with.
+  await Deno.writeTextFile(child.arg("--output")!, "# Partial\n");
+  for (
+    const path of [
+      `/api/v1/jobs/${job_id}/runs/${run_id}/output`,
+      `/api/jobs/${job_id}/runs/${run_id}/output`,
+    ]
+  ) {
+    const res = path.startsWith("/api/v1/")
+      ? await v1(t, token, "GET", path)
+      : await t.app.request(path);
+    assert.equal(res.status, 404, path);
+    const body = await json(res);
+    assert.equal(body.error.code, "no_report");
+    assert.match(body.error.message, /still running/);
+  }
+  await Deno.writeTextFile(child.arg("--output")!, "# Final\n");
+  child.exit(0);
+  await t.scheduler.idle();
+  const out = await v1(t, token, "GET", `/api/v1/jobs/${job_id}/runs/${run_id}/output`);
+  assert.equal(out.status, 200);
+  assert.equal(await out.text(), "# Final\n");
+});

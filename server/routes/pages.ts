@@ -7,7 +7,7 @@
 
 import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { assetUrls, STATIC_ASSETS } from "../static/assets.ts";
+import { assetUrls, SERVICE_WORKER, STATIC_ASSETS } from "../static/assets.ts";
 import { type Rendered, renderPage, renderPartial } from "../views/render.tsx";
 
 export const PAGE_CSP = [
@@ -84,6 +84,16 @@ export function registerPages(app: Hono, deps: AppDeps): void {
     const id = parseId(c.req.param("id"));
     return send(c, await renderPartial(deps, { name: "inbox-item", id }));
   });
+
+  // The push service worker lives at the root so its scope covers every page; browsers
+  // revalidate it themselves, and no-cache keeps an update one fetch away.
+  app.get("/sw.js", (c) =>
+    c.body(SERVICE_WORKER.body, 200, {
+      "Content-Type": SERVICE_WORKER.type,
+      "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'",
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-cache",
+    }));
 
   app.get("/static/:file", (c) => {
     const asset = STATIC_ASSETS.get(c.req.param("file"));

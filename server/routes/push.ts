@@ -1,17 +1,24 @@
-// Browser push subscriptions and the push badge (spec 2.8, 4.5). Sending arrives with the
-// push issue; these routes keep the subscription records and report the lane's state.
+// Browser push subscriptions and the push badge (spec 2.8, 4.5): these routes keep the
+// subscription records and report the lane's state; core/push/ sends. An endpoint is where
+// the outpost will POST, so it passes the SSRF guard (core/push/endpoint_guard.ts) here and
+// again, on every resolved address, at each send.
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
+import {
+  checkEndpointUrl,
+  EndpointRefusedError,
+  pushLoopbackAllowed,
+} from "../../core/push/endpoint_guard.ts";
 import type { AppDeps } from "../deps.ts";
 import { badInput } from "../http/errors.ts";
 import { humanActor, readJsonObject } from "../http/request.ts";
 
-const ENDPOINT_MAX = 2048;
 const KEY_RE = /^[A-Za-z0-9_-]+={0,2}$/;
 
 export function registerPushRoutes(app: Hono, deps: AppDeps): void {
   const actor = (c: Parameters<typeof humanActor>[0]) => humanActor(c, deps.trustedUserHeader);
+  const allowLoopback = pushLoopbackAllowed(deps.env);
 
   app.get("/api/push/status", (c) => c.json(deps.pushStatus()));
 
@@ -23,7 +30,7 @@ export function registerPushRoutes(app: Hono, deps: AppDeps): void {
         throw badInput(key, "unknown field; send the browser's subscription.toJSON()");
       }
     }
-    const endpoint = checkEndpoint(body.endpoint);
+    const endpoint = checkEndpoint(body.endpoint, allowLoopback);
     const keys = body.keys;
     if (typeof keys !== "object" || keys === null || Array.isArray(keys)) {
       throw badInput("keys", "required: {p256dh, auth} from the browser subscription");
@@ -46,7 +53,8 @@ export function registerPushRoutes(app: Hono, deps: AppDeps): void {
     for (const key of Object.keys(body)) {
       if (key !== "endpoint") throw badInput(key, 'unknown field; send {"endpoint": "..."}');
     }
-    const endpoint = checkEndpoint(body.endpoint);
+    // Any stored endpoint may be removed, even one the guard would refuse today.
+    const endpoint = requiredEndpoint(body.endpoint);
     const removed = deps.store.deletePushSubscription(endpoint);
     if (removed) {
       audit(deps.store, deps.logger, {
@@ -60,27 +68,22 @@ export function registerPushRoutes(app: Hono, deps: AppDeps): void {
   });
 }
 
-function checkEndpoint(value: unknown): string {
+function requiredEndpoint(value: unknown): string {
   if (typeof value !== "string" || value === "") {
     throw badInput("endpoint", "required: the push service URL of the subscription");
   }
-  if (value.length > ENDPOINT_MAX) {
-    throw badInput("endpoint", `longer than ${ENDPOINT_MAX} characters`);
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw badInput("endpoint", "not a URL");
-  }
-  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" ||
-    url.hostname === "[::1]";
-  // Push services are https; plain http is accepted only on loopback (test push services).
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) {
-    throw badInput("endpoint", "must be an https URL");
-  }
-  if (url.username || url.password) throw badInput("endpoint", "must not carry credentials");
   return value;
+}
+
+function checkEndpoint(value: unknown, allowLoopback: boolean): string {
+  const endpoint = requiredEndpoint(value);
+  try {
+    checkEndpointUrl(endpoint, allowLoopback);
+  } catch (err) {
+    if (err instanceof EndpointRefusedError) throw badInput("endpoint", err.reason);
+    throw err;
+  }
+  return endpoint;
 }
 
 function checkKey(value: unknown, field: string, min: number, max: number): string {

@@ -1,12 +1,10 @@
 // Read-only status routes: the messenger pill, a health check for proxies and containers,
-// the schedule preview of the job form, the audit log and (until recipes land) an empty
-// recipe catalog.
+// the schedule preview of the job form and the audit log. (Recipes: routes/recipes.ts.)
 
 import type { Hono } from "hono";
 import { previewFires, validateSchedule } from "../../core/scheduler/schedule.ts";
 import { isoZ } from "../../core/time.ts";
 import type { AppDeps } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
 import { queryInt } from "../http/request.ts";
 
 export function registerStatusRoutes(app: Hono, deps: AppDeps): void {
@@ -34,20 +32,5 @@ export function registerStatusRoutes(app: Hono, deps: AppDeps): void {
       ...(action ? { action } : {}),
     });
     return c.json({ rows });
-  });
-
-  // Recipes are a later issue: an honest empty catalog, and enable refuses every id.
-  app.get("/api/recipes", (c) => c.json({ recipes: [], enabled_counts: {}, load_errors: [] }));
-  app.get("/api/recipes/enabled", (c) => {
-    return c.json({ jobs: deps.store.listJobs().filter((j) => j.recipe_id !== null) });
-  });
-  app.post("/api/recipes/:id/enable", (c) => {
-    throw new ApiError(
-      404,
-      "not_found",
-      `no recipe ${
-        JSON.stringify(c.req.param("id").slice(0, 100))
-      }; the catalog is empty in this build`,
-    );
   });
 }

@@ -153,20 +153,6 @@ Deno.test("GET /api/schedule/preview: the next fires in UTC; bad schedules 400 n
   }
 });
 
-Deno.test("recipes answer an empty catalog for now; enable is 404", async () => {
-  await using t = await makeTestOutpost();
-  assert.deepEqual(await json(await t.app.request("/api/recipes")), {
-    recipes: [],
-    enabled_counts: {},
-    load_errors: [],
-  });
-  t.scheduler.createJob(jobInput(), { recipe_id: "daily-brief-9am", recipe_version: 1 });
-  t.scheduler.createJob(jobInput());
-  const enabled = await json(await t.app.request("/api/recipes/enabled"));
-  assert.equal(enabled.jobs.length, 1);
-  assert.equal((await t.request("POST", "/api/recipes/daily-brief-9am/enable", {})).status, 404);
-});
-
 Deno.test("GET /api/audit lists rows newest first, filtered by action", async () => {
   await using t = await makeTestOutpost();
   const job = t.scheduler.createJob(jobInput());

@@ -7,6 +7,9 @@ import { api, localizeTimes, runLink, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
+import "./memory_admin.js";
+import "./recipes.js"; // the Recipes card wires itself when the page has one
+import { startPush } from "./push.js";
 
 const page = document.body.dataset.page ?? "";
 
@@ -163,7 +166,10 @@ document.addEventListener("submit", (e) => {
 // ---------- start ----------
 
 localizeTimes(document);
-if (page !== "not-found") connectLive();
+if (page !== "not-found") {
+  connectLive();
+  startPush().catch((err) => console.warn("push setup failed:", err));
+}
 // A deep link to a card (/#card-jobs from an alert) lands on it even after layout shifts.
 if (location.hash.startsWith("#card-")) {
   const card = document.getElementById(location.hash.slice(1));

@@ -9,9 +9,16 @@ import domJs from "./dom.js" with { type: "text" };
 import jobFormJs from "./job_form.js" with { type: "text" };
 import liveJs from "./live.js" with { type: "text" };
 import panelsJs from "./panels.js" with { type: "text" };
+import recipesJs from "./recipes.js" with { type: "text" };
+import pushJs from "./push.js" with { type: "text" };
+import pushWorkerLogicJs from "./push_worker_logic.js" with { type: "text" };
+import serviceWorkerJs from "./sw.js" with { type: "text" };
 import baseCss from "./base.css" with { type: "text" };
 import controlsCss from "./controls.css" with { type: "text" };
 import cardsCss from "./cards.css" with { type: "text" };
+import historyCss from "./history.css" with { type: "text" };
+import memoryAdminJs from "./memory_admin.js" with { type: "text" };
+import faviconSvg from "./favicon.svg" with { type: "text" };
 
 export interface StaticAsset {
   body: string;
@@ -33,18 +40,28 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["job_form.js", asset(jobFormJs, JS)],
   ["live.js", asset(liveJs, JS)],
   ["panels.js", asset(panelsJs, JS)],
+  ["recipes.js", asset(recipesJs, JS)],
+  ["push.js", asset(pushJs, JS)],
+  ["push_worker_logic.js", asset(pushWorkerLogicJs, JS)],
   ["base.css", asset(baseCss, CSS)],
   ["controls.css", asset(controlsCss, CSS)],
   ["cards.css", asset(cardsCss, CSS)],
+  ["history.css", asset(historyCss, CSS)],
+  ["memory_admin.js", asset(memoryAdminJs, JS)],
+  ["favicon.svg", asset(faviconSvg, "image/svg+xml")],
 ]);
 
+/** The push service worker, served at /sw.js so its scope is the whole dashboard. */
+export const SERVICE_WORKER: StaticAsset = asset(serviceWorkerJs, JS);
+
 /** Stylesheets in cascade order. */
-export const STYLESHEETS = ["base.css", "controls.css", "cards.css"] as const;
+export const STYLESHEETS = ["base.css", "controls.css", "cards.css", "history.css"] as const;
 
 /** The versioned URLs the layout links: the entry module and the stylesheets. */
 export interface AssetUrls {
   script: string;
   styles: string[];
+  icon: string;
 }
 
 function versioned(name: string): string {
@@ -52,5 +69,9 @@ function versioned(name: string): string {
 }
 
 export function assetUrls(): AssetUrls {
-  return { script: versioned("app.js"), styles: STYLESHEETS.map(versioned) };
+  return {
+    script: versioned("app.js"),
+    styles: STYLESHEETS.map(versioned),
+    icon: versioned("favicon.svg"),
+  };
 }

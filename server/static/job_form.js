@@ -18,11 +18,26 @@ export function clearErrors(scope) {
   for (const i of scope.querySelectorAll("[aria-invalid]")) i.removeAttribute("aria-invalid");
 }
 
+/**
+ * An API message for the operator: a leading internal field name ("schedule.expr: …") is
+ * replaced by the label the form shows for that field ("Expression: …").
+ */
+export function labelled(scope, field, message) {
+  if (!field) return message;
+  const input = scope.querySelector(`[name="${CSS.escape(field)}"]`);
+  const label = input && input.labels && input.labels[0]
+    ? input.labels[0].textContent.trim()
+    : field;
+  const prefix = `${field}: `;
+  return `${label}: ${message.startsWith(prefix) ? message.slice(prefix.length) : message}`;
+}
+
 export function showError(scope, err, fallbackId) {
   const field = err.field || "";
   const slot = field ? scope.querySelector(`[data-error-for="${CSS.escape(field)}"]`) : null;
+  const message = labelled(scope, field, err.message);
   if (slot) {
-    slot.textContent = err.message;
+    slot.textContent = message;
     slot.hidden = false;
     const input = scope.querySelector(`[name="${CSS.escape(field)}"]`);
     if (input) {
@@ -35,9 +50,9 @@ export function showError(scope, err, fallbackId) {
     ? document.getElementById(fallbackId)
     : scope.querySelector(".form-error");
   if (general) {
-    general.textContent = err.message;
+    general.textContent = message;
     general.hidden = false;
-  } else toast(err.message, "error");
+  } else toast(message, "error");
 }
 
 function formValue(name) {
@@ -57,6 +72,9 @@ function jobBody(editing) {
     workdir: formValue("workdir").trim(),
     mode: formValue("mode"),
     output_surface: formValue("output_surface"),
+    // The endpoint snapshot (spec 2.3): prefilled with the outpost's current endpoint.
+    base_url: formValue("base_url").trim(),
+    model: formValue("model").trim(),
   };
   for (const name of NUMBER_FIELDS) {
     const raw = formValue(name).trim();
@@ -92,7 +110,18 @@ export function fillForm(job) {
     const input = form.elements.namedItem(name);
     if (input) input.value = v === null || v === undefined ? "" : String(v);
   };
-  for (const k of ["name", "prompt", "workdir", "mode", "output_surface", ...NUMBER_FIELDS]) {
+  const endpoint = ["base_url", "model"];
+  for (
+    const k of [
+      "name",
+      "prompt",
+      "workdir",
+      "mode",
+      "output_surface",
+      ...endpoint,
+      ...NUMBER_FIELDS,
+    ]
+  ) {
     set(k, job[k]);
   }
   set("schedule.kind", job.schedule.kind);

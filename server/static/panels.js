@@ -16,6 +16,13 @@ if (levers) {
     if (!name) return;
     clearErrors(levers);
     const value = input.type === "checkbox" ? input.checked : Number(input.value);
+    // A lever throttles every job: ask before it applies, and put the old value back if not.
+    const label = input.labels && input.labels[0] ? input.labels[0].textContent.trim() : name;
+    if (!confirm(`Change “${label}” to ${value}? This applies to every job at once.`)) {
+      if (input.type === "checkbox") input.checked = !input.checked;
+      else input.value = input.defaultValue;
+      return;
+    }
     const [top, sub] = name.split(".");
     const body = sub ? { [top]: { [sub]: value } } : { [top]: value };
     const status = document.getElementById("governor-status");
@@ -91,6 +98,7 @@ export async function openMemory(path) {
     meta.textContent = parts.join(" · ");
     text.textContent = body.body;
     panel.hidden = false;
+    document.dispatchEvent(new CustomEvent("memory-opened", { detail: body }));
     panel.scrollIntoView({ block: "nearest", behavior: "smooth" });
     text.focus({ preventScroll: true });
   } catch (err) {

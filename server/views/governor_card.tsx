@@ -163,6 +163,8 @@ export const GovernorLevers: FC<{ config: GovernorConfig }> = ({ config }) => (
         <p class="field-error" data-error-for="defer_when_interactive" hidden></p>
       </div>
     </div>
-    <p class="muted small" aria-live="polite" id="governor-status">Changes apply immediately.</p>
+    <p class="muted small" aria-live="polite" id="governor-status">
+      Each change asks for confirmation, then applies at once.
+    </p>
   </form>
 );

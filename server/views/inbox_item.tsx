@@ -14,8 +14,9 @@ export const HoldNote: FC<{ item: InboxView; now: Date }> = ({ item, now }) => {
     <div class="hold-note" role="note" data-hold="live">
       <p>
         <strong>High-risk hold.</strong> <span class="mono">{hold.sender}</span> sent{" "}
-        <span class="mono">{hold.verb}</span> from chat; confirming answers with{" "}
-        <q class="mono">{hold.answer}</q> and resumes the run.
+        <span class="mono">{hold.verb}</span> from chat room{" "}
+        <span class="mono" data-hold-room>{hold.room}</span>; confirming answers with{" "}
+        <q class="mono">{hold.answer}</q>, resumes the run and replies in that room.
       </p>
       <p class="muted small">
         Held <time datetime={hold.held_at}>{relativeTime(hold.held_at, now)}</time>, expires{" "}
@@ -38,6 +39,7 @@ export const InboxItemView: FC<{
   standalone?: boolean;
 }> = ({ item, jobName, now, standalone }) => {
   const kinds = [...new Set(item.questions.map((q) => q.kind ?? "unknown"))];
+  const title = inboxTitle(item);
   const open = item.state === "open";
   return (
     <article
@@ -49,7 +51,7 @@ export const InboxItemView: FC<{
     >
       <header class="item-head">
         <h3 id={`inbox-${item.id}-title`} class="item-title">
-          {standalone ? `Inbox item ${item.id}` : <a href={`/inbox/${item.id}`}>Item {item.id}</a>}
+          {standalone ? title : <a href={`/inbox/${item.id}`}>{title}</a>}
         </h3>
         <RiskBadge risk={item.risk} />
         {kinds.map((k) => <KindBadge key={k} kind={k} />)}
@@ -134,7 +136,13 @@ export const InboxItemView: FC<{
 export const InboxList: FC<{ items: InboxView[]; jobNames: Map<number, string>; now: Date }> = (
   { items, jobNames, now },
 ) => {
-  if (items.length === 0) return <p class="empty">Nothing needs you right now.</p>;
+  if (items.length === 0) {
+    return (
+      <p class="empty">
+        Nothing needs you right now. Runs that stop on a question or an approval land here.
+      </p>
+    );
+  }
   return (
     <div class="inbox-list">
       {items.map((item) => (
@@ -143,3 +151,10 @@ export const InboxList: FC<{ items: InboxView[]; jobNames: Map<number, string>; 
     </div>
   );
 };
+
+/** An item's title: its first question (one line, clipped), or "Inbox item N" without one. */
+export function inboxTitle(item: Pick<InboxView, "id" | "questions">): string {
+  const first = item.questions[0]?.text?.replace(/\s+/g, " ").trim() ?? "";
+  if (first === "") return `Inbox item ${item.id}`;
+  return first.length > 90 ? `${first.slice(0, 89)}…` : first;
+}

@@ -32,7 +32,9 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
     >
       <div class="row-main">
         <div class="row-title">
-          <span class="job-name">{job.name}</span>
+          <span class="job-name">
+            <a href={`/jobs/${job.id}`}>{job.name}</a>
+          </span>
           {latest
             ? (
               <a
@@ -133,7 +135,7 @@ export const JobsList: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => {
       ? <p class="empty">No jobs yet. Create one with the form below.</p>
       : (
         <>
-          <p class="empty">No older jobs.</p>
+          <p class="empty">No older jobs. Go back to the newest ones.</p>
           {nav}
         </>
       );

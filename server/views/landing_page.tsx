@@ -1,17 +1,20 @@
 // The landing page: Inbox, Jobs (newest page of the list + create/edit form), Recent runs,
-// GPU fairness and Memory cards; and the older pages of the job list (/jobs?before=<id>).
+// GPU fairness, Memory and Recipes cards; and the older pages of the job list (/jobs?before=<id>).
 // Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
+import type { MessengerStatus } from "../deps.ts";
 import type { GovernorConfig } from "../../core/governor/config.ts";
 import type { GovernorUsage } from "../../core/governor/governor.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
+import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import { GovernorLevers, GovernorUsageView } from "./governor_card.tsx";
 import { InboxList } from "./inbox_item.tsx";
 import { JobForm } from "./job_form.tsx";
 import { JobsList, type JobsPage } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
+import { PushCard } from "./push_card.tsx";
 import { type RecentRun, RunsList } from "./runs_card.tsx";
 
 export interface LandingData {
@@ -23,6 +26,10 @@ export interface LandingData {
   jobNames: Map<number, string>;
   governor: { config: GovernorConfig; usage: GovernorUsage };
   memory: MemoryPaneData;
+  /** Decides whether the job form offers the messenger surface. */
+  messenger?: MessengerStatus;
+  /** The outpost's current endpoint, the job form's default base_url and model. */
+  jobDefaults: JobDefaults;
 }
 
 export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
@@ -41,17 +48,31 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
       <div data-live="jobs" data-src="/partials/jobs">
         <JobsList page={data.jobs} now={data.now} />
       </div>
-      <JobForm />
+      <JobForm
+        defaults={data.jobDefaults}
+        {...(data.messenger ? { messenger: data.messenger } : {})}
+      />
     </Card>
     <Card id="card-governor" title="GPU fairness">
-      <div data-live="governor" data-src="/partials/governor">
-        <GovernorUsageView usage={data.governor.usage} />
-      </div>
-      <GovernorLevers config={data.governor.config} />
+      {/* Collapsed by default: a lever change throttles every job, so it is opened on purpose. */}
+      <details class="governor-box" id="governor-box">
+        <summary class="btn btn-quiet">Show usage and limits</summary>
+        <div data-live="governor" data-src="/partials/governor">
+          <GovernorUsageView usage={data.governor.usage} />
+        </div>
+        <GovernorLevers config={data.governor.config} />
+      </details>
     </Card>
     <Card id="card-memory" title="Memory">
       <MemoryPane data={data.memory} />
     </Card>
+    <Card id="card-recipes" title="Recipes" wide>
+      {/* Rendered by static/recipes.js from GET /api/recipes and /api/recipes/enabled. */}
+      <div id="recipes-root" class="recipes">
+        <p class="muted">Loading recipes…</p>
+      </div>
+    </Card>
+    <PushCard />
   </div>
 );
 

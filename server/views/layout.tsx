@@ -11,7 +11,7 @@ export interface LayoutProps {
   title: string;
   csrf: string;
   /** Which page this is; the page script picks its live regions by it. */
-  page: "landing" | "jobs" | "run" | "inbox" | "not-found";
+  page: "landing" | "jobs" | "run" | "inbox" | "not-found" | "runs" | "job" | "audit";
   status: StatusBarData | null;
   /** Versioned (content-hashed) URLs of the page script and stylesheets. */
   assets: AssetUrls;
@@ -32,6 +32,7 @@ export const Layout: FC<LayoutProps> = (p) => {
         <meta name="referrer" content="no-referrer" />
         <meta name="csrf-token" content={p.csrf} />
         <title>{p.title} · outpost</title>
+        <link rel="icon" href={p.assets.icon} type="image/svg+xml" />
         {p.assets.styles.map((href) => <Stylesheet key={href} href={href} />)}
         <script type="module" src={p.assets.script}></script>
       </head>
@@ -41,6 +42,10 @@ export const Layout: FC<LayoutProps> = (p) => {
           <a class="brand" href="/" aria-label="outpost home">
             <span class="brand-mark" aria-hidden="true">◆</span> outpost
           </a>
+          <nav class="topnav" aria-label="Pages">
+            <a href="/runs" aria-current={p.page === "runs" ? "page" : undefined}>Runs</a>
+            <a href="/audit" aria-current={p.page === "audit" ? "page" : undefined}>Audit</a>
+          </nav>
           <div data-live="status" data-src="/partials/status">
             {p.status ? <StatusBar data={p.status} /> : null}
           </div>

@@ -6,6 +6,7 @@ import type { FC } from "hono/jsx";
 import type { MemoryList } from "../../core/memory/mod.ts";
 import { CATEGORIES } from "../../core/memory/mod.ts";
 import { count, shortTime } from "./format.ts";
+import { MemoryAdminForm } from "./memory_admin_form.tsx";
 
 /** Files listed before "… and N more" (the search box reaches the rest). */
 export const MEMORY_LIST_MAX = 100;
@@ -34,7 +35,14 @@ const Stats: FC<{ list: MemoryList }> = ({ list }) => (
 );
 
 const Files: FC<{ list: MemoryList }> = ({ list }) => {
-  if (list.files.length === 0) return <p class="empty">No memory files yet.</p>;
+  if (list.files.length === 0) {
+    return (
+      <p class="empty">
+        No memory files yet. The agent saves here what later runs should know; nothing to do until
+        it does.
+      </p>
+    );
+  }
   const files = [...list.files].sort((a, b) => b.mtime.localeCompare(a.mtime));
   const shown = files.slice(0, MEMORY_LIST_MAX);
   return (
@@ -97,6 +105,7 @@ export const MemoryPane: FC<{ data: MemoryPaneData }> = ({ data }) => (
         <button type="button" class="btn btn-quiet" data-action="close-memory">Close</button>
       </header>
       <p class="muted small" id="memory-body-meta"></p>
+      <MemoryAdminForm />
       <pre class="memory-text" id="memory-body-text" tabindex={0}></pre>
     </section>
   </div>

@@ -2,6 +2,7 @@
 // functions of their props (and the partial routes render exactly what the pages do).
 
 import { errorText } from "../../core/logger.ts";
+import { cutNote, readReport } from "../../core/scheduler/report_reader.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
@@ -11,8 +12,6 @@ import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
 
 export const RECENT_RUNS = 15;
-/** Runs looked at per job when merging the recent list. */
-const RUNS_PER_JOB = RECENT_RUNS;
 export const INBOX_SHOWN = 50;
 /** Report bytes read for the run page; the renderer cuts at its own (smaller) cap. */
 const REPORT_READ_MAX = 1024 * 1024;
@@ -31,16 +30,21 @@ export function jobsPage(store: Store, before: number | null = null): JobsPage {
   };
 }
 
-/** The newest runs over every job, newest first. */
+/**
+ * The newest runs over every job, newest first: one page of the run history (it used to
+ * read `limit` runs of every job and merge them, 100 queries for 100 jobs).
+ */
 export function recentRuns(store: Store, limit = RECENT_RUNS): RecentRun[] {
-  const out: RecentRun[] = [];
-  for (const job of store.listJobs()) {
-    for (const run of store.listRuns(job.id, { limit: Math.min(limit, RUNS_PER_JOB) })) {
-      out.push({ run, job_name: job.name });
+  const runs = store.listRunHistory({}, { limit });
+  const names = new Map<number, string>();
+  return runs.map((run) => {
+    let name = names.get(run.job_id);
+    if (name === undefined) {
+      name = store.getJob(run.job_id)?.name ?? `job ${run.job_id}`;
+      names.set(run.job_id, name);
     }
-  }
-  out.sort((a, b) => b.run.id - a.run.id);
-  return out.slice(0, limit);
+    return { run, job_name: name };
+  });
 }
 
 export function jobNames(store: Store): Map<number, string> {
@@ -76,8 +80,10 @@ export interface RunPageData {
   run: Run;
   /** The inbox item this run opened (a needs_human halt), if any. */
   item: InboxView | null;
-  /** The report file's text; null when not written (yet). */
+  /** The report file's text; null when not written (yet) or not shown. */
   report: string | null;
+  /** Why the report is cut or not shown (refused, unreadable); null when nothing to say. */
+  reportNote: string | null;
   /** Other runs of the same job, newest first. */
   siblings: Run[];
 }
@@ -95,7 +101,7 @@ export async function runPageData(
     job,
     run,
     item: inboxItemOfRun(deps, run.id),
-    report: await readReport(run.report_path),
+    ...(await pageReport(deps, run)),
     siblings: deps.store.listRuns(job.id, { limit: 10 }).filter((r) => r.id !== run.id),
   };
 }
@@ -107,30 +113,33 @@ function inboxItemOfRun(deps: AppDeps, runId: number): InboxView | null {
 }
 
 /**
- * Reads a report written by a run; a missing file reads as "no report", an unreadable one as
- * a line saying why (a refusal is not an absence).
+ * The report as the run page shows it, read through core's guarded reader: the text (cut at
+ * REPORT_READ_MAX with a note) or null, and a note saying why nothing or only part is shown.
+ * A read error (a refused permission, an I/O error) is shown as such, never as "no report".
  */
-export async function readReport(path: string | null): Promise<string | null> {
-  if (!path) return null;
-  let file: Deno.FsFile;
+export async function pageReport(
+  deps: Pick<AppDeps, "home" | "logger">,
+  run: Run,
+): Promise<{ report: string | null; reportNote: string | null }> {
+  let read;
   try {
-    file = await Deno.open(path, { read: true });
+    read = await readReport({ home: deps.home, path: run.report_path, maxBytes: REPORT_READ_MAX });
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    return `(the report could not be read: ${errorText(err)})`;
+    deps.logger.log("warn", "run report could not be read", {
+      run_id: run.id,
+      error: errorText(err),
+    });
+    return { report: null, reportNote: `The report could not be read: ${errorText(err)}` };
   }
-  try {
-    const buf = new Uint8Array(REPORT_READ_MAX);
-    let n = 0;
-    while (n < buf.length) {
-      const got = await file.read(buf.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    return new TextDecoder().decode(buf.subarray(0, n));
-  } catch (err) {
-    return `(the report could not be read: ${errorText(err)})`;
-  } finally {
-    file.close();
+  switch (read.kind) {
+    case "text":
+      return { report: read.text, reportNote: read.cut ? cutNote(read, REPORT_READ_MAX) : null };
+    case "absent":
+      return { report: null, reportNote: null };
+    case "refused":
+      deps.logger.log("warn", "run report refused", { run_id: run.id, why: read.why });
+      return { report: null, reportNote: `The report is not shown: ${read.why}.` };
+    case "too_large": // not asked for (oversize defaults to cut)
+      return { report: null, reportNote: cutNote(read, REPORT_READ_MAX) };
   }
 }

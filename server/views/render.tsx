@@ -28,6 +28,8 @@ import {
 import { RunDetail, RunPage } from "./run_page.tsx";
 import { RunsList } from "./runs_card.tsx";
 import { StatusBar } from "./status_bar.tsx";
+import { TranscriptCard } from "./transcript.tsx";
+import { readTranscript } from "./transcript_data.ts";
 
 export type PageRequest =
   | { page: "landing" }
@@ -44,7 +46,7 @@ export type PartialRequest =
 
 export interface Rendered {
   html: string;
-  status: 200 | 404;
+  status: 200 | 400 | 404;
 }
 
 const DOCTYPE = "<!DOCTYPE html>";
@@ -52,11 +54,12 @@ const DOCTYPE = "<!DOCTYPE html>";
 /** What a JSX expression evaluates to here. */
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
+/** A page body wrapped in the layout (also used by the history pages' routes). */
+export function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
   return async (
     props: Pick<LayoutProps, "title" | "page" | "data">,
     body: Child,
-    status: 200 | 404 = 200,
+    status: Rendered["status"] = 200,
   ): Promise<Rendered> => {
     const node = (
       <Layout {...props} csrf={deps.csrf.token()} status={statusBarData(deps)} assets={assets}>
@@ -74,6 +77,24 @@ async function toText(node: Markup): Promise<string> {
 
 async function reportHtml(data: RunPageData): Promise<string | null> {
   return data.report === null ? null : await renderMarkdown(data.report);
+}
+
+/** The transcript card of a run: its session's legs, each matched to the run that ran it. */
+async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup> {
+  const transcript = await readTranscript(deps.home, data.run.session_id);
+  const session = data.run.session_id;
+  const legRuns = session === null ? [] : deps.store
+    .listRunHistory({ job_id: data.job.id }, { limit: 200 })
+    .filter((r) => r.session_id === session)
+    .reverse();
+  return (
+    <TranscriptCard
+      transcript={transcript}
+      legRuns={legRuns}
+      current={data.run.id}
+      jobId={data.job.id}
+    />
+  );
 }
 
 function inboxItem(deps: AppDeps, id: number | null): InboxView | null {
@@ -106,6 +127,8 @@ export async function renderPage(
         jobNames: jobNames(deps.store),
         governor: { config: deps.governor.config, usage: deps.scheduler.usage() },
         memory,
+        messenger: deps.messengerStatus(),
+        jobDefaults: deps.scheduler.ctx.defaults ?? {},
       };
       return await page({ title: "Dashboard", page: "landing" }, <LandingPage data={data} />);
     }
@@ -119,14 +142,24 @@ export async function renderPage(
         ? await runPageData(deps, req.job, req.run)
         : null;
       if (!data) return await missing("There is no such run.");
-      const [report, memory] = await Promise.all([reportHtml(data), memoryPaneData(deps)]);
+      const [report, memory, transcript] = await Promise.all([
+        reportHtml(data),
+        memoryPaneData(deps),
+        transcriptCard(deps, data),
+      ]);
       return await page(
         {
           title: `${data.job.name} · run ${data.run.id}`,
           page: "run",
           data: { job: data.job.id, run: data.run.id },
         },
-        <RunPage data={data} reportHtml={report} memory={memory} now={now} />,
+        <RunPage
+          data={data}
+          reportHtml={report}
+          memory={memory}
+          now={now}
+          transcript={transcript}
+        />,
       );
     }
     case "inbox": {

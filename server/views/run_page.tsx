@@ -4,17 +4,12 @@
 
 import type { Child, FC } from "hono/jsx";
 import { raw } from "hono/html";
+import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
-import {
-  count,
-  durationText,
-  elapsedText,
-  relativeTime,
-  scheduleText,
-  shortTime,
-} from "./format.ts";
+import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { InboxItemView } from "./inbox_item.tsx";
+import { runDuration } from "./runs_table.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
 import type { RunPageData } from "./page_data.ts";
@@ -82,11 +77,12 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
           <Fact label="Queued">{shortTime(run.queued_at)}</Fact>
           <Fact label="Started">{shortTime(run.started_at)}</Fact>
           <Fact label="Finished">{shortTime(run.finished_at)}</Fact>
-          <Fact label="Duration">{elapsedText(run.started_at, run.finished_at) || "—"}</Fact>
+          <Fact label="Duration" testid="duration">{runDuration(run) || "—"}</Fact>
           <Fact label="Tokens in / out">
             {`${count(run.tokens_in)} / ${count(run.tokens_out)}`}
           </Fact>
-          {run.cost_usd !== null ? <Fact label="Cost">{`$${run.cost_usd.toFixed(4)}`}</Fact> : null}
+          {run.cost_usd !== null ? <Fact label="Cost">{formatCost(run.cost_usd)}</Fact> : null}
+          {run.model ? <Fact label="Model">{run.model}</Fact> : null}
           <Fact label="Schedule">{scheduleText(job.schedule)}</Fact>
           <Fact label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Fact>
           {resumedBy
@@ -139,11 +135,16 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
         </header>
         {reportHtml !== null
           ? <article class="md" id="report">{raw(reportHtml)}</article>
-          : (
+          : data.reportNote === null
+          ? (
             <p class="empty" id="report-empty">
               {live ? "The report appears when the run finishes." : "This run left no report."}
             </p>
-          )}
+          )
+          : null}
+        {data.reportNote !== null
+          ? <p class="md-note" id="report-note" role="note">{data.reportNote}</p>
+          : null}
       </section>
       <Siblings runs={data.siblings} jobId={job.id} now={now} />
     </div>
@@ -151,17 +152,25 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
 };
 
 export const RunPage: FC<
-  { data: RunPageData; reportHtml: string | null; memory: MemoryPaneData; now: Date }
+  {
+    data: RunPageData;
+    reportHtml: string | null;
+    memory: MemoryPaneData;
+    now: Date;
+    /** The transcript card (transcript.tsx), outside the live region: it is only re-read on load. */
+    transcript?: Child;
+  }
 > = (p) => (
   <div class="stack">
     <nav class="crumbs" aria-label="Breadcrumb">
       <a href="/">Dashboard</a> <span aria-hidden="true">/</span> <a href="/#card-jobs">Jobs</a>
       {" "}
-      <span aria-hidden="true">/</span> <span>{p.data.job.name}</span>
+      <span aria-hidden="true">/</span> <a href={`/jobs/${p.data.job.id}`}>{p.data.job.name}</a>
     </nav>
     <div data-live="run" data-src={`/partials/run/${p.data.job.id}/${p.data.run.id}`}>
       <RunDetail data={p.data} reportHtml={p.reportHtml} now={p.now} />
     </div>
+    {p.transcript ?? null}
     <Card id="card-memory" title="Memory" wide>
       <MemoryPane data={p.memory} />
     </Card>

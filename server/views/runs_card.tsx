@@ -3,7 +3,8 @@
 import type { FC } from "hono/jsx";
 import type { Run } from "../../core/store/store.ts";
 import { RunBadge } from "./badges.tsx";
-import { elapsedText, relativeTime } from "./format.ts";
+import { relativeTime } from "./format.ts";
+import { runDuration } from "./runs_table.tsx";
 
 export interface RecentRun {
   run: Run;
@@ -11,30 +12,37 @@ export interface RecentRun {
 }
 
 export const RunsList: FC<{ runs: RecentRun[]; now: Date }> = ({ runs, now }) => {
-  if (runs.length === 0) return <p class="empty">No runs yet.</p>;
+  if (runs.length === 0) {
+    return <p class="empty">No runs yet. Create a job below, then press Run now to try it.</p>;
+  }
   return (
-    <ul class="rows compact" aria-label="Recent runs">
-      {runs.map(({ run, job_name }) => {
-        const when = run.finished_at ?? run.started_at ?? run.queued_at;
-        const took = elapsedText(run.started_at, run.finished_at);
-        return (
-          <li class="row run" id={`run-${run.id}`} data-run-id={run.id} data-job-id={run.job_id}>
-            <a class="row-link" href={`/runs/${run.job_id}/${run.id}`}>
-              <RunBadge status={run.status} />
-              <span class="row-text">
-                <span class="run-job">{job_name}</span>
-                <span class="muted small">
-                  run {run.id}
-                  {run.attempt > 1 ? ` · attempt ${run.attempt}` : ""}
-                  {run.resume_of_run !== null ? ` · resumes ${run.resume_of_run}` : ""}
-                  {took ? ` · ${took}` : ""}
+    <>
+      <ul class="rows compact" aria-label="Recent runs">
+        {runs.map(({ run, job_name }) => {
+          const when = run.finished_at ?? run.started_at ?? run.queued_at;
+          const took = runDuration(run);
+          return (
+            <li class="row run" id={`run-${run.id}`} data-run-id={run.id} data-job-id={run.job_id}>
+              <a class="row-link" href={`/runs/${run.job_id}/${run.id}`}>
+                <RunBadge status={run.status} />
+                <span class="row-text">
+                  <span class="run-job">{job_name}</span>
+                  <span class="muted small">
+                    run {run.id}
+                    {run.attempt > 1 ? ` · attempt ${run.attempt}` : ""}
+                    {run.resume_of_run !== null ? ` · resumes ${run.resume_of_run}` : ""}
+                    {took ? ` · ${took}` : ""}
+                  </span>
                 </span>
-              </span>
-              <time class="muted small when" datetime={when}>{relativeTime(when, now)}</time>
-            </a>
-          </li>
-        );
-      })}
-    </ul>
+                <time class="muted small when" datetime={when}>{relativeTime(when, now)}</time>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+      <p class="row-meta paging">
+        <a href="/runs">All runs</a>
+      </p>
+    </>
   );
 };

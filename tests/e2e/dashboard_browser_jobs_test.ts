@@ -40,7 +40,9 @@ peerTest(
     await page.click("#job-form-submit");
     const exprError = page.locator('[data-error-for="schedule.expr"]');
     await exprError.waitFor({ state: "visible" });
-    assert.match(await exprError.innerText(), /schedule\.expr/);
+    // Named by the form's label, never the internal name (schedule.expr:).
+    assert.match(await exprError.innerText(), /^Expression: /);
+    assert.doesNotMatch(await exprError.innerText(), /schedule\.expr/);
     assert.equal(await page.getAttribute("#f-schedule-expr", "aria-invalid"), "true");
     await d.screenshot("landing_job_form_error");
 

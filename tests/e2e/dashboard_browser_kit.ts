@@ -52,6 +52,12 @@ export interface DashboardOptions {
   /** Memory files to seed: virtual-less relative path → full text. */
   memory?: Record<string, string>;
   viewport?: { width: number; height: number };
+  /** The outpost's endpoint defaults (the job form prefills base_url and model with them). */
+  jobDefaults?: { base_url?: string; model?: string };
+  /** Recipe files (default: the shipped recipes/ folder). */
+  recipesDir?: string;
+  /** Extra environment of the outpost (VAPID_PRIVATE_KEY_FILE, AGENT_PUSH_ALLOW_LOOPBACK, …). */
+  env?: Record<string, string>;
 }
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
@@ -66,7 +72,13 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   }
   // The fake agent runs under `deno run`, which needs the same module cache as this test.
   const inherit = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
-  const env = envFrom(Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])));
+  // AGENT_HOME is the outpost's home, so a child's session journal lands where the run
+  // page's transcript reads it (<home>/sessions), as with a real install.
+  const env = envFrom({
+    ...Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])),
+    AGENT_HOME: home,
+    ...options.env,
+  });
   const logger = new MemoryLogger();
   const outpost: Outpost = await openOutpost({
     home,
@@ -78,7 +90,8 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     fetch: globalThis.fetch,
     baseUrl: "http://127.0.0.1",
     memoryRoot,
-    jobDefaults: {},
+    jobDefaults: options.jobDefaults ?? {},
+    ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
   });
   const deps = outpost.deps;
   deps.scheduler.start();

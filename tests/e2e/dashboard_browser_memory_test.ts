@@ -73,6 +73,9 @@ peerTest(
     await using d = await openDashboard();
     const { page } = d;
     await page.goto("/#card-governor");
+    // The card is collapsed by default; every change asks first (the kit accepts confirms).
+    assert.equal(await page.locator("#governor-box").getAttribute("open"), null);
+    await page.click("#governor-box > summary");
     await page.fill("#lever-max_concurrent\\.scheduled", "3");
     await page.press("#lever-max_concurrent\\.scheduled", "Tab");
     await page.locator("#governor-status", { hasText: "Saved max_concurrent.scheduled" }).waitFor();
@@ -85,7 +88,8 @@ peerTest(
     await page.press("#lever-queue_depth_max", "Tab");
     const err = page.locator('[data-error-for="queue_depth_max"]');
     await err.waitFor({ state: "visible" });
-    assert.match(await err.innerText(), /queue_depth_max/);
+    // The error names the lever's label, not its internal name.
+    assert.match(await err.innerText(), /^Queue depth: /);
     assert.equal(
       await page.inputValue("#lever-queue_depth_max"),
       "16",

@@ -51,6 +51,8 @@ Deno.test("a tool-calling headless run edits a file, writes the report and exits
   assert.equal(r.stdout.trim(), "Marked the notes final.");
   assert.equal(await Deno.readTextFile(`${t.work}/notes.txt`), "status: final\n");
   const report = await Deno.readTextFile(`${t.home}/out/report.md`);
+  const mode = (await Deno.stat(`${t.home}/out/report.md`)).mode! & 0o777;
+  assert.equal(mode.toString(8), "600", "the report is owner-only, like the session journal");
   assert.match(report, /\*\*Outcome:\*\* ok \(exit 0\)/);
   assert.match(report, /\*\*Done reason:\*\* stop/);
   assert.match(report, /\*\*Model:\*\* served-model/);

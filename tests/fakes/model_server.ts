@@ -5,12 +5,14 @@
 //
 //   const fake = await startFakeModelServer({
 //     models: [{ id: "qwen3-8b", max_model_len: 32768 }], // GET /v1/models (default: fake-model)
+//                                // ({ id, n_ctx: 12288 } lists it as llama-server does: meta.n_ctx)
 //     priorityScheduling: false, // a non-zero `priority` then gets vLLM's 400
 //     apiKey: "sk-test",         // optional: when set, requests without it get 401
 //     responseModel: "qwen3-8b", // response.model (default: the first served model id)
 //     chunkBytes: 7,             // optional: split every frame into 7-byte writes
 //     countTokens: false,        // POST /v1/messages/count_tokens answers 404 (default: served)
 //     tokenize: false,           // POST /tokenize answers 404, like a hosted server
+//     dialect: "llama-server",   // chunks and /tokenize as llama-server writes them
 //   });
 //   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
 //   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
@@ -19,6 +21,7 @@
 //   fake.enqueue(httpError(429, { error: { message: "slow down" } }, { "retry-after": "2" }));
 //   fake.enqueue(reply().text("partial").hang());           // then nothing, until the client
 //                                                           // aborts or fake.close()
+//   fake.enqueue(reply().gate(opened).text("late"));        // holds until `opened` resolves
 //   fake.enqueue(reply().streamError("overloaded"));        // a mid-stream error event
 //   fake.enqueue(reply().text("par").reset());              // connection dropped mid-stream
 //   fake.enqueue(reply().raw(sseText));                     // a recorded stream verbatim
@@ -49,6 +52,7 @@
 // processes: they only need the URL (e.g. AGENT_BASE_URL=fake.url).
 
 import {
+  type ChatDialect,
   chatErrorBody,
   checkChatRequest,
   type Rejection,
@@ -80,6 +84,8 @@ export { fakeCountTokens, fakeTokenizeCount, fakeTokens } from "./model_server_c
 export interface FakeModel {
   id: string;
   max_model_len?: number;
+  /** Listed as llama-server does: `meta.n_ctx` (the started window), no max_model_len. */
+  n_ctx?: number;
 }
 
 export interface FakeServerOptions {
@@ -92,6 +98,12 @@ export interface FakeServerOptions {
   countTokens?: boolean;
   /** Serve vLLM's POST /tokenize (default true; false answers 404 like a hosted server). */
   tokenize?: boolean;
+  /**
+   * "llama-server": Chat Completions chunks in llama-server's layout (finish_reason and index
+   * before delta, a ticking `created`, usage with timings), and its /tokenize, which reads only
+   * `content` and so answers the chat-form body with {"tokens": []}. Default "vllm".
+   */
+  dialect?: ChatDialect;
 }
 
 export type FakeWire =
@@ -208,6 +220,7 @@ export async function startFakeModelServer(
             if (state.closing) break;
             if (action.type === "frame") write(action.text);
             else if (action.type === "hang") await woken;
+            else if (action.type === "gate") await Promise.race([action.opened, woken]);
             else {
               // Deno aborts the connection (and logs this one line).
               controller.error(
@@ -279,6 +292,8 @@ export async function startFakeModelServer(
     return Response.json(
       kind === "count_tokens"
         ? countTokensAnswer(body)
+        : options.dialect === "llama-server"
+        ? { tokens: [] }
         : tokenizeAnswer(body, state.models[0]?.max_model_len ?? 32768),
     );
   };
@@ -320,7 +335,7 @@ export async function startFakeModelServer(
       return stream(
         wire === "messages"
           ? renderMessages(scripted, body, model)
-          : renderChat(scripted, body, model),
+          : renderChat(scripted, body, model, options.dialect),
       );
     } finally {
       notify();
@@ -465,6 +480,21 @@ function modelEntry(m: FakeModel): Record<string, unknown> {
     parent: null,
   };
   if (m.max_model_len !== undefined) entry.max_model_len = m.max_model_len;
+  if (m.n_ctx !== undefined) {
+    // llama-server's listing (tools/server): owned_by llamacpp and a meta block.
+    entry.owned_by = "llamacpp";
+    delete entry.root;
+    delete entry.parent;
+    entry.meta = {
+      vocab_type: 2,
+      n_vocab: 324,
+      n_ctx_train: Math.max(32768, m.n_ctx),
+      n_embd: 384,
+      n_params: 1207296,
+      size: 4829184,
+      n_ctx: m.n_ctx,
+    };
+  }
   return entry;
 }
 

@@ -13,6 +13,7 @@ import {
 export type StreamAction =
   | { type: "frame"; text: string }
   | { type: "hang" }
+  | { type: "gate"; opened: Promise<void> }
   | { type: "reset" };
 
 export interface Rejection {
@@ -108,18 +109,37 @@ export function chatErrorBody(status: number, message: string): Json {
 
 let serial = 0;
 
+/** Whose chunk layout the fake writes: vLLM/OpenAI's, or llama-server's (see below). */
+export type ChatDialect = "vllm" | "llama-server";
+
 export function renderChat(
   reply: ReplyBuilder,
   body: Json,
   model: string,
+  dialect: ChatDialect = "vllm",
 ): StreamAction[] {
   const id = `chatcmpl-fake${++serial}`;
-  const created = 1767225600;
+  let created = 1767225600;
   const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
   const actions: StreamAction[] = [];
   const frame = (data: unknown) =>
     actions.push({ type: "frame", text: `data: ${JSON.stringify(data)}\n\n` });
+  let chunks = 0;
   const chunk = (delta: Json, finish: string | null = null) => {
+    if (dialect === "llama-server") {
+      // tools/server/server-task.cpp: the choice's keys in insertion order, then created
+      // (the current second: it ticks within a stream), id, model, fingerprint, object.
+      if (++chunks % 3 === 0) created++;
+      frame({
+        choices: [{ finish_reason: finish, index: 0, delta }],
+        created,
+        id,
+        model,
+        system_fingerprint: "b1-fake",
+        object: "chat.completion.chunk",
+      });
+      return;
+    }
     const c: Json = {
       id,
       object: "chat.completion.chunk",
@@ -136,7 +156,7 @@ export function renderChat(
     }
     return actions;
   }
-  chunk({ role: "assistant", content: "" });
+  chunk({ role: "assistant", content: dialect === "llama-server" ? null : "" });
   let toolIndex = 0;
   let emitted = "";
   for (const step of reply.steps) {
@@ -159,16 +179,19 @@ export function renderChat(
       case "tool": {
         const index = toolIndex++;
         const callId = step.id ?? `chatcmpl-tool-fake${serial}x${index}`;
+        const json = step.raw ?? JSON.stringify(step.args);
+        const frags = splitFragments(json, step.fragments);
+        // llama-server sends the call's first argument fragment with its name.
+        const first = dialect === "llama-server" ? frags.shift() ?? "" : "";
         chunk({
           tool_calls: [{
             index,
             id: callId,
             type: "function",
-            function: { name: step.name, arguments: "" },
+            function: { name: step.name, arguments: first },
           }],
         });
-        const json = JSON.stringify(step.args);
-        for (const frag of splitFragments(json, step.fragments)) {
+        for (const frag of frags) {
           chunk({ tool_calls: [{ index, function: { arguments: frag } }] });
         }
         emitted += json;
@@ -176,6 +199,9 @@ export function renderChat(
       }
       case "hang":
         actions.push({ type: "hang" });
+        break;
+      case "gate":
+        actions.push({ type: "gate", opened: step.opened });
         break;
       case "streamError":
         frame({ error: { message: step.message, type: step.type, param: null, code: 500 } });
@@ -200,7 +226,18 @@ export function renderChat(
       completion_tokens: u.output,
     };
     if (u.cacheRead !== undefined) usage.prompt_tokens_details = { cached_tokens: u.cacheRead };
-    frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
+    if (dialect === "llama-server") {
+      frame({
+        choices: [],
+        created,
+        id,
+        model,
+        system_fingerprint: "b1-fake",
+        object: "chat.completion.chunk",
+        usage,
+        timings: { prompt_n: usage.prompt_tokens, predicted_n: u.output },
+      });
+    } else frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
   }
   actions.push({ type: "frame", text: "data: [DONE]\n\n" });
   return actions;

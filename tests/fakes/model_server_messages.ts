@@ -49,8 +49,24 @@ export function checkMessagesRequest(body: unknown, headers: Headers): Rejection
     }
   }
   const thinking = body.thinking;
-  if (isRecord(thinking) && "budget_tokens" in thinking) {
-    return { status: 400, message: "thinking.budget_tokens is not supported; use adaptive" };
+  // As the Messages API documents: "enabled" requires budget_tokens (at least 1024, below
+  // max_tokens); "adaptive" and "disabled" take none.
+  if (isRecord(thinking) && thinking.type === "enabled") {
+    const budget = thinking.budget_tokens;
+    if (typeof budget !== "number" || !Number.isInteger(budget)) {
+      return { status: 400, message: "thinking.enabled.budget_tokens: Field required" };
+    }
+    if (budget < 1024 || typeof body.max_tokens !== "number" || budget >= body.max_tokens) {
+      return {
+        status: 400,
+        message: "thinking.enabled.budget_tokens: must be >= 1024 and less than max_tokens",
+      };
+    }
+  } else if (isRecord(thinking) && "budget_tokens" in thinking) {
+    return {
+      status: 400,
+      message: `thinking.${String(thinking.type)}.budget_tokens: Extra inputs are not permitted`,
+    };
   }
   for (const key of Object.keys(body)) {
     if (!ALLOWED_KEYS.has(key)) {
@@ -276,7 +292,7 @@ export function renderMessages(reply: ReplyBuilder, body: Json, model: string): 
             input: {},
           },
         });
-        const json = JSON.stringify(step.args);
+        const json = step.raw ?? JSON.stringify(step.args);
         for (const frag of ["", ...splitFragments(json, step.fragments)]) {
           event("content_block_delta", {
             type: "content_block_delta",
@@ -290,6 +306,9 @@ export function renderMessages(reply: ReplyBuilder, body: Json, model: string): 
       }
       case "hang":
         actions.push({ type: "hang" });
+        break;
+      case "gate":
+        actions.push({ type: "gate", opened: step.opened });
         break;
       case "streamError":
         event("error", { type: "error", error: { type: step.type, message: step.message } });

@@ -6,8 +6,17 @@ export type ReplyStep =
   | { kind: "reasoning"; text: string; signature?: string }
   | { kind: "redacted"; data: string }
   | { kind: "text"; text: string }
-  | { kind: "tool"; name: string; args: Record<string, unknown>; id?: string; fragments: number }
+  | {
+    kind: "tool";
+    name: string;
+    args: Record<string, unknown>;
+    id?: string;
+    fragments: number;
+    /** Arguments text sent verbatim instead of JSON.stringify(args) (e.g. cut off). */
+    raw?: string;
+  }
   | { kind: "hang" }
+  | { kind: "gate"; opened: Promise<void> }
   | { kind: "streamError"; message: string; type: string }
   | { kind: "reset" }
   | { kind: "raw"; sse: string };
@@ -69,6 +78,27 @@ export class ReplyBuilder {
     return this;
   }
 
+  /**
+   * A tool call whose arguments text is sent exactly as given, e.g. `{"path":` as llama-server
+   * sends it when max_tokens cuts the call off (pair with .stop("max_tokens")).
+   */
+  toolRaw(
+    name: string,
+    rawArguments: string,
+    opts: { id?: string; fragments?: number } = {},
+  ): this {
+    const step: ReplyStep = {
+      kind: "tool",
+      name,
+      args: {},
+      fragments: opts.fragments ?? 2,
+      raw: rawArguments,
+    };
+    if (opts.id !== undefined) step.id = opts.id;
+    this.steps.push(step);
+    return this;
+  }
+
   usage(input: number, output: number, cache: { read?: number; creation?: number } = {}): this {
     this.usageValue = { input, output };
     if (cache.read !== undefined) this.usageValue.cacheRead = cache.read;
@@ -109,6 +139,15 @@ export class ReplyBuilder {
   /** Stop sending (connection stays open) until the client gives up or the fake closes. */
   hang(): this {
     this.steps.push({ kind: "hang" });
+    return this;
+  }
+
+  /**
+   * Hold the stream here until `opened` resolves (or the client goes away): a test sees what
+   * the client shows while it waits, then lets the reply go on. No timers involved.
+   */
+  gate(opened: Promise<void>): this {
+    this.steps.push({ kind: "gate", opened });
     return this;
   }
 

@@ -1,0 +1,121 @@
+// Loads what the history pages show (/runs, /jobs/<id>, /audit) from the store into the
+// plain props of history_pages.tsx. Every list is one page read through the store's
+// indexed history queries, plus one row past the page to know whether an older one exists.
+
+import { AUDIT } from "../../core/audit/audit.ts";
+import { errorText } from "../../core/logger.ts";
+import { previewFires } from "../../core/scheduler/schedule.ts";
+import type { Job, Run, RunFilter, Store } from "../../core/store/store.ts";
+import { spanHours, spanStart } from "./charts.tsx";
+import type { AuditPageData, JobPageData, RunsPageData } from "./history_pages.tsx";
+import { type AuditQuery, hrefWith, type RunsQuery } from "./history_query.ts";
+import { RUNS_PER_PAGE, type RunsTablePage } from "./runs_table.tsx";
+
+/** Runs in a job's history strip (and its success rate and median). */
+export const STRIP_RUNS = 50;
+const NEXT_FIRES = 5;
+const AUDIT_PER_PAGE = 50;
+
+function jobNameMap(store: Store): Map<number, string> {
+  return new Map(store.listJobs().map((j) => [j.id, j.name]));
+}
+
+function runsPage(
+  store: Store,
+  filter: RunFilter,
+  before: number | null,
+  path: string,
+  raw: Record<string, string>,
+  jobNames: Map<number, string>,
+): RunsTablePage {
+  const rows = store.listRunHistory(filter, {
+    limit: RUNS_PER_PAGE + 1,
+    ...(before === null ? {} : { before_id: before }),
+  });
+  const runs = rows.slice(0, RUNS_PER_PAGE);
+  return {
+    runs,
+    jobNames,
+    older: rows.length > RUNS_PER_PAGE
+      ? hrefWith(path, raw, { before: String(runs.at(-1)!.id) })
+      : null,
+    newest: before === null ? null : hrefWith(path, raw, { before: undefined }),
+  };
+}
+
+export function runsPageData(store: Store, now: Date, q: RunsQuery): RunsPageData {
+  const jobNames = jobNameMap(store);
+  const since = spanStart(now, q.span);
+  const filterRaw = { ...q.raw };
+  delete filterRaw.span;
+  const empty: RunsTablePage = { runs: [], jobNames, older: null, newest: null };
+  return {
+    now,
+    page: q.errors.length ? empty : runsPage(store, q.filter, q.before, "/runs", q.raw, jobNames),
+    raw: q.raw,
+    errors: q.errors,
+    jobs: [...jobNames].map(([id, name]) => ({ id, name })).sort((a, b) =>
+      a.name.localeCompare(b.name)
+    ),
+    charts: {
+      span: q.span,
+      hours: spanHours(now, q.span),
+      runs: store.runsPerHour(since),
+      tokens: store.tokensPerHour(since),
+    },
+    spanLinks: {
+      "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
+      "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),
+    },
+    filtered: Object.keys(filterRaw).some((k) => k !== "before"),
+  };
+}
+
+export function jobPageData(store: Store, now: Date, job: Job, q: RunsQuery): JobPageData {
+  let nextFires: Date[] = [];
+  let nextFiresError: string | null = null;
+  if (job.enabled) {
+    try {
+      // The stored next fire is the first; the rest follow the schedule from there.
+      const first = job.next_run_at ? new Date(job.next_run_at) : null;
+      nextFires = first ? [first, ...previewFires(job.schedule, first, NEXT_FIRES - 1)] : [];
+    } catch (err) {
+      nextFiresError = `The schedule cannot be previewed: ${errorText(err)}`;
+    }
+  }
+  const recent: Run[] = store.listRunHistory({ job_id: job.id }, { limit: STRIP_RUNS });
+  const names = new Map([[job.id, job.name]]);
+  const empty: RunsTablePage = { runs: [], jobNames: names, older: null, newest: null };
+  return {
+    now,
+    job,
+    nextFires,
+    nextFiresError,
+    recent,
+    page: q.errors.length
+      ? empty
+      : runsPage(store, q.filter, q.before, `/jobs/${job.id}`, q.raw, names),
+    errors: q.errors,
+  };
+}
+
+export function auditPageData(store: Store, now: Date, q: AuditQuery): AuditPageData {
+  const rows = q.errors.length ? [] : store.listAudit({
+    ...q.filter,
+    limit: AUDIT_PER_PAGE + 1,
+    ...(q.before === null ? {} : { before_id: q.before }),
+  });
+  const shown = rows.slice(0, AUDIT_PER_PAGE);
+  return {
+    now,
+    rows: shown,
+    raw: q.raw,
+    errors: q.errors,
+    actions: [...Object.values(AUDIT)].sort(),
+    older: rows.length > AUDIT_PER_PAGE
+      ? hrefWith("/audit", q.raw, { before: String(shown.at(-1)!.id) })
+      : null,
+    newest: q.before === null ? null : hrefWith("/audit", q.raw, { before: undefined }),
+    filtered: Object.keys(q.raw).some((k) => k !== "before"),
+  };
+}

@@ -1,0 +1,341 @@
+// The operator's history pages: /runs (every run, filterable, with the hourly charts),
+// /jobs/<id> (one job's settings, next fires, history strip, success rate, median duration
+// and its runs) and /audit (the audit log, filterable). Pure functions of their props; the
+// data comes from history_data.ts.
+
+import type { Child, FC } from "hono/jsx";
+import type { AuditRow, Job } from "../../core/store/store.ts";
+import { type ChartData, HistoryCharts } from "./charts.tsx";
+import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
+import { CLASSES, type FieldError, RUN_STATUSES } from "./history_query.ts";
+import { Card } from "./layout.tsx";
+import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
+import type { Run } from "../../core/store/store.ts";
+
+const Errors: FC<{ errors: FieldError[] }> = ({ errors }) =>
+  errors.length === 0 ? null : (
+    <div class="form-errors" role="alert" data-testid="filter-errors">
+      {errors.map((e) => (
+        <p class="error-note" data-error-for={e.field}>
+          <strong>{e.label}:</strong> {e.message}
+        </p>
+      ))}
+    </div>
+  );
+
+const Field: FC<{ label: string; for: string; children?: Child }> = (p) => (
+  <label class="filter-field" for={p.for}>
+    <span>{p.label}</span>
+    {p.children}
+  </label>
+);
+
+export interface RunsPageData {
+  now: Date;
+  page: RunsTablePage;
+  raw: Record<string, string>;
+  errors: FieldError[];
+  jobs: { id: number; name: string }[];
+  charts: ChartData;
+  spanLinks: Record<"24h" | "7d", string>;
+  filtered: boolean;
+}
+
+export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
+  <div class="stack">
+    <Card id="card-activity" title="Activity" wide>
+      <HistoryCharts data={data.charts} spanLinks={data.spanLinks} />
+    </Card>
+    <Card id="card-history" title="Runs" wide>
+      <form class="filters" method="get" action="/runs" id="runs-filter">
+        <Field label="Job" for="f-job">
+          <select id="f-job" name="job">
+            <option value="">All jobs</option>
+            {data.jobs.map((j) => (
+              <option value={String(j.id)} selected={data.raw.job === String(j.id)}>
+                {j.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Status" for="f-status">
+          <select id="f-status" name="status">
+            <option value="">Any status</option>
+            {RUN_STATUSES.map((s) => (
+              <option key={s} value={s} selected={data.raw.status === s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Class" for="f-class">
+          <select id="f-class" name="class">
+            <option value="">Any class</option>
+            {CLASSES.map((c) => (
+              <option key={c} value={c} selected={data.raw.class === c}>{c}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="From (UTC)" for="f-from">
+          <input
+            id="f-from"
+            name="from"
+            type="text"
+            placeholder="2026-03-02"
+            value={data.raw.from ?? ""}
+          />
+        </Field>
+        <Field label="To (UTC)" for="f-to">
+          <input
+            id="f-to"
+            name="to"
+            type="text"
+            placeholder="2026-03-03T06:00"
+            value={data.raw.to ?? ""}
+          />
+        </Field>
+        {data.raw.span ? <input type="hidden" name="span" value={data.raw.span} /> : null}
+        <div class="filter-actions">
+          <button type="submit" class="btn btn-primary">Filter</button>
+          {data.filtered ? <a class="btn btn-quiet" href="/runs">Clear</a> : null}
+        </div>
+      </form>
+      <Errors errors={data.errors} />
+      <RunsTable
+        page={data.page}
+        now={data.now}
+        showJob
+        empty={data.filtered
+          ? "No runs match these filters. Widen the dates or clear a filter."
+          : "No runs yet. Create a job on the dashboard and press Run now."}
+      />
+    </Card>
+  </div>
+);
+
+export interface JobPageData {
+  now: Date;
+  job: Job;
+  nextFires: Date[];
+  /** Why next fires could not be computed (a broken schedule), else null. */
+  nextFiresError: string | null;
+  /** The last 50 runs, newest first (the strip and the stats). */
+  recent: Run[];
+  page: RunsTablePage;
+  errors: FieldError[];
+}
+
+/** ok / every finished run that was an attempt (skips, queued and running left out). */
+export function successRate(runs: Run[]): { ok: number; of: number } {
+  const finished = runs.filter((r) =>
+    !["queued", "running", "skipped", "skipped_drift", "cancelled"].includes(r.status)
+  );
+  return { ok: finished.filter((r) => r.status === "ok").length, of: finished.length };
+}
+
+/** Median of the finished runs' durations (ms), or null when none reported one. */
+export function medianDurationMs(runs: Run[]): number | null {
+  const ms = runs.flatMap((r) => {
+    if (r.duration_ms !== null) return [r.duration_ms];
+    if (!r.started_at || !r.finished_at) return [];
+    const d = Date.parse(r.finished_at) - Date.parse(r.started_at);
+    return Number.isFinite(d) && d >= 0 ? [d] : [];
+  }).sort((a, b) => a - b);
+  if (ms.length === 0) return null;
+  const mid = Math.floor(ms.length / 2);
+  return ms.length % 2 ? ms[mid]! : Math.round((ms[mid - 1]! + ms[mid]!) / 2);
+}
+
+const Setting: FC<{ label: string; children?: Child; id?: string }> = (p) => (
+  <div class="fact">
+    <dt>{p.label}</dt>
+    <dd data-setting={p.id}>{p.children}</dd>
+  </div>
+);
+
+export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
+  const { job, now } = data;
+  const rate = successRate(data.recent);
+  const median = medianDurationMs(data.recent);
+  return (
+    <div class="stack">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href="/">Dashboard</a> <span aria-hidden="true">/</span> <a href="/runs">Runs</a>{" "}
+        <span aria-hidden="true">/</span> <span>{job.name}</span>
+      </nav>
+      <section class="card card-wide" aria-labelledby="job-title">
+        <header class="card-head">
+          <h1 id="job-title">
+            {job.name} <span class="muted">· job {job.id}</span>
+          </h1>
+          {job.enabled ? null : <span class="badge badge-disabled">disabled</span>}
+          <button type="button" class="btn" data-action="trigger-job" data-id={job.id}>
+            Run now
+          </button>
+        </header>
+        <dl class="facts">
+          <Setting label="Schedule" id="schedule">{scheduleText(job.schedule)}</Setting>
+          <Setting label="Class">{job.class}</Setting>
+          <Setting label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Setting>
+          <Setting label="Retries">{String(job.max_retries)}</Setting>
+          <Setting label="Token budget">
+            {job.token_budget === null ? "none" : String(job.token_budget)}
+          </Setting>
+          <Setting label="Priority">
+            {job.priority === null ? "class default" : String(job.priority)}
+          </Setting>
+          <Setting label="Base URL" id="base_url">
+            {job.base_url || "the outpost's default"}
+          </Setting>
+          <Setting label="Model" id="model">{job.model || "the endpoint's default"}</Setting>
+          <Setting label="Workdir">
+            <span class="mono">{job.workdir}</span>
+          </Setting>
+          <Setting label="Output">{job.output_surface || "report only"}</Setting>
+          <Setting label="Success rate" id="success-rate">
+            {rate.of === 0
+              ? "—"
+              : `${Math.round((rate.ok / rate.of) * 100)}% (${rate.ok} of ${rate.of})`}
+          </Setting>
+          <Setting label="Median duration" id="median-duration">
+            {median === null ? "—" : msText(median)}
+          </Setting>
+        </dl>
+        {job.dead_letter_reason
+          ? (
+            <p class="dead-letter" role="note">
+              <strong>Dead-letter:</strong> {job.dead_letter_reason}
+            </p>
+          )
+          : !job.enabled && job.disabled_reason
+          ? <p class="muted small">Disabled: {job.disabled_reason}</p>
+          : null}
+        <h2 class="sub-head">Next fires</h2>
+        {data.nextFiresError
+          ? <p class="error-note">{data.nextFiresError}</p>
+          : !job.enabled
+          ? <p class="empty">The job is disabled: it does not fire. Enable it on the dashboard.</p>
+          : data.nextFires.length === 0
+          ? <p class="empty">Nothing left to fire.</p>
+          : (
+            <ol class="fires" data-testid="next-fires">
+              {data.nextFires.map((d) => {
+                const iso = d.toISOString();
+                return (
+                  <li>
+                    <time datetime={iso}>{shortTime(iso)}</time>{" "}
+                    <span class="muted">({relativeTime(iso, now)})</span>
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+        <h2 class="sub-head">Last {data.recent.length} runs</h2>
+        <HistoryStrip runs={data.recent} jobId={job.id} />
+      </section>
+      <Card id="card-history" title="Runs" wide>
+        <RunsTable
+          page={data.page}
+          now={now}
+          showJob={false}
+          empty="No runs yet. Press Run now to start one."
+        />
+      </Card>
+    </div>
+  );
+};
+
+export interface AuditPageData {
+  now: Date;
+  rows: AuditRow[];
+  raw: Record<string, string>;
+  errors: FieldError[];
+  actions: string[];
+  older: string | null;
+  newest: string | null;
+  filtered: boolean;
+}
+
+export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
+  <div class="stack">
+    <Card id="card-audit" title="Audit log" wide>
+      <form class="filters" method="get" action="/audit" id="audit-filter">
+        <Field label="Action" for="f-action">
+          <select id="f-action" name="action">
+            <option value="">Any action</option>
+            {data.actions.map((a) => (
+              <option key={a} value={a} selected={data.raw.action === a}>{a}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Actor" for="f-actor">
+          <input
+            id="f-actor"
+            name="actor"
+            type="text"
+            placeholder="dashboard"
+            value={data.raw.actor ?? ""}
+          />
+        </Field>
+        <Field label="Target" for="f-target">
+          <input
+            id="f-target"
+            name="target"
+            type="text"
+            placeholder="job:3"
+            value={data.raw.target ?? ""}
+          />
+        </Field>
+        <div class="filter-actions">
+          <button type="submit" class="btn btn-primary">Filter</button>
+          {data.filtered ? <a class="btn btn-quiet" href="/audit">Clear</a> : null}
+        </div>
+      </form>
+      <Errors errors={data.errors} />
+      {data.rows.length === 0
+        ? (
+          <p class="empty" data-testid="audit-empty">
+            {data.filtered
+              ? "No audit rows match. Filters are exact: check the spelling, or clear them."
+              : "Nothing audited yet. Changes to jobs, answers, memory reads and governor edits appear here."}
+          </p>
+        )
+        : (
+          <div class="table-scroll">
+            <table class="history" aria-label="Audit rows">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Target</th>
+                  <th scope="col">Detail</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.rows.map((r) => (
+                  <tr data-audit-id={r.id} data-action={r.action}>
+                    <td>
+                      <time datetime={r.at} title={shortTime(r.at)}>{shortTime(r.at)}</time>
+                    </td>
+                    <td class="mono">{r.action}</td>
+                    <td>{r.actor}</td>
+                    <td class="mono clip">{r.target}</td>
+                    <td class="detail">{r.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      {data.older === null && data.newest === null
+        ? null
+        : (
+          <nav class="row-meta paging" aria-label="Audit pages">
+            {data.newest !== null ? <a href={data.newest}>Newest rows</a> : null}
+            {data.older !== null
+              ? <a href={data.older} rel="next" data-testid="older-audit">Older rows</a>
+              : null}
+          </nav>
+        )}
+    </Card>
+  </div>
+);

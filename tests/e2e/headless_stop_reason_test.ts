@@ -1,0 +1,82 @@
+// `agent -p` as a real child process against the fake model server: a truncated answer and
+// a refused `default` model end as errors that say so, in the JSON and in the report.
+
+import assert from "node:assert/strict";
+import { httpError, reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+
+async function setup(provider: string) {
+  const fake = await startFakeModelServer({
+    models: [{ id: "mock-text" }, { id: "mock-tool" }],
+  });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  const env = {
+    home,
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: provider,
+    AGENT_MEMORY_REFLECT: "0",
+    AGENT_MAX_TOKENS: "3",
+  };
+  const run = async () => {
+    const r = await runAgent([
+      "-p",
+      "--workdir",
+      work,
+      "--output-format",
+      "json",
+      "--output",
+      `${home}/r.md`,
+      "--",
+      "say hello",
+    ], env);
+    return {
+      code: r.code,
+      stderr: r.stderr,
+      json: JSON.parse(r.stdout) as HeadlessResult,
+      report: await Deno.readTextFile(`${home}/r.md`),
+    };
+  };
+  return {
+    fake,
+    run,
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+for (const provider of ["chat_completions", "messages"]) {
+  Deno.test(`headless (${provider}): an answer cut off by max_tokens exits 1 with the stop reason`, async () => {
+    await using t = await setup(provider);
+    t.fake.enqueue(reply().text("Hello from a").stop("max_tokens"));
+    const r = await t.run();
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.json.outcome, "error");
+    assert.equal(r.json.done_reason, "truncated");
+    assert.equal(r.json.stop_reason, "max_tokens");
+    assert.equal(r.json.final_text, "Hello from a");
+    assert.match(r.json.error ?? "", /cut off by max_tokens \(3 tokens\); raise AGENT_MAX_TOKENS/);
+    assert.match(r.report, /\*\*Done reason:\*\* truncated/);
+    assert.match(r.report, /\*\*Stop reason:\*\* max_tokens/);
+  });
+
+  Deno.test(`headless (${provider}): a refused "default" names the served models, not one as the answerer`, async () => {
+    await using t = await setup(provider);
+    t.fake.enqueue(httpError(400, {
+      error: { message: "/v1/messages: Invalid model name passed in model=default." },
+    }));
+    const r = await t.run();
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.json.error,
+      'the server does not accept the model "default"; set AGENT_MODEL to one of: ' +
+        "mock-text, mock-tool",
+    );
+    assert.equal(r.json.model, "default", "the probe's first model never answered");
+    assert.equal(r.json.stop_reason, undefined);
+  });
+}

@@ -1,0 +1,265 @@
+// Starts the real model-server peers for the end-to-end suites: llama.cpp's llama-server
+// serving scripts/peers' tiny scripted models, and the LiteLLM proxy with the scripted
+// providers of scripts/peers/litellm_handler.py. Binaries and models come from the peer cache
+// (scripts/peers/*.sh, run once per CI run by .ci/run); each test file starts what it needs
+// once. Readiness is each server's own "listening" log line, not a timer.
+
+import { litellmPath, llamaPaths } from "../peers.ts";
+import { ROOT, runAgent, tempHome } from "./agent_process.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+
+export interface Peer {
+  /** Base URL ending in /v1. */
+  url: string;
+  port: number;
+  /** Everything the server logged so far (for failure messages). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** A free loopback port (the peers take a port number, not 0). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** Spawns `cmd` and resolves once its output matches `ready`; rejects if it exits first. */
+async function spawnUntil(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; ready: RegExp; port: number },
+): Promise<Peer> {
+  const child = new Deno.Command(cmd, {
+    args,
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    env: { ...(opts.env ?? {}) },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const piece of stream.pipeThrough(new TextDecoderStream())) {
+      text += piece;
+      if (text.length > 200_000) text = text.slice(-100_000);
+      if (opts.ready.test(text)) markReady();
+    }
+  };
+  const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
+  const exited = child.status.then((s) => {
+    throw new Error(`${cmd} exited (${s.code}) before it was ready:\n${text.slice(-3000)}`);
+  });
+  await Promise.race([ready, exited]);
+  exited.catch(() => {/* stopped on purpose later */});
+  return {
+    url: `http://127.0.0.1:${opts.port}/v1`,
+    port: opts.port,
+    log: () => text,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await child.status;
+      await drained;
+    },
+  };
+}
+
+/** llama-server serving one of the scripted models (peer-text, peer-tool, peer-tool2, peer-think). */
+export function startLlama(
+  model: string,
+  opts: { ctx?: number } = {},
+): Promise<Peer> {
+  const { server, models } = llamaPaths();
+  const port = freePort();
+  return spawnUntil(server, [
+    "-m",
+    `${models}/${model}.gguf`,
+    "--alias",
+    model,
+    "--jinja",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "-c",
+    String(opts.ctx ?? 32768),
+    // Two slots keep each wire's prompt cached (the wires render the same conversation
+    // differently, and one slot would reprocess ~9k tokens at every switch). A pinned small
+    // window stays one slot, so meta.n_ctx is the window a request really gets.
+    "-np",
+    opts.ctx ? "1" : "2",
+    // The agent's own prompt is ~9k tokens in this byte-level vocabulary: large batches and
+    // both cores process it 4-5 times faster than the defaults (7 s instead of 38 s cold).
+    "-t",
+    "2",
+    "-b",
+    "4096",
+    "-ub",
+    "2048",
+    "--no-webui",
+  ], { ready: /listening on http/, port });
+}
+
+export const LITELLM_KEY = "sk-peer-test";
+
+/**
+ * The LiteLLM proxy on a fresh port, with the scripted providers, mock models, and `openai/`
+ * bridges to the given llama-server peers (model name → peer).
+ */
+export async function startLitellm(bridges: Record<string, Peer> = {}): Promise<Peer> {
+  const dir = await tempHome();
+  await Deno.copyFile(`${ROOT}/scripts/peers/litellm_handler.py`, `${dir}/litellm_handler.py`);
+  const bridgeModels = Object.entries(bridges).map(([name, peer]) => `
+  - model_name: ${name}
+    litellm_params:
+      model: openai/${name}
+      api_base: ${peer.url}
+      api_key: sk-none`).join("");
+  await Deno.writeTextFile(
+    `${dir}/config.yaml`,
+    `model_list:
+  - model_name: mock-text
+    litellm_params:
+      model: openai/mock-text
+      api_key: sk-none
+      api_base: http://127.0.0.1:9/v1
+      mock_response: "Hello from the LiteLLM mock."
+  - model_name: mock-ratelimit
+    litellm_params:
+      model: openai/mock-ratelimit
+      api_key: sk-none
+      api_base: http://127.0.0.1:9/v1
+      mock_response: "litellm.RateLimitError"
+  - model_name: script-tool
+    litellm_params:
+      model: scripted/script-tool
+  - model_name: script-tool2
+    litellm_params:
+      model: scriptedparallel/script-tool2
+  - model_name: script-text
+    litellm_params:
+      model: scriptedtext/script-text${bridgeModels}
+litellm_settings:
+  custom_provider_map:
+    - {"provider": "scripted", "custom_handler": litellm_handler.scripted_tool}
+    - {"provider": "scriptedtext", "custom_handler": litellm_handler.scripted_text}
+    - {"provider": "scriptedparallel", "custom_handler": litellm_handler.scripted_parallel}
+  num_retries: 0
+general_settings:
+  master_key: ${LITELLM_KEY}
+`,
+  );
+  const port = freePort();
+  const peer = await spawnUntil(
+    litellmPath(),
+    ["--config", "config.yaml", "--host", "127.0.0.1", "--port", String(port)],
+    {
+      cwd: dir,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: dir,
+        // Offline: the cost map ships with the package.
+        LITELLM_LOCAL_MODEL_COST_MAP: "True",
+        PYTHONDONTWRITEBYTECODE: "1",
+      },
+      ready: /Uvicorn running on/,
+      port,
+    },
+  );
+  return {
+    ...peer,
+    async stop() {
+      await peer.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+export interface PeerRun {
+  code: number;
+  stderr: string;
+  json: HeadlessResult;
+  report: string;
+  /** The session journal (JSON lines): every message of the run, tool results included. */
+  journal: string;
+}
+
+/** `agent -p --output-format json` against a peer, in a fresh home with hello.txt/other.txt. */
+export async function runAgainst(
+  peer: Pick<Peer, "url">,
+  opts: {
+    provider: "chat_completions" | "messages";
+    prompt: string;
+    model?: string;
+    key?: string;
+    env?: Record<string, string>;
+    /** Files for the workspace (default: hello.txt and other.txt). */
+    files?: Record<string, string>;
+    /** A second prompt, run with --resume in the same session after the first succeeds. */
+    then?: string;
+    /** The global settings.toml, e.g. `[thinking]\ntype = "disabled"\n`. */
+    settingsToml?: string;
+  },
+): Promise<PeerRun> {
+  const home = await tempHome();
+  try {
+    const work = `${home}/work`;
+    await Deno.mkdir(work);
+    if (opts.settingsToml !== undefined) {
+      await Deno.mkdir(`${home}/.agent`, { recursive: true });
+      await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);
+    }
+    const files = opts.files ?? { "hello.txt": "hello peer\n", "other.txt": "other peer\n" };
+    for (const [name, body] of Object.entries(files)) {
+      await Deno.writeTextFile(`${work}/${name}`, body);
+    }
+    const env = {
+      home,
+      // The Messages wire trims the /v1 itself (spec 4.3).
+      AGENT_BASE_URL: peer.url,
+      AGENT_PROVIDER: opts.provider,
+      AGENT_API_KEY: opts.key ?? LITELLM_KEY,
+      AGENT_MEMORY_REFLECT: "0",
+      ...(opts.model ? { AGENT_MODEL: opts.model } : {}),
+      ...(opts.env ?? {}),
+    };
+    const once = async (prompt: string, resume?: string): Promise<PeerRun> => {
+      const r = await runAgent([
+        "-p",
+        "--workdir",
+        work,
+        ...(resume ? ["--resume", resume] : []),
+        "--output-format",
+        "json",
+        "--output",
+        `${home}/r.md`,
+        "--",
+        prompt,
+      ], env);
+      let json: HeadlessResult;
+      try {
+        json = JSON.parse(r.stdout) as HeadlessResult;
+      } catch {
+        throw new Error(`no JSON result (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+      }
+      const report = await Deno.readTextFile(`${home}/r.md`);
+      const journal = json.session_id
+        ? await Deno.readTextFile(`${home}/.agent/sessions/${json.session_id}.jsonl`)
+        : "";
+      return { code: r.code, stderr: r.stderr, json, report, journal };
+    };
+    const first = await once(opts.prompt);
+    if (opts.then === undefined) return first;
+    if (first.code !== 0 || !first.json.session_id) {
+      throw new Error(`the first run failed: ${JSON.stringify(first.json)}`);
+    }
+    return await once(opts.then, first.json.session_id);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+}

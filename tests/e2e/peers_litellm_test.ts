@@ -1,0 +1,233 @@
+// The real `agent -p` through the LiteLLM proxy 1.106.2 on both wires: scripted streams
+// (scripts/peers/litellm_handler.py) framed by LiteLLM itself, `openai/` bridges to
+// llama-server, its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself
+// is wrong, a test pins the upstream behaviour by name, so an upgrade that fixes it fails
+// here and is noticed. The proxy starts once for this file (7-9 s).
+
+import assert from "node:assert/strict";
+import { type PeerProbe, peerTest, probes } from "../peers.ts";
+import { type Peer, runAgainst, startLitellm, startLlama } from "./peers_kit.ts";
+
+const WIRES = ["chat_completions", "messages"] as const;
+type Provider = (typeof WIRES)[number];
+/** LiteLLM's Messages adapter turns any `thinking` into reasoning_effort (see the test below). */
+const NO_THINKING = '[thinking]\ntype = "disabled"\n';
+const SCRIPTED_TEXT = 'Hello from a scripted LiteLLM stream: "quoted" back\\slash tab\there ' +
+  "é 🎉 line\u2028sep done.";
+
+const bothPeers: PeerProbe = () => probes.litellm() ?? probes.llamaServer();
+
+let started: Promise<{ proxy: Peer; llama: Peer[] }> | undefined;
+async function proxy(): Promise<Peer> {
+  started ??= (async () => {
+    const [think, tool] = await Promise.all([startLlama("peer-think"), startLlama("peer-tool")]);
+    const proxy = await startLitellm({ "peer-think": think, "peer-tool": tool });
+    return { proxy, llama: [think, tool] };
+  })();
+  return (await started).proxy;
+}
+
+const opts = { sanitizeResources: false, sanitizeOps: false };
+
+function scenario(name: string, fn: (provider: Provider) => Promise<void>): void {
+  peerTest(`litellm: ${name} (both wires)`, bothPeers, async () => {
+    // One wire after the other: the peers are CPU-bound on a small machine.
+    const outcomes: PromiseSettledResult<void>[] = [];
+    for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
+    const failed = outcomes.flatMap((o, i) =>
+      o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
+    );
+    if (failed.length > 0) throw new Error(failed.join("\n\n"));
+  }, opts);
+}
+
+function journalParts(journal: string): { type: string; text?: string; content?: string }[] {
+  return journal.split("\n").filter((l) => l).flatMap((l) => {
+    const e = JSON.parse(l) as { message?: { parts?: { type: string }[] } };
+    return e.message?.parts ?? [];
+  });
+}
+
+scenario(
+  "a scripted text stream with escapes, emoji, U+2028 (kept on both wires) and cached usage",
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "script-text",
+      prompt: "Say hello.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    assert.equal(r.json.final_text, SCRIPTED_TEXT);
+    assert.equal(r.json.model, "script-text");
+    assert.equal(r.json.usage.output_tokens, 12);
+    if (provider === "chat_completions") {
+      // prompt_tokens 13 with 8 cached: input excludes the cached part.
+      assert.equal(r.json.usage.input_tokens, 5);
+      assert.equal(r.json.usage.cache_read_tokens, 8);
+    }
+  },
+);
+
+scenario("a scripted tool-call round trip", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "script-tool",
+    prompt: "Read hello.txt.",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+  assert.equal(r.json.final_text, "The tool said: 1\thello peer");
+});
+
+scenario(
+  "parallel tool calls with interleaved fragments (mis-framed on /v1/messages: pinned)",
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "script-tool2",
+      prompt: "Read both files.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    const parts = journalParts(r.journal);
+    const calls = parts.filter((p) => p.type === "tool_call") as unknown as {
+      input: Record<string, unknown>;
+      raw_arguments?: string;
+    }[];
+    const results = parts.filter((p) => p.type === "tool_result").map((p) => p.content ?? "");
+    if (provider === "chat_completions") {
+      assert.deepEqual(calls.map((c) => c.input), [{ path: "hello.txt" }, { path: "other.txt" }]);
+      assert.match(results[1] ?? "", /other peer/);
+    } else {
+      // Upstream LiteLLM 1.106.2: its Anthropic adapter appends every input_json_delta to the
+      // last tool_use block, so block 0 gets nothing and block 1 the two calls' fragments
+      // interleaved. The agent no longer runs the garbled call: the model is told what came.
+      // When an upgrade frames them right, this fails: expect both files read.
+      assert.equal(calls[1]?.raw_arguments, '{"path"{"path": "hell: "otheo.txt"}r.txt"}');
+      assert.match(
+        results[1] ?? "",
+        /^Not run: the arguments of this view call are not valid JSON/,
+      );
+    }
+  },
+);
+
+scenario("a tool call through the openai/ bridge to llama-server", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "peer-tool",
+    prompt: "Read hello.txt.",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+  assert.equal(r.json.final_text, "The file says: hello peer.");
+});
+
+scenario(
+  "reasoning through the bridge (dropped on the Messages adapter: pinned)",
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-think",
+      prompt: "Say hello.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    assert.equal(r.json.final_text, "Hello from a tiny scripted llama.");
+    const reasoning = journalParts(r.journal).filter((p) => p.type === "reasoning");
+    if (provider === "chat_completions") {
+      assert.match(reasoning[0]?.text ?? "", /The user wants a greeting\./);
+    } else {
+      // Upstream LiteLLM 1.106.2: its /v1/messages adapter drops the upstream's
+      // reasoning_content. When an upgrade passes it on, this fails: expect a thinking block.
+      assert.equal(reasoning.length, 0, "LiteLLM now forwards reasoning on /v1/messages");
+    }
+  },
+);
+
+scenario("429 from the proxy: retried, then an explained error", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "mock-ratelimit",
+    prompt: "hi",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.json.error ?? "", /^429 from POST .*Gave up after 4 attempts; try again later\./s);
+  assert.ok(!(r.json.error ?? "").includes(".."), r.json.error);
+});
+
+scenario(
+  'the sentinel "default" refused with 400: the served models are named',
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      prompt: "hi",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.json.error ?? "",
+      /^the server does not accept the model "default"; set AGENT_MODEL to one of: .*script-text/,
+    );
+    assert.equal(r.json.model, "default", "no served model answered");
+  },
+);
+
+scenario("a wrong key", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "script-text",
+    prompt: "hi",
+    key: "sk-wrong",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 1);
+  // Upstream LiteLLM 1.106.2 without a database answers an unknown key 400 "No connected db."
+  // rather than 401; the wire explains it as a key problem.
+  assert.match(r.json.error ?? "", /No connected db\. A LiteLLM proxy .* check the API key/);
+});
+
+peerTest(
+  "litellm (messages): a thinking field becomes reasoning_effort; the error names the setting",
+  bothPeers,
+  async () => {
+    // The default thinking.type (adaptive) sends `thinking`; LiteLLM turns it into
+    // reasoning_effort, which the scripted provider does not list (400).
+    const r = await runAgainst(await proxy(), {
+      provider: "messages",
+      model: "script-text",
+      prompt: "hi",
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.json.error ?? "", /reasoning_effort/);
+    assert.match(r.json.error ?? "", /Set thinking\.type = "disabled"/);
+  },
+  opts,
+);
+
+peerTest(
+  "litellm (messages): a mock_response is answered as plain JSON to a stream request (pinned)",
+  bothPeers,
+  async () => {
+    // Upstream LiteLLM 1.106.2: /v1/messages with stream: true and a string mock_response
+    // answers application/json, not an event stream. When fixed, this run succeeds.
+    const r = await runAgainst(await proxy(), {
+      provider: "messages",
+      model: "mock-text",
+      prompt: "hi",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 1, "LiteLLM now streams mock responses on /v1/messages");
+    assert.match(r.json.error ?? "", /got JSON/);
+  },
+  opts,
+);
+
+peerTest("litellm: stop the peers", bothPeers, async () => {
+  if (!started) return;
+  const { proxy, llama } = await started;
+  await proxy.stop();
+  for (const peer of llama) await peer.stop();
+}, opts);
