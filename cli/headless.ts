@@ -336,6 +336,7 @@ function buildResult(
     ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
+    sandbox: ctx.sandbox.describe(),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

@@ -15,7 +15,9 @@ import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
 import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/effort.ts";
 import { ModelNameResolver } from "../core/wires/probe.ts";
-import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
+import { workspaceTools } from "../core/tools/registry.ts";
+import { openSandbox, type Sandbox, SandboxConfigError } from "../core/sandbox/sandbox.ts";
+import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
@@ -62,6 +64,8 @@ export interface AgentContext {
   /** The workspace's AGENTS.md as it goes into the system prompt (core/agent/workspace_brief.ts). */
   brief?: string;
   memory?: MemoryStore;
+  /** What confines the model's commands (the shell tool, later MCP servers). */
+  sandbox: Sandbox;
   /** The MCP servers of this process (absent when none are configured); their tools are in `tools`. */
   mcp?: McpManager;
 }
@@ -124,7 +128,8 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
 
-  const tools: Tool[] = [...WORKSPACE_TOOLS];
+  const sandbox = await sandboxFor(settings, workdir, home, input.env);
+  const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
   if (mcp) tools.push(...mcp.tools());
   const system = composeSystemPrompt({
@@ -147,8 +152,51 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     system,
     ...(brief ? { brief } : {}),
     ...(memory ? { memory } : {}),
+    sandbox,
     ...(mcp ? { mcp } : {}),
   };
+}
+
+/**
+ * The run's sandbox: the workdir is the only host directory its commands can write; the agent
+ * home, the memory root, the settings files and the real HOME are never mounted (masked when
+ * they lie inside the workdir); the project settings file stays readable but not writable.
+ * `sandbox = "bubblewrap"` insists: a bwrap that cannot start stops the run here. `auto`
+ * finds out at the first shell call and refuses that call instead.
+ */
+async function sandboxFor(
+  settings: Settings,
+  workdir: string,
+  home: string,
+  env: Env,
+): Promise<Sandbox> {
+  const realHome = env.get("HOME")?.trim();
+  let sandbox: Sandbox;
+  try {
+    sandbox = openSandbox({
+      mode: settings.sandbox,
+      network: settings.sandbox_network === "on",
+      passEnv: settings.sandbox_env,
+      workdir,
+      hidden: [
+        home,
+        settings.memory_dir,
+        globalSettingsPath(home),
+        ...(realHome ? [realHome] : []),
+      ],
+      readOnly: settings.files?.project ? [settings.files.project] : [],
+      env,
+      settingsPath: globalSettingsPath(home),
+    });
+  } catch (err) {
+    if (err instanceof SandboxConfigError) throw new SetupError(err.message, { cause: err });
+    throw err;
+  }
+  if (settings.sandbox === "bubblewrap") {
+    const refusal = await sandbox.check();
+    if (refusal !== null) throw new SetupError(refusal);
+  }
+  return sandbox;
 }
 
 /** Where sessions are journaled: <AGENT_HOME>/sessions. */

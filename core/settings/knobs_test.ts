@@ -30,6 +30,10 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     memory_enabled: null,
     memory_reflect: "AGENT_MEMORY_REFLECT",
     memory_dir: "AGENT_MEMORY_DIR",
+    // Not in spec 2.2 (issue 14); AGENT_SANDBOX is taken: the outpost sets it to "container".
+    sandbox: "AGENT_SANDBOX_MODE",
+    sandbox_network: "AGENT_SANDBOX_NETWORK",
+    sandbox_env: null,
     providers: null,
     mcp_servers: null,
     mcp_keys: null,
@@ -43,6 +47,9 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     "model_favorites",
     "provider_keys",
     "providers",
+    "sandbox",
+    "sandbox_env",
+    "sandbox_network",
   ]);
 });
 

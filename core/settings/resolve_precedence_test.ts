@@ -200,6 +200,25 @@ const CASES: Case[] = [
     global: { toml: `memory_dir = "/m/glob"`, value: "/m/glob" },
     default: "<home>/memory",
   },
+  {
+    key: "sandbox",
+    flag: { flags: { sandbox: "bubblewrap" }, value: "bubblewrap" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox = "auto"`, value: "auto" },
+    default: "auto",
+  },
+  {
+    key: "sandbox_network",
+    flag: { flags: { "sandbox-network": "on" }, value: "on" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox_network = "on"`, value: "on" },
+    default: "off",
+  },
+  {
+    key: "sandbox_env",
+    global: { toml: `sandbox_env = ["GITHUB_TOKEN"]`, value: ["GITHUB_TOKEN"] },
+    default: [],
+  },
 ];
 
 const LEVELS = ["flag", "env", "project", "global"] as const;
