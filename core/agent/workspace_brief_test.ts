@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { BRIEF_MAX_BYTES, readWorkspaceBrief } from "./workspace_brief.ts";
 import { composeSystemPrompt } from "./system_prompt.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 async function workspace(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "brief-" }));
@@ -71,15 +72,17 @@ Deno.test("an AGENTS.md symlink leading outside the workspace is not followed", 
   }
 });
 
-Deno.test({
-  name: "an unreadable AGENTS.md is an error naming the file, never a missing brief",
-  ignore: Deno.uid() === 0, // root reads any file: the refusal cannot be staged
-}, async () => {
+Deno.test("an unreadable AGENTS.md is an error naming the file, never a missing brief", async () => {
+  // Root reads a 000 file, so the agent's own flags plus a --deny-read make the refusal.
   const dir = await workspace();
   try {
     await Deno.writeTextFile(`${dir}/AGENTS.md`, "rules");
-    await Deno.chmod(`${dir}/AGENTS.md`, 0o000);
-    await assert.rejects(readWorkspaceBrief(dir), /cannot read the workspace brief .*AGENTS\.md/);
+    const [line] = await runRefused(
+      `const { readWorkspaceBrief } = await import(repo + "core/agent/workspace_brief.ts");
+console.log(await outcome(() => readWorkspaceBrief(${JSON.stringify(dir)})));`,
+      [`--deny-read=${dir}/AGENTS.md`],
+    );
+    assert.match(line!, /^error: cannot read the workspace brief .*AGENTS\.md/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
