@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { type FakeModelServer, reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { peerTest, probes } from "../peers.ts";
 import { OUTPOST_PERMISSIONS, RUN_FLAGS } from "../../scripts/permissions.ts";
 import {
@@ -30,6 +30,14 @@ const UNMASK_PROC = ["--security-opt", "unmask=/proc/*"];
 /** The orphan a sandboxed command leaves: a sleep no other process in the container runs. */
 const SANDBOX_ORPHAN = "sleep 86399";
 
+/** What the run's first tool call returned to the model: the `tool` message of model call 2. */
+function firstToolResult(fake: FakeModelServer): string {
+  const body = fake.requests[1]?.body as { messages?: { role: string; content: unknown }[] };
+  const message = body?.messages?.find((m) => m.role === "tool");
+  assert.ok(message, `no tool result in ${JSON.stringify(body?.messages)}`);
+  return String(message.content);
+}
+
 /** A P-256 VAPID private key as PKCS#8 PEM, the file secret push reads. */
 async function vapidPem(): Promise<string> {
   const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
@@ -42,7 +50,7 @@ async function vapidPem(): Promise<string> {
 }
 
 peerTest(
-  "the from-source image runs a job to ok as a non-root user, reaps orphans, stops on SIGTERM and keeps its history",
+  "the from-source image runs a job to ok as a non-root user with its commands in bubblewrap, reaps orphans, stops on SIGTERM and keeps its history",
   probes.podman,
   async () => {
     await ensureBaseImage();
@@ -175,8 +183,7 @@ peerTest(
       const status = await (await door(`api/v1/jobs/${jobId}/runs/${runId}`)).json();
       assert.equal(status.status, "ok");
       assert.equal(status.exit_code, 0);
-      const toolResult = JSON.stringify(fake.requests[1]?.body);
-      assert.match(toolResult, /exit code 0/, toolResult);
+      assert.match(firstToolResult(fake), /^exit code 0/);
 
       // The report is on the mounted volume, written by the non-root user.
       const runsDir = join(data, "outpost", "runs", String(jobId));
@@ -257,6 +264,84 @@ peerTest(
     } finally {
       await podman(["rm", "-f", "-t", "0", name], { allowFail: true });
       await podman(["secret", "rm", secret], { allowFail: true });
+      await fake.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+peerTest(
+  "without --security-opt unmask=/proc/*, the run's shell call is refused with the container's fix",
+  probes.podman,
+  async () => {
+    await ensureBaseImage();
+    await ensureDenoImage();
+    await buildSourceImage(IMAGE);
+
+    const name = `agent-outpost-masked-${Deno.pid}`;
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-container-" }));
+    const data = join(dir, "data");
+    const work = join(dir, "workspaces", "w1");
+    await Deno.mkdir(work, { recursive: true });
+    await Deno.mkdir(data);
+    for (const path of [data, join(dir, "workspaces"), work]) {
+      await Deno.chown(path, OUTPOST_UID, OUTPOST_UID);
+    }
+    const fake = await startFakeModelServer({
+      models: [{ id: "served-model", max_model_len: 32768 }],
+    });
+    const port = freePort();
+    try {
+      // The engine's defaults: /proc is masked, so bwrap cannot mount a fresh one.
+      await podman([
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network=host",
+        "--health-interval=disable",
+        "-v",
+        `${data}:/data`,
+        "-v",
+        `${join(dir, "workspaces")}:/workspaces`,
+        "-e",
+        "AGENT_OUTPOST_HOST=127.0.0.1",
+        "-e",
+        `AGENT_OUTPOST_PORT=${port}`,
+        "-e",
+        `AGENT_BASE_URL=${fake.url}`,
+        "-e",
+        "AGENT_PROVIDER=chat_completions",
+        "-e",
+        "AGENT_MEMORY_REFLECT=0",
+        IMAGE,
+      ]);
+      const url = await waitForListening(name, 1);
+      const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
+        .trim();
+      fake.enqueue(reply().tool("shell", { command: "touch ran.txt" }));
+      fake.enqueue(reply().text("The shell was refused.").usage(40, 6));
+      const submitted = await fetch(`${url}api/v1/jobs`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ prompt: "touch a file", workdir: "/workspaces/w1" }),
+      });
+      assert.equal(submitted.status, 202, await submitted.clone().text());
+      const { run_id: runId } = await submitted.json();
+      // The refusal is a tool result, not a failed run: the model is told and answers.
+      assert.equal(await waitForRunEnd(url, runId), "ok");
+
+      // The tool result the model got says why and names the run option that fixes it.
+      const refusal = firstToolResult(fake);
+      assert.match(refusal, /^sandbox: bubblewrap cannot start here \(bwrap: [^)]*proc/);
+      assert.ok(refusal.includes("start it with --security-opt unmask=/proc/*"), refusal);
+      assert.ok(refusal.includes("docker: --security-opt systempaths=unconfined"), refusal);
+      assert.ok(refusal.includes("AGENT_SANDBOX_MODE=off"), refusal);
+      // And the command never ran, not even unsandboxed.
+      await assert.rejects(Deno.stat(join(work, "ran.txt")), Deno.errors.NotFound);
+      fake.assertNoViolations();
+    } finally {
+      await podman(["rm", "-f", "-t", "0", name], { allowFail: true });
       await fake.close();
       await Deno.remove(dir, { recursive: true });
     }
