@@ -17,6 +17,7 @@ import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/r
 import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
+import { timingMark } from "../core/timing_marks.ts";
 
 /**
  * Reports are owner-only, like the session journal: they hold the prompt and the answer.
@@ -80,6 +81,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
   for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
 
+  timingMark("journal");
   const result = await runLoop(history, {
     wire: ctx.wire,
     model: ctx.settings.model,
@@ -126,6 +128,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
+  timingMark("answer");
   let final = outcome;
   const reflectionUsage = await maybeReflect(ctx, result, journal, deps, args.mode);
   if (reflectionUsage) {
@@ -138,6 +141,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
+  timingMark("reflection");
   return final.exit_code;
 }
 
