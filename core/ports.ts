@@ -17,22 +17,35 @@ export interface Clock {
  */
 export const systemClock: Clock = {
   now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = AbortSignal.timeout(Math.max(0, ms));
-      const onTime = () => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        timer.removeEventListener("abort", onTime);
-        reject(signal?.reason);
-      };
-      timer.addEventListener("abort", onTime, { once: true });
-      signal?.addEventListener("abort", onAbort, { once: true });
-    }),
+  sleep: async (ms, signal) => {
+    // A timer fires at once beyond 2^31-1 ms (about 24.8 days): longer waits go in pieces.
+    let left = Math.max(0, ms);
+    do {
+      const piece = Math.min(left, MAX_TIMER_MS);
+      await timeoutSleep(piece, signal);
+      left -= piece;
+    } while (left > 0);
+  },
 };
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function timeoutSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = AbortSignal.timeout(ms);
+    const onTime = () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      timer.removeEventListener("abort", onTime);
+      reject(signal?.reason);
+    };
+    timer.addEventListener("abort", onTime, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
 
 /** Read-only view of environment variables. */
 export interface Env {

@@ -43,3 +43,13 @@ Deno.test("sleep rejects with the abort reason, also when aborted already", asyn
   await assert.rejects(waiting, /stopped/);
   await assert.rejects(systemClock.sleep(1, stop.signal), /stopped/);
 });
+
+Deno.test("a sleep beyond a timer's range (2^31 ms) waits instead of firing at once", async () => {
+  const lines = await runSnippet(
+    `const stop = new AbortController();
+     systemClock.sleep(3_000_000_000, stop.signal).then(() => console.log("woke"), () => console.log("stopped"));
+     await new Promise((r) => AbortSignal.timeout(50).addEventListener("abort", r));
+     stop.abort(new Error("stopped"));`,
+  );
+  assert.deepEqual(lines, ["stopped"]);
+});
