@@ -214,6 +214,7 @@ function printMarks(): void {
       }
       add("process exit (after the exit mark)", sample.ms - start - prev);
     }
+    if (phases.size === 0) continue; // a checkout without AGENT_TIMING marks
     console.log(`\nwhere ${s.name} spends its time (median ms per phase, ending at the mark)`);
     for (const [name, xs] of phases) {
       console.log(`  ${name.padEnd(38)} ${median(xs).toFixed(1).padStart(6)}`);
