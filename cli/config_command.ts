@@ -4,6 +4,7 @@
 import { describeSource } from "../core/settings/errors.ts";
 import { KNOBS } from "../core/settings/knobs.ts";
 import { maskKey } from "../core/settings/mask.ts";
+import { describeMcpServer } from "../core/settings/mcp_servers.ts";
 import type { ProviderPreset, Settings, Source } from "../core/settings/types.ts";
 
 export interface ConfigRow {
@@ -24,11 +25,13 @@ export function configRows(settings: Settings): ConfigRow[] {
   for (const knob of KNOBS) {
     const source = settings.sources[knob.key] ?? { kind: "default", detail: knob.defaultText };
     const value = record[knob.field];
-    if (knob.key === "provider_keys") {
-      const entries = Object.entries(settings.provider_keys);
+    if (knob.key === "provider_keys" || knob.key === "mcp_keys") {
+      const entries = Object.entries(
+        knob.key === "mcp_keys" ? settings.mcp_keys : settings.provider_keys,
+      );
       if (entries.length === 0) rows.push({ key: knob.key, value: {}, source });
       for (const [id, key] of entries) {
-        rows.push({ key: `provider_keys.${id}`, value: maskKey(key), source });
+        rows.push({ key: `${knob.key}.${id}`, value: maskKey(key), source });
       }
     } else if (knob.key === "providers") {
       for (const p of settings.providers) {
@@ -36,6 +39,16 @@ export function configRows(settings: Settings): ConfigRow[] {
           key: `providers.${p.id}`,
           value: describeRow(p),
           source: p.builtin ? { kind: "default", detail: "built-in preset" } : source,
+        });
+      }
+    } else if (knob.key === "mcp_servers") {
+      if (settings.mcp_servers.length === 0) rows.push({ key: knob.key, value: {}, source });
+      for (const s of settings.mcp_servers) {
+        rows.push({
+          key: `mcp_servers.${s.name}`,
+          // Env values and headers may hold secrets: only their names are shown.
+          value: `${s.transport} ${describeMcpServer(s)}${s.enabled ? "" : " (disabled)"}`,
+          source: { kind: s.scope, detail: s.file },
         });
       }
     } else if (knob.key === "api_key") {
@@ -53,9 +66,18 @@ export function configRows(settings: Settings): ConfigRow[] {
 
 function formatValue(key: string, value: unknown): string {
   if (value === null) return "(unset)";
-  if (key.startsWith("providers.")) return String(value);
+  if (key.startsWith("providers.") || key.startsWith("mcp_servers.")) return String(value);
+  if (key.startsWith("mcp_keys.")) return String(value);
   if (key.startsWith("provider_keys.") || key === "api_key") return String(value);
   return JSON.stringify(value);
+}
+
+/** One line for the banner and `agent config` when the model's commands run unconfined. */
+export function sandboxOffWarning(settings: Settings): string {
+  const source = settings.sources.sandbox;
+  const from = source ? ` (${describeSource(source)})` : "";
+  return `warning: sandbox is off${from}: the model's shell commands run unsandboxed, with ` +
+    "your files and network (docs/sandbox.md)";
 }
 
 /** Plain text, one line per key: `temperature = 0.2   (env AGENT_TEMPERATURE)`; no trailing newline. */
@@ -69,6 +91,7 @@ export function renderConfig(settings: Settings, options: { json?: boolean } = {
   const lines = [
     `# global settings: ${settings.files?.global ?? "(unknown)"}`,
     `# project settings: ${settings.files?.project ?? "(none found)"}`,
+    ...(settings.sandbox === "off" ? [`# ${sandboxOffWarning(settings)}`] : []),
     ...rows.map((r) => `${r.left.padEnd(width)}   (${r.source})`),
   ];
   if (settings.warnings.length > 0) {

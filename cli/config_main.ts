@@ -40,7 +40,7 @@ async function setKey(provider: string, home: string, out: (t: string) => void):
   return 0;
 }
 
-async function readFirstLine(): Promise<string> {
+export async function readFirstLine(): Promise<string> {
   let text = "";
   for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
     text += chunk;
@@ -50,7 +50,7 @@ async function readFirstLine(): Promise<string> {
 }
 
 /** A line typed (or pasted) at the terminal without echoing it; ctrl+c gives up. */
-async function readHidden(): Promise<string> {
+export async function readHidden(): Promise<string> {
   Deno.stdin.setRaw(true);
   const buf = new Uint8Array(4096);
   let text = "";

@@ -11,7 +11,12 @@ import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import { resumeWith } from "../core/agent/resume.ts";
 import { renderReport } from "../core/agent/report.ts";
-import { EXIT_CODES, type HeadlessResult, type Outcome } from "../core/agent/types.ts";
+import {
+  EXIT_CODES,
+  type HeadlessResult,
+  type McpServerReport,
+  type Outcome,
+} from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
 import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { costOf, roundUsd } from "../core/pricing/pricing.ts";
@@ -77,9 +82,36 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     else deps.stderr(`agent: ${errorText(err).trim()}\n`);
     return failed.exit_code;
   }
-  const { ctx, journal, history, effort } = begun;
+  const { ctx } = begun;
+  try {
+    return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
+  } finally {
+    await ctx.mcp?.close();
+  }
+}
+
+async function runBegun(
+  args: ParsedArgs,
+  deps: HeadlessDeps,
+  { ctx, journal, history, effort }: Begun,
+  prompt: string,
+  outputPath: string | undefined,
+  started: number,
+  fixed: Partial<HeadlessResult>,
+): Promise<number> {
   // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
   for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
+  // An MCP server that did not start is one line; the run goes on without it.
+  const mcpServers = ctx.mcp?.statuses().map((s): McpServerReport => ({
+    name: s.name,
+    state: s.state,
+    tools: s.tools,
+    ...(s.error ? { error: s.error } : {}),
+  }));
+  for (const s of mcpServers ?? []) {
+    if (s.error) deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
+  }
+  if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
 
   timingMark("journal");
   const result = await runLoop(history, {
@@ -308,6 +340,7 @@ function buildResult(
     ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
+    sandbox: ctx.sandbox.describe(),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

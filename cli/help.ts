@@ -28,6 +28,7 @@ export function helpText(): string {
     "  agent config [--json]                   show resolved settings and where each came from",
     "  agent config set-key PROVIDER           store a provider's API key (read from stdin)",
     "  agent sessions                          list saved sessions",
+    "  agent mcp list|add|remove|test|approve  MCP servers (agent mcp for the forms)",
     "  agent adoption validate [FILE]          check an adoption declaration (default:",
     "                                          adoption-declaration.json at the repository root)",
     "",

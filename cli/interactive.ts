@@ -39,6 +39,15 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
+    // Start-up progress of MCP servers, one line per change, before the prompt opens.
+    onMcpChange: (status) => {
+      const what = status.state === "ready"
+        ? `ready, ${status.tools.length} tools`
+        : status.error
+        ? `${status.state.replace("_", " ")}: ${status.error}`
+        : status.state.replace("_", " ");
+      Deno.stderr.writeSync(new TextEncoder().encode(`mcp: ${status.name} ${what}\n`));
+    },
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
   });
@@ -62,5 +71,6 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
     terminal.close();
+    await ctx.mcp?.close();
   }
 }

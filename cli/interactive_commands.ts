@@ -15,6 +15,7 @@ import {
   resumeCommand,
 } from "./interactive_conversation.ts";
 import { expandCommand } from "./interactive_expand.ts";
+import { mcpCommand } from "./interactive_mcp.ts";
 import {
   countPrompt,
   promptForCount,
@@ -61,6 +62,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     help: "continue a saved conversation: bare opens a list",
   },
   { name: "mode", usage: "/mode [auto|strict|plan]", help: "permission mode for edits and shell" },
+  {
+    name: "mcp",
+    usage: "/mcp [reconnect|approve NAME]",
+    help: "MCP servers, their state and tools; reconnect a failed one, approve a project one",
+  },
   { name: "diff", usage: "/diff", help: "what this session's edits changed in the workdir" },
   {
     name: "expand",
@@ -112,6 +118,8 @@ export async function runCommand(s: SessionState, text: string): Promise<"quit" 
       return modeCommand(s, arg);
     case "diff":
       return diffCommand(s);
+    case "mcp":
+      return await mcpCommand(s, arg);
     case "expand":
       return expandCommand(s, arg);
     default:

@@ -12,6 +12,13 @@ export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
   const err = (t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t));
   try {
+    if (argv[0] === "mcp") {
+      // Computed specifier: the subcommand (and node:util's parser) load only for it.
+      const mcp: typeof import("./mcp_command.ts") = await import(
+        new URL("./mcp_command.ts", import.meta.url).href
+      );
+      return await mcp.runMcpCommand(argv.slice(1), { out, err });
+    }
     const args = parseAgentArgs(argv);
     if (args.help) return out(helpText() + "\n"), 0;
     if (args.version) return out(`agent ${VERSION}\n`), 0;

@@ -1,11 +1,27 @@
-// Builds the two release binaries with `deno compile`, baking in the permission flags
-// from scripts/permissions.ts. Needs a machine that can download Deno's `denort` runtime.
-//   deno task compile [--target x86_64-unknown-linux-gnu] [--out dist]
+// `deno task compile`: builds the two release binaries with `deno compile`, baking in the
+// permission flags of scripts/permissions.ts, for the four release targets.
+//   deno task compile                          # every target: dist/<target>/{agent,agent-outpost}
+//   deno task compile --target host --out DIR  # this machine's target: DIR/{agent,agent-outpost}
+//   deno task compile --target aarch64-apple-darwin
+// `deno compile` needs Deno's `denort` runtime for each target, downloaded from dl.deno.land
+// (or named by DENORT_BIN). Where it cannot be had, the script stops with one line saying so.
 
 import { ENTRY_POINTS, type ProgramName } from "./permissions.ts";
 import { parseFlags } from "../cli/args.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The release targets: Linux and macOS, x86_64 and arm64. */
+export const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+] as const;
+export type Target = (typeof TARGETS)[number];
+
+/** Folders every binary embeds: read at run time through import.meta paths. */
+export const EMBEDDED_DIRS = ["recipes", "schemas"] as const;
 
 /** The `deno compile` arguments for one program. */
 export function compileArgs(
@@ -19,33 +35,100 @@ export function compileArgs(
     ...permissions,
     ...(opts.target ? ["--target", opts.target] : []),
     ...lazy.flatMap((path) => ["--include", `${root}/${path}`]),
-    "--include",
-    `${root}/recipes`,
-    "--include",
-    `${root}/schemas`,
+    ...EMBEDDED_DIRS.flatMap((dir) => ["--include", `${root}/${dir}`]),
     "--output",
     `${opts.out}/${name}`,
     `${root}/${entry}`,
   ];
 }
 
+export interface Build {
+  program: ProgramName;
+  target: Target;
+  /** Where the binary is written. */
+  output: string;
+  args: string[];
+}
+
+/**
+ * Every build of one `deno task compile`: one target writes into `out` itself (what the
+ * Containerfile copies), several write into `out/<target>/` so the names never collide.
+ */
+export function plan(targets: readonly Target[], out: string, root = ROOT): Build[] {
+  return targets.flatMap((target) => {
+    const dir = targets.length === 1 ? out : `${out}/${target}`;
+    return (Object.keys(ENTRY_POINTS) as ProgramName[]).map((program) => ({
+      program,
+      target,
+      output: `${dir}/${program}`,
+      args: compileArgs(program, { out: dir, target, root }),
+    }));
+  });
+}
+
+/** `--target`: a release target, `host` (this machine's, when it is one) or `all`. */
+export function parseTargets(value: string | undefined, host = Deno.build.target): Target[] {
+  if (value === undefined || value === "all") return [...TARGETS];
+  const wanted = value === "host" ? host : value;
+  if ((TARGETS as readonly string[]).includes(wanted)) return [wanted as Target];
+  throw new Error(
+    `--target: ${JSON.stringify(wanted)} is not one of ${TARGETS.join(", ")} (or host, all)`,
+  );
+}
+
+/**
+ * The one line for a failed `deno compile`: when its runtime (denort) was the problem, say
+ * that and how to get past it; otherwise the exit code (deno's own error was shown above).
+ */
+export function failureLine(build: Build, code: number, stderr: string): string {
+  // deno's "Caused by:" chain numbers its causes (`  1: error sending request for url …`).
+  const cause = stripAnsi(stderr).split("\n").map((l) => /^\s*\d+:\s*(.*)$/.exec(l)?.[1]?.trim())
+    .find((l) => l !== undefined && /denort/i.test(l));
+  if (cause !== undefined) {
+    return `compile: Deno's denort runtime for ${build.target} is unavailable (${cause}); ` +
+      `build where https://dl.deno.land is reachable, or set DENORT_BIN to a denort ${Deno.version.deno} binary`;
+  }
+  return `compile: deno compile of ${build.program} for ${build.target} failed (exit ${code})`;
+}
+
+function stripAnsi(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, "");
+}
+
+async function compile(build: Build): Promise<string | null> {
+  console.error(`compiling ${build.program} for ${build.target} → ${build.output}`);
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: build.args,
+    stdout: "inherit",
+    stderr: "piped",
+  }).output();
+  if (code === 0) return null;
+  const text = new TextDecoder().decode(stderr);
+  const line = failureLine(build, code, text);
+  // deno's own error is useful unless it only says what the line says (denort).
+  if (!line.includes("denort")) console.error(text.trimEnd());
+  return line;
+}
+
 if (import.meta.main) {
-  const { values } = parseFlags(Deno.args, { target: { type: "string" }, out: { type: "string" } });
-  const out = typeof values.out === "string" ? values.out : "dist";
-  const target = typeof values.target === "string" ? values.target : undefined;
-  for (const name of Object.keys(ENTRY_POINTS) as ProgramName[]) {
-    console.error(`compiling ${name} …`);
-    const args = compileArgs(name, { out, ...(target ? { target } : {}) });
-    const { code } = await new Deno.Command(Deno.execPath(), {
-      args,
-      stdout: "inherit",
-      stderr: "inherit",
-    }).output();
-    if (code !== 0) {
-      console.error(
-        `deno compile failed for ${name} (exit ${code}); it needs to download denort from the Deno release host`,
-      );
-      Deno.exit(code);
+  let targets: Target[];
+  let out: string;
+  try {
+    const { values } = parseFlags(Deno.args, {
+      target: { type: "string" },
+      out: { type: "string" },
+    });
+    out = typeof values.out === "string" ? values.out : "dist";
+    targets = parseTargets(typeof values.target === "string" ? values.target : undefined);
+  } catch (err) {
+    console.error(`compile: ${(err as Error).message}`);
+    Deno.exit(2);
+  }
+  for (const build of plan(targets, out)) {
+    const failed = await compile(build);
+    if (failed !== null) {
+      console.error(failed);
+      Deno.exit(1);
     }
   }
 }

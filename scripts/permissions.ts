@@ -51,10 +51,25 @@ export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK:
 export const ENTRY_POINTS = {
   agent: {
     entry: "cli/main.ts",
-    lazy: ["cli/run.ts", "cli/interactive.ts", "cli/terminal/markdown.ts", "cli/adoption.ts"],
+    lazy: [
+      "cli/run.ts",
+      "cli/interactive.ts",
+      "cli/terminal/markdown.ts",
+      "cli/adoption.ts",
+      "cli/mcp_command.ts",
+      // The MCP SDK: loaded only when MCP servers are configured (core/mcp/manager.ts).
+      "core/mcp/connection.ts",
+      "core/mcp/transport_stdio.ts",
+      "core/mcp/transport_http.ts",
+    ],
     permissions: AGENT_PERMISSIONS,
   },
-  "agent-outpost": { entry: "server/main.ts", lazy: [], permissions: OUTPOST_PERMISSIONS },
+  "agent-outpost": {
+    entry: "server/main.ts",
+    // The Matrix transport (matrix-js-sdk), loaded only when all four MX_* variables are set.
+    lazy: ["core/messenger/matrix_sdk_transport.ts"],
+    permissions: OUTPOST_PERMISSIONS,
+  },
 } as const;
 
 /** Every module the module cache must hold for the programs to run with --cached-only. */

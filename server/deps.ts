@@ -1,6 +1,6 @@
 // What the outpost's HTTP app is built from (createApp(deps) in app.ts). Everything the
 // routes and pages touch is injected here, so tests build an app on fakes (see
-// server/test_deps.ts: makeTestOutpost) and main.ts builds it on the real world
+// tests/fakes/test_outpost.ts: makeTestOutpost) and main.ts builds it on the real world
 // (server/wiring.ts: openOutpost). Keep this file additive: add fields, never repurpose one.
 //
 // For the pages (server/routes/pages.ts, server/views/):
@@ -42,8 +42,12 @@ export interface MessengerStatus {
   missing: string[];
   /** Number of Matrix user ids in MX_ALLOWLIST. */
   allowlist_size: number;
-  /** Why the state is error (sync failing …); absent otherwise. */
+  /** Why the state is error (the last sync error, "connecting" …); absent otherwise. */
   detail?: string;
+  /** While in error: when the sync loop tries again (UTC ISO-Z). */
+  next_retry_at?: string;
+  /** The bot's last successful sync (UTC ISO-Z). */
+  last_sync_at?: string;
 }
 
 /** Push badge: dormant without VAPID_PRIVATE_KEY_FILE; error when the key file is unusable. */

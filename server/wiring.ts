@@ -1,5 +1,5 @@
 // Builds AppDeps. `assembleDeps` adds the server-side services (inbox service, live feed,
-// status probes) to already-built core parts, and is shared by tests (server/test_deps.ts)
+// status probes) to already-built core parts, and is shared by tests (tests/fakes/test_outpost.ts)
 // and production; `openOutpost` builds those core parts on the real world for main.ts.
 
 import { Delivery } from "../core/delivery/delivery.ts";
@@ -33,6 +33,9 @@ import { type MessengerProbe, messengerStatus, pushStatus } from "./http/status.
 import { VapidKeyFile } from "../core/push/vapid.ts";
 import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
+import { readMessengerSetup } from "../core/messenger/config.ts";
+import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
+import type { Messenger } from "./messenger/start.ts";
 import { tightenTree } from "../core/private_files.ts";
 
 export interface CoreParts {
@@ -212,6 +215,11 @@ export interface Outpost {
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
+  const messengerSetup = readMessengerSetup(o.env); // likewise (AGENT_MATRIX_VERBS, MX_*)
+  // Recovery after a crash depends on reading the process table: refuse to start without it,
+  // before anything is opened, registered or logged.
+  const processes = o.processes ?? linuxProcessTable();
+  processes.probe();
   await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
@@ -237,9 +245,6 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       clock: o.clock,
       logger: o.logger,
     });
-    // Recovery after a crash depends on reading the process table: refuse to start without it.
-    const processes = o.processes ?? linuxProcessTable();
-    processes.probe();
     const scheduler = new Scheduler({
       store,
       clock: o.clock,
@@ -266,6 +271,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         workspace: GLOBAL_WORKSPACE,
       });
     });
+    let messenger: Messenger | null = null;
     const deps = assembleDeps({
       store,
       scheduler,
@@ -280,10 +286,28 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       baseUrl: o.baseUrl,
       holdTtlMs,
       dataVersion: version ? version.read : null,
+      messengerProbe: () => messenger?.status() ?? null,
       fetch: o.fetch,
       ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
       pushKeys,
     });
+    // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
+    if (messengerSetup.state === "configured") {
+      const { startMessenger } = await import("./messenger/start.ts");
+      messenger = await startMessenger({
+        config: messengerSetup.config,
+        store,
+        scheduler,
+        inbox: deps.inbox,
+        delivery,
+        clock: o.clock,
+        timers: o.clock,
+        logger: o.logger,
+        fetch: o.fetch,
+        baseUrl: o.baseUrl,
+        workspacesRoot: workspacesRootFrom(o.env, o.home),
+      });
+    }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
       memory: memory.get,
@@ -311,6 +335,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await scheduler.stop();
         await withTimeout(delivery.idle(), 5000);
         await withTimeout(deps.githubComments.idle(), 5000);
+        await messenger?.stop();
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );

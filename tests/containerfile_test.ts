@@ -1,7 +1,7 @@
-// No container engine runs here, so the Containerfile is checked for what can be checked
-// without building it: the binaries it copies are the ones the compile script produces, the
-// entrypoint command is one agent-outpost accepts, and its environment resolves to the
-// paths and addresses the programs read.
+// What the Containerfile promises that a build here cannot show: the release (compiled) path
+// puts the compile script's outputs where the runtime stage expects them, the entrypoint is a
+// command agent-outpost accepts, its environment resolves to the paths the programs read, and
+// no secret is baked in. tests/e2e/container_test.ts builds and runs the from-source image.
 
 import assert from "node:assert/strict";
 import { compileArgs } from "../scripts/compile.ts";
@@ -28,17 +28,50 @@ function containerEnv(): Record<string, string> {
   return env;
 }
 
-Deno.test("the build stage compiles both programs into the directory the runtime stage copies from", () => {
+Deno.test("both build paths put the programs where the runtime stage runs them", () => {
   const run = instruction("RUN").find((r) => r.includes("deno task compile"));
   assert.ok(run, "a RUN step compiles with deno task compile");
-  const out = /--out (\S+)/.exec(run!)![1]!;
   const copy = instruction("COPY").find((c) => c.startsWith("--from=build"))!;
+  assert.equal(copy, "--from=build /stage/ /", "the staged tree lands on the runtime's root");
+  const out = /deno task compile --target host --out (\S+)/.exec(run!)![1]!;
+  const installed = /deno task install --bin-dir (\S+)/.exec(run!)![1]!;
+  assert.equal(installed, out, "source launchers and compiled binaries share one place");
   for (const name of Object.keys(ENTRY_POINTS) as ProgramName[]) {
     const built = compileArgs(name, { out });
     const output = built[built.indexOf("--output") + 1]!;
-    assert.ok(copy.includes(output), `COPY takes ${output}`);
+    assert.equal(output.replace(/^\/stage/, ""), `/usr/local/bin/${name}`);
   }
-  assert.match(copy, /\/usr\/local\/bin\/$/);
+  assert.match(run!, /PROGRAMS must be compiled or source/, "any other PROGRAMS is refused");
+});
+
+Deno.test("the base image, the deno image and the build kind are build arguments", () => {
+  const args: Record<string, string> = {};
+  for (const [name, value] of instruction("ARG").map((a) => a.split("="))) {
+    if (value !== undefined) args[name!] = value; // a bare ARG in a stage reuses the global one
+  }
+  assert.equal(args.BASE_IMAGE, "docker.io/library/debian:bookworm-slim");
+  assert.equal(args.DENO_IMAGE, `docker.io/denoland/deno:bin-${Deno.version.deno}`);
+  assert.equal(args.PROGRAMS, "compiled");
+  const froms = instruction("FROM");
+  assert.deepEqual(froms, ["${DENO_IMAGE} AS deno", "${BASE_IMAGE} AS build", "${BASE_IMAGE}"]);
+});
+
+Deno.test("the runtime has tini as PID 1, bubblewrap, both volumes, a health check and no secret", () => {
+  const apt = instruction("RUN").find((r) => r.includes("apt-get install"))!;
+  for (const pkg of ["tini", "bubblewrap", "git", "ca-certificates"]) {
+    assert.ok(apt.split(/\s+/).includes(pkg), `installs ${pkg}`);
+  }
+  assert.deepEqual(JSON.parse(instruction("ENTRYPOINT")[0]!).slice(0, 2), ["/usr/bin/tini", "--"]);
+  assert.deepEqual(JSON.parse(instruction("VOLUME")[0]!), ["/data", "/workspaces"]);
+  const health = instruction("HEALTHCHECK")[0]!;
+  assert.match(health, /\/dev\/tcp\/127\.0\.0\.1\/\$\{AGENT_OUTPOST_PORT:-7317\}/);
+  assert.match(health, /GET \/healthz /);
+  assert.doesNotMatch(
+    joined,
+    /^(ENV|ARG)\b.*\b(MX_[A-Z]+|VAPID_[A-Z_]+)=/m,
+    "secrets come at run time",
+  );
+  assert.doesNotMatch(joined, /^COPY\b.*(\.env|\.pem|secret)/m);
 });
 
 Deno.test("every source directory the build stage copies exists in the repository", async () => {
@@ -70,7 +103,15 @@ Deno.test("the container's environment points the runner at the copied agent bin
     args: [],
   });
   assert.equal(agentHome(envFrom(env)), "/data");
-  assert.ok(instruction("VOLUME")[0]!.includes("/data"));
   assert.equal(env.AGENT_SANDBOX, "container");
   assert.ok(instruction("USER")[0] !== "root", "runs as a non-root user");
+});
+
+Deno.test("the runtime installs bubblewrap and leaves the sandbox setting at its default (auto)", () => {
+  const install = instruction("RUN").find((r) => r.includes("apt-get install"));
+  assert.match(install ?? "", /\bbubblewrap\b/);
+  const env = containerEnv();
+  // The container is the outer wall, the sandbox the inner one: nothing here turns it off.
+  assert.equal(env.AGENT_SANDBOX_MODE, undefined);
+  assert.equal(env.AGENT_SANDBOX, "container");
 });

@@ -1,7 +1,15 @@
 // The turn loop: stream a reply, run its tool calls under the permission mode, feed the
 // results back, until the model stops or a limit ends the run. Every ending has a done_reason.
 
-import type { Message, Part, StopReason, Usage, Wire, WireEvent } from "../wires/types.ts";
+import type {
+  ImageAttachment,
+  Message,
+  Part,
+  StopReason,
+  Usage,
+  Wire,
+  WireEvent,
+} from "../wires/types.ts";
 import type { Question, Tool, ToolKind, ToolOutcome } from "../tools/types.ts";
 import type { Approval, DoneReason } from "./types.ts";
 import type { Journal, PendingCall } from "./journal.ts";
@@ -311,7 +319,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         cfg.journal?.append({ type: "pending", results, waiting });
         return end("needs_human", { questions: step.questions });
       }
-      results.push(toolResult(call.id, step.content, step.is_error));
+      results.push(toolResult(call.id, step.content, step.is_error, step.images));
     }
     const toolMessage: Message = { role: "user", parts: results };
     capToolResults([toolMessage], window);
@@ -342,7 +350,7 @@ function hasReasoning(message: Message): boolean {
 }
 
 type CallStep =
-  | { type: "result"; content: string; is_error: boolean }
+  | { type: "result"; content: string; is_error: boolean; images?: ImageAttachment[] }
   | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
 
 async function runCall(
@@ -350,9 +358,9 @@ async function runCall(
   tool: Tool | undefined,
   cfg: LoopConfig,
 ): Promise<CallStep> {
-  const emitEnd = (content: string, is_error: boolean): CallStep => {
+  const emitEnd = (content: string, is_error: boolean, images?: ImageAttachment[]): CallStep => {
     cfg.onEvent?.({ type: "tool_end", call, content, is_error });
-    return { type: "result", content, is_error };
+    return { type: "result", content, is_error, ...(images?.length ? { images } : {}) };
   };
   if (!tool) {
     return emitEnd(
@@ -417,7 +425,7 @@ async function runCall(
     const answer = await cfg.answer(call, outcome.questions);
     return emitEnd(`The operator answered: ${answer}`, false);
   }
-  return emitEnd(outcome.content, outcome.is_error ?? false);
+  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images);
 }
 
 /** What a call will do, for the person approving it; a failed preview says why instead. */
@@ -437,10 +445,19 @@ async function previewOf(
   }
 }
 
-export function toolResult(callId: string, content: string, isError: boolean): Part {
-  return isError
-    ? { type: "tool_result", call_id: callId, content, is_error: true }
-    : { type: "tool_result", call_id: callId, content };
+export function toolResult(
+  callId: string,
+  content: string,
+  isError: boolean,
+  images?: ImageAttachment[],
+): Part {
+  return {
+    type: "tool_result",
+    call_id: callId,
+    content,
+    ...(isError ? { is_error: true } : {}),
+    ...(images?.length ? { images } : {}),
+  };
 }
 
 function addUsage(total: Usage, add: Usage): void {

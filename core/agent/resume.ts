@@ -76,7 +76,10 @@ async function answerCall(
     const outcome = await tool.execute(call.input, { workdir: ctx.workdir, signal: ctx.signal });
     const content = outcome.type === "result" ? outcome.content : outcome.content;
     const isError = outcome.type === "result" ? outcome.is_error ?? false : false;
-    return { part: toolResult(call.id, `Approved by the operator and run. ${content}`, isError) };
+    const images = outcome.type === "result" ? outcome.images : undefined;
+    return {
+      part: toolResult(call.id, `Approved by the operator and run. ${content}`, isError, images),
+    };
   } catch (err) {
     return { part: toolResult(call.id, errorText(err), true) };
   }

@@ -60,9 +60,25 @@ export interface HeadlessResult {
   /** One-line cause for an error ending. */
   error?: string;
   report_path?: string;
+  /**
+   * What confined the model's commands ("auto (bubblewrap, network off)", "off (commands run
+   * unsandboxed, …)"); absent when the run failed before its sandbox was set up.
+   */
+  sandbox?: string;
   duration_ms: number;
   job_id?: string;
   job_name?: string;
+  /** The configured MCP servers: their state at the start and the tools they offered. */
+  mcp_servers?: McpServerReport[];
+}
+
+/** One MCP server as a run's report and JSON result record it. */
+export interface McpServerReport {
+  name: string;
+  /** ready, failed, disabled or needs_approval. */
+  state: string;
+  tools: string[];
+  error?: string;
 }
 
 /** A human's answer to a strict-mode approval; feedback (on a refusal) is passed to the model. */

@@ -23,7 +23,11 @@ export interface PushLaneOptions {
 
 /** Registers the push adapter when the lane is configured; returns it (or null when dormant). */
 export function registerPushLane(o: PushLaneOptions): PushAdapter | null {
-  if (!o.keys.configured) return null;
+  // One line at start-up, so an operator (and the whole-process test) can see which it is.
+  if (!o.keys.configured) {
+    o.logger.log("info", "push lane dormant: VAPID_PRIVATE_KEY_FILE is not set");
+    return null;
+  }
   const adapter = new PushAdapter({
     store: o.store,
     keys: () => o.keys.load(),
@@ -34,5 +38,6 @@ export function registerPushLane(o: PushLaneOptions): PushAdapter | null {
     logger: o.logger,
   });
   o.delivery.register(adapter);
+  o.logger.log("info", "push lane on", { allow_loopback: pushLoopbackAllowed(o.env) });
   return adapter;
 }

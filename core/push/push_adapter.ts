@@ -7,12 +7,12 @@
 
 import { AUDIT, audit } from "../audit/audit.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "../delivery/types.ts";
-import { errorText, type Logger } from "../logger.ts";
+import type { Logger } from "../logger.ts";
 import type { Clock, Fetch } from "../ports.ts";
 import type { PushSubscription, Store } from "../store/store.ts";
 import type { HostResolver } from "./endpoint_guard.ts";
 import { pushEnvelope, pushTag } from "./envelope.ts";
-import { type PushOutcome, sendPush, yieldTurn } from "./push_request.ts";
+import { type PushOutcome, sendErrorText, sendPush, yieldTurn } from "./push_request.ts";
 import { type PushMessage, PushRetryQueue } from "./retry_queue.ts";
 import type { VapidState } from "./vapid.ts";
 
@@ -125,7 +125,7 @@ export class PushAdapter implements DeliveryAdapter {
       try {
         outcome = await sendPush(sub, queue[i]!, ctx);
       } catch (err) {
-        outcome = { result: "retry", status: null, detail: errorText(err) };
+        outcome = { result: "retry", status: null, detail: sendErrorText(err, sub.endpoint) };
       }
       if (outcome.result === "delivered") {
         this.#o.store.recordPushResult(sub.endpoint, true);

@@ -173,6 +173,53 @@ Deno.test("a refused connection is kept for retry and never blocks the other ada
   assert.deepEqual(outcomes[1], { adapter: "chat", ok: true });
   assert.equal(t.adapter.retries.size(), 1);
   assert.equal(t.store.listPushSubscriptions().length, 1, "a refused connection prunes nothing");
+  // The log says why (Deno's fetch keeps it in the error's cause), naming only the host.
+  const warned = t.logger.entries.find((e) => e.message.startsWith("push send failed"));
+  const error = String(warned?.data?.error);
+  assert.match(error, /Connection refused/, error);
+  assert.ok(!error.includes("/push/1"), `the endpoint is not logged: ${error}`);
+  assert.match(error, new RegExp(`<endpoint at 127\\.0\\.0\\.1:${port}>`), error);
+});
+
+Deno.test("a subscription whose keys web-push cannot use is refused with why, not kept for retry", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  const sub = push.subscribe();
+  // 80 base64url characters pass the subscribe route's shape check but are 60 bytes, not 65.
+  t.store.upsertPushSubscription({ ...sub, keys: { ...sub.keys, p256dh: "B".repeat(80) } });
+  await assert.rejects(() => t.adapter.send(alertEvent, signal()), /0 kept for the next fan-out/);
+  assert.equal(t.adapter.retries.size(), 0, "repeating would fail the same way");
+  const refused = t.logger.entries.find((e) => e.message === "push send refused");
+  assert.match(String(refused?.data?.error), /encrypting for this subscription failed: .*65/);
+  assert.equal(t.store.listPushSubscriptions().length, 1, "the subscription is kept");
+});
+
+Deno.test("a push service's answer that echoes the endpoint is logged with the endpoint redacted", async () => {
+  const endpoint = "https://push.example.org/wpush/v2/gAAAAABcapabilitytoken0123456789";
+  const leaky = () =>
+    Promise.resolve(new Response(`no such subscription: ${endpoint}`, { status: 400 }));
+  const failing = () =>
+    Promise.reject(
+      new TypeError("fetch failed", {
+        cause: new Error(`error sending request for url (${endpoint}): client error (Connect)`),
+      }),
+    );
+  for (const fetch of [leaky, failing]) {
+    using t = setup({
+      fetch,
+      allowLoopback: false,
+      resolve: () => Promise.resolve(["192.0.43.10"]),
+    });
+    t.store.upsertPushSubscription({
+      endpoint,
+      keys: { p256dh: vapidKeyPair(PRIVATE).publicKey, auth: "A".repeat(22) },
+    });
+    await assert.rejects(() => t.adapter.send(alertEvent, signal()));
+    const logged = JSON.stringify(t.logger.entries);
+    assert.ok(logged.includes("push.example.org"), logged);
+    assert.ok(!logged.includes("capabilitytoken"), `the endpoint leaked into the log: ${logged}`);
+    assert.match(logged, /<endpoint at push\.example\.org>/);
+  }
 });
 
 Deno.test("a hanging push service is cut off at the seam's deadline; the chat adapter got the event at once", async () => {

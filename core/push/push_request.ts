@@ -13,8 +13,9 @@ import type { VapidKeys } from "./vapid.ts";
  * - delivered: 2xx.
  * - gone: 404 or 410, the subscription is dead and is pruned.
  * - retry: 5xx, 429, a network error or a timeout; sent again at the next fan-out.
- * - refused: the guard refused the endpoint, or another answer (4xx, 3xx) that repeating
- *   would not change; logged, not retried, the subscription kept.
+ * - refused: the guard refused the endpoint, the subscription's keys cannot be used to
+ *   encrypt, or another answer (4xx, 3xx) that repeating would not change; logged, not
+ *   retried, the subscription kept.
  */
 export type PushOutcome =
   | { result: "delivered"; status: number }
@@ -63,23 +64,38 @@ export async function sendPush(
       return { result: "refused", status: null, detail: err.message };
     }
     // The resolver failed (no answer, no permission): that is not a verdict on the host.
-    return { result: "retry", status: null, detail: `resolving failed: ${errorMessage(err)}` };
+    return {
+      result: "retry",
+      status: null,
+      detail: `resolving failed: ${sendErrorText(err, sub.endpoint)}`,
+    };
   }
   const wp = await loadWebPush();
   await yieldTurn();
   ctx.signal.throwIfAborted();
   const t = topic(message.tag);
-  const details = wp.generateRequestDetails(
-    { endpoint: sub.endpoint, keys: sub.keys },
-    JSON.stringify(message.envelope),
-    {
-      vapidDetails: ctx.keys,
-      TTL: ctx.ttlSeconds,
-      urgency: message.urgency,
-      contentEncoding: "aes128gcm",
-      ...(t ? { topic: t } : {}),
-    },
-  );
+  let details: ReturnType<WebPush["generateRequestDetails"]>;
+  try {
+    details = wp.generateRequestDetails(
+      { endpoint: sub.endpoint, keys: sub.keys },
+      JSON.stringify(message.envelope),
+      {
+        vapidDetails: ctx.keys,
+        TTL: ctx.ttlSeconds,
+        urgency: message.urgency,
+        contentEncoding: "aes128gcm",
+        ...(t ? { topic: t } : {}),
+      },
+    );
+  } catch (err) {
+    // The keys were checked when stored and loaded, so this is the subscription's p256dh or
+    // auth that web-push cannot use: sending again would fail the same way.
+    return {
+      result: "refused",
+      status: null,
+      detail: `encrypting for this subscription failed: ${sendErrorText(err, sub.endpoint)}`,
+    };
+  }
   const headers = new Headers();
   for (const [k, v] of Object.entries(details.headers)) headers.set(k, String(v));
   let res: Response;
@@ -93,17 +109,50 @@ export async function sendPush(
       signal: ctx.signal,
     });
   } catch (err) {
-    return { result: "retry", status: null, detail: errorMessage(err) };
+    return { result: "retry", status: null, detail: sendErrorText(err, sub.endpoint) };
   }
-  const text = await res.text().catch(() => "");
   const status = res.status;
+  let text: string;
+  try {
+    text = redactEndpoint((await res.text()).slice(0, 200), sub.endpoint);
+  } catch (err) {
+    // The status decides; an unreadable body is said, not passed off as an empty one.
+    text = `(the answer's body could not be read: ${sendErrorText(err, sub.endpoint)})`;
+  }
   if (status >= 200 && status < 300) return { result: "delivered", status };
   if (status === 404 || status === 410) return { result: "gone", status };
-  const detail = `push service answered ${status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+  const detail = `push service answered ${status}${text ? `: ${text}` : ""}`;
   if (status >= 500 || status === 429) return { result: "retry", status, detail };
   return { result: "refused", status, detail };
 }
 
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/**
+ * `text` with the endpoint (a capability URL: whoever has it can push to the device) and its
+ * path replaced by a placeholder naming only the host, for logs and outcomes.
+ */
+export function redactEndpoint(text: string, endpoint: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(endpoint);
+  } catch { /* not a URL: only the stored text itself is replaced */ }
+  const placeholder = `<endpoint at ${url?.host ?? "?"}>`;
+  const secrets = [endpoint, url?.href, url && url.pathname.length > 1 ? url.pathname : null]
+    .filter((s): s is string => !!s);
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join(placeholder);
+  return out;
+}
+
+/**
+ * What went wrong sending to `endpoint`, for the log: the message and its causes (Deno's
+ * fetch says only "fetch failed" and keeps why, with the full URL, in `cause`), redacted.
+ */
+export function sendErrorText(err: unknown, endpoint: string): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return redactEndpoint(parts.join(": "), endpoint);
 }

@@ -13,6 +13,7 @@ import {
   MODEL_SENTINEL,
   PUBLIC_BASE_URLS,
 } from "./knobs.ts";
+import { mergeMcpServers, parseMcpApprovals, parseMcpServers } from "./mcp_servers.ts";
 import { BUILTIN_PRESETS, findPreset, parseCustomProviders } from "./presets.ts";
 import { findProjectSettingsFile, globalSettingsPath } from "./project.ts";
 import { type CollectedFile, collectFile, readSettingsFile } from "./toml_file.ts";
@@ -151,6 +152,22 @@ export function resolveSettings(input: ResolveInput): Settings {
       ? { kind: "default", detail: "built-in presets" }
       : { kind: "global", detail: global.file.path },
   );
+
+  // MCP servers: both files' tables, project ones replacing global ones of the same name.
+  const mcpGlobal = global ? parseMcpServers(global.file, "global", warnings) : [];
+  const mcpProject = project ? parseMcpServers(project.file, "project", warnings) : [];
+  set("mcp_servers", mergeMcpServers(mcpGlobal, mcpProject), {
+    kind: mcpProject.length > 0 ? "project" : mcpGlobal.length > 0 ? "global" : "default",
+    ...(mcpProject.length > 0
+      ? { detail: project!.file.path }
+      : mcpGlobal.length > 0
+      ? { detail: global!.file.path }
+      : {}),
+  });
+  set("mcp_approvals", parseMcpApprovals(global?.file), {
+    kind: global?.file.table.mcp_approvals === undefined ? "default" : "global",
+    ...(global ? { detail: global.file.path } : {}),
+  });
 
   const presetFound = explicit.get("provider_preset");
   const preset = presetFound

@@ -6,7 +6,7 @@ import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { KNOBS, KNOBS_BY_KEY } from "./knobs.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { makeLayout, removeIfExists, writeFile } from "./test_support.ts";
+import { makeLayout, removeIfExists, writeFile } from "../../tests/fakes/settings_layout.ts";
 import type { SourceKind } from "./types.ts";
 
 interface Level {
@@ -70,6 +70,11 @@ const CASES: Case[] = [
   {
     key: "provider_keys",
     global: { toml: `[provider_keys]\nx = "kx"`, value: { x: "kx" } },
+    default: {},
+  },
+  {
+    key: "mcp_keys",
+    global: { toml: `[mcp_keys]\nweb = "kw"`, value: { web: "kw" } },
     default: {},
   },
   { key: "api_key", global: { toml: `api_key = "k-glob"`, value: "k-glob" }, default: undefined },
@@ -195,6 +200,25 @@ const CASES: Case[] = [
     global: { toml: `memory_dir = "/m/glob"`, value: "/m/glob" },
     default: "<home>/memory",
   },
+  {
+    key: "sandbox",
+    flag: { flags: { sandbox: "bubblewrap" }, value: "bubblewrap" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox = "auto"`, value: "auto" },
+    default: "auto",
+  },
+  {
+    key: "sandbox_network",
+    flag: { flags: { "sandbox-network": "on" }, value: "on" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox_network = "on"`, value: "on" },
+    default: "off",
+  },
+  {
+    key: "sandbox_env",
+    global: { toml: `sandbox_env = ["GITHUB_TOKEN"]`, value: ["GITHUB_TOKEN"] },
+    default: [],
+  },
 ];
 
 const LEVELS = ["flag", "env", "project", "global"] as const;
@@ -203,6 +227,8 @@ Deno.test("precedence table covers every knob that can be set", () => {
   const covered = new Set(CASES.map((c) => c.key));
   for (const knob of KNOBS) {
     if (knob.key === "providers") continue; // rows: tested in presets_test.ts
+    // Tables of tables: merge and trust rules are tested in mcp_servers_test.ts.
+    if (knob.key === "mcp_servers" || knob.key === "mcp_approvals") continue;
     assert.ok(covered.has(knob.key), `no precedence case for ${knob.key}`);
     const c = CASES.find((x) => x.key === knob.key)!;
     assert.equal(c.flag !== undefined, knob.flag !== undefined, `${knob.key}: flag level`);

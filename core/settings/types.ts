@@ -1,6 +1,8 @@
 // The resolved, frozen settings value every part of the program reads.
 // Field names are the TOML keys of spec 2.2 so errors and `agent config` can name them directly.
 
+import type { McpServerConfig } from "./mcp_servers.ts";
+
 export type WireKind = "chat_completions" | "messages";
 export type ThinkingType = "enabled" | "disabled" | "adaptive";
 export type AuthStyle = "bearer" | "x-api-key";
@@ -51,6 +53,17 @@ export interface Settings {
   memory_enabled: boolean;
   memory_reflect: boolean;
   memory_dir: string;
+  /** How the model's commands are confined (core/sandbox, docs/sandbox.md). */
+  sandbox: "auto" | "bubblewrap" | "off";
+  sandbox_network: "off" | "on";
+  /** Extra environment variable names passed into the sandbox. */
+  sandbox_env: readonly string[];
+  /** MCP servers of both files (a project table replaces a global one of the same name). */
+  mcp_servers: readonly McpServerConfig[];
+  /** Keys for Streamable HTTP MCP servers (global file only; secrets). */
+  mcp_keys: Readonly<Record<string, string>>;
+  /** Approved project servers: project settings file → "name@fingerprint" entries. */
+  mcp_approvals: Readonly<Record<string, readonly string[]>>;
   /** Custom [[providers]] rows merged with the built-in presets. */
   providers: readonly ProviderPreset[];
   /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */

@@ -20,7 +20,7 @@ export type Where = FilePosition | (() => FilePosition);
 
 const TRUE_WORDS = new Set(["1", "true", "on", "yes"]);
 const FALSE_WORDS = new Set(["0", "false", "off", "no"]);
-const SECRET_KEYS = new Set(["api_key", "provider_keys"]);
+const SECRET_KEYS = new Set(["api_key", "provider_keys", "mcp_keys"]);
 
 /** Env-style boolean: 1/0, true/false, on/off, yes/no (any case); undefined when not one of those. */
 export function parseBooleanWord(raw: string): boolean | undefined {

@@ -1,6 +1,6 @@
 // A tool is a value: a schema, a kind the permission mode decides on, and an execute.
 
-import type { JsonSchema } from "../wires/types.ts";
+import type { ImageAttachment, JsonSchema } from "../wires/types.ts";
 
 export type ToolKind = "read" | "edit" | "shell" | "ask";
 
@@ -30,7 +30,7 @@ export interface ToolContext {
 
 /** What a tool hands back to the loop. */
 export type ToolOutcome =
-  | { type: "result"; content: string; is_error?: boolean }
+  | { type: "result"; content: string; is_error?: boolean; images?: ImageAttachment[] }
   /** The run must stop and wait for a human (ask tool, strict mode). */
   | { type: "needs_human"; questions: Question[]; content: string };
 

@@ -122,7 +122,8 @@ function renderUser(message: Message, reminder: string | undefined, out: ChatMes
   const texts: string[] = [];
   for (const part of message.parts) {
     if (part.type === "tool_result") {
-      // This wire has no error flag; the tool's own text says what went wrong.
+      // This wire has no error flag; the tool's own text says what went wrong. Nor does a
+      // tool message carry images: an attached image is only its placeholder line.
       out.push({ role: "tool", tool_call_id: part.call_id, content: part.content });
     } else if (part.type === "text") texts.push(part.text);
   }

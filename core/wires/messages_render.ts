@@ -134,7 +134,15 @@ function userBlocks(message: Message, reminder: string | undefined): Block[] {
   for (const part of message.parts) {
     if (part.type === "tool_result") {
       const block: Block = { type: "tool_result", tool_use_id: messagesToolId(part.call_id) };
-      if (part.content) block.content = part.content;
+      if (part.images?.length) {
+        block.content = [
+          ...(part.content ? [{ type: "text", text: part.content }] : []),
+          ...part.images.map((img) => ({
+            type: "image",
+            source: { type: "base64", media_type: img.media_type, data: img.data },
+          })),
+        ];
+      } else if (part.content) block.content = part.content;
       if (part.is_error) block.is_error = true;
       results.push(block);
     } else if (part.type === "text" && part.text) {

@@ -23,7 +23,21 @@ export type Part =
     input: Record<string, unknown>;
     raw_arguments?: string;
   }
-  | { type: "tool_result"; call_id: string; content: string; is_error?: boolean };
+  | {
+    type: "tool_result";
+    call_id: string;
+    /** The result as text; an attached image also has a placeholder line here. */
+    content: string;
+    is_error?: boolean;
+    /** Images a tool returned (MCP): sent on the Messages wire; others see the placeholder. */
+    images?: ImageAttachment[];
+  };
+
+/** A base64 image carried with a tool result. */
+export interface ImageAttachment {
+  media_type: string;
+  data: string;
+}
 
 /** user messages carry text and tool_result parts; assistant messages carry the rest. */
 export interface Message {

@@ -6,13 +6,16 @@ import type { Env } from "../../core/ports.ts";
 import type { VapidKeyFile } from "../../core/push/vapid.ts";
 import type { Store } from "../../core/store/store.ts";
 import type { MessengerStatus, PushStatus } from "../deps.ts";
+import { MX_VARS, parseAllowlist } from "../../core/messenger/config.ts";
 
-export const MX_VARS = ["MX_HOMESERVER", "MX_TOKEN", "MX_ROOM", "MX_ALLOWLIST"] as const;
+export { MX_VARS };
 
-/** Live state a running Matrix bot reports (the bot arrives with a later issue). */
+/** Live state a running Matrix bot reports (core/messenger/bot.ts: BotStatus). */
 export interface MessengerProbe {
   state: "ok" | "error";
   detail?: string;
+  next_retry_at?: string;
+  last_sync_at?: string;
 }
 
 /**
@@ -21,17 +24,14 @@ export interface MessengerProbe {
  */
 export function messengerStatus(env: Env, probe: MessengerProbe | null): MessengerStatus {
   const missing = MX_VARS.filter((name) => (env.get(name) ?? "").trim() === "");
-  const allowlist_size = (env.get("MX_ALLOWLIST") ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "").length;
+  const allowlist_size = parseAllowlist(env.get("MX_ALLOWLIST")).length;
   if (missing.length > 0) return { state: "dormant", missing, allowlist_size };
   if (!probe) {
     return {
       state: "error",
       missing: [],
       allowlist_size,
-      detail: "all MX_* variables are set but the Matrix bot is not running in this build",
+      detail: "all MX_* variables are set but the Matrix bot is not running",
     };
   }
   return {
@@ -39,6 +39,8 @@ export function messengerStatus(env: Env, probe: MessengerProbe | null): Messeng
     missing: [],
     allowlist_size,
     ...(probe.detail === undefined ? {} : { detail: probe.detail }),
+    ...(probe.next_retry_at === undefined ? {} : { next_retry_at: probe.next_retry_at }),
+    ...(probe.last_sync_at === undefined ? {} : { last_sync_at: probe.last_sync_at }),
   };
 }
 

@@ -6,7 +6,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Question } from "../../core/tools/types.ts";
 import { createApp } from "../app.ts";
-import { makeTestOutpost, TEST_CSRF_TOKEN, type TestOutpost } from "../test_deps.ts";
+import {
+  makeTestOutpost,
+  TEST_CSRF_TOKEN,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 import { STATIC_ASSETS } from "../static/assets.ts";
 import { PAGE_CSP } from "./pages.ts";
 
@@ -88,8 +92,16 @@ Deno.test("GET / renders every card with the CSRF meta tag, CSP and phone viewpo
   for (const id of ["card-inbox", "card-runs", "card-jobs", "card-governor", "card-memory"]) {
     assert.ok(html.includes(`id="${id}"`), `missing ${id}`);
   }
-  assert.match(html, /id="messenger-pill" data-state="dormant"/);
-  assert.match(html, /Missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST/);
+  // Dormant messenger: a quiet dot with the missing names in its tooltip, no text.
+  assert.match(
+    html,
+    /class="pill pill-dormant pill-quiet" id="messenger-pill" data-state="dormant" title="Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST"[^>]*><span class="dot" aria-hidden="true"><\/span><\/span>/,
+  );
+  // ... and the job form greys out the messenger surface, saying why.
+  assert.match(
+    html,
+    /<option value="messenger" disabled>messenger \(messenger not configured: set MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST\)<\/option>/,
+  );
   assert.match(html, /id="push-badge" data-state="dormant" data-devices="0"/);
   assert.match(html, /<form id="job-form"/);
   assert.match(html, /data-lever="max_concurrent.scheduled" value="2"/);
@@ -223,8 +235,16 @@ Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm
   assert.match(page.html, /data-hold="live"/);
   assert.match(page.html, /data-action="confirm-hold" data-id="1"/);
   assert.match(page.html, /@op:x\.org/);
+  // Who sent it, from which room, and when it expires.
+  assert.match(
+    page.html,
+    /from chat room <span class="mono" data-hold-room[^>]*>!r:x\.org<\/span>/,
+  );
+  assert.match(page.html, /expires <time datetime="2026-03-02T09:01:00Z">/);
   // The run page shows the same note.
-  assert.match((await get(t, `/runs/${j.id}/${run.id}`)).html, /data-action="confirm-hold"/);
+  const runHtml = (await get(t, `/runs/${j.id}/${run.id}`)).html;
+  assert.match(runHtml, /data-action="confirm-hold"/);
+  assert.match(runHtml, /data-hold-room[^>]*>!r:x\.org</);
 
   await t.clock.advance(59_000);
   assert.match((await get(t, `/inbox/${item.id}`)).html, /data-hold="live"/);
@@ -343,4 +363,34 @@ Deno.test("mutations from a page still need the CSRF header (the pages add no by
     assert.notEqual(r.status, 200, path);
     await r.body?.cancel();
   }
+});
+
+Deno.test("the messenger pill: amber with the last error and next retry, green when ok", async () => {
+  await using t = await makeTestOutpost();
+  t.deps.messengerStatus = () => ({
+    state: "error",
+    missing: [],
+    allowlist_size: 2,
+    detail: "fetch failed: connection refused",
+    next_retry_at: "2026-03-02T09:00:04Z",
+  });
+  let html = await (await t.request("GET", "/partials/status")).text();
+  assert.match(html, /class="pill pill-error" id="messenger-pill" data-state="error"/);
+  assert.match(
+    html,
+    /<span class="pill-extra">fetch failed: connection refused; next retry 09:00:04 UTC<\/span>/,
+  );
+  t.deps.messengerStatus = () => ({ state: "ok", missing: [], allowlist_size: 2 });
+  html = await (await t.request("GET", "/partials/status")).text();
+  assert.match(
+    html,
+    /class="pill pill-ok" id="messenger-pill" data-state="ok" title="2 allowlisted operators"/,
+  );
+  assert.doesNotMatch(html, /pill-extra/);
+  // A configured messenger is offered by the job form.
+  t.deps.messengerStatus = () => ({ state: "error", missing: [], allowlist_size: 2 });
+  assert.match(
+    await (await t.request("GET", "/")).text(),
+    /<option value="messenger">messenger<\/option>/,
+  );
 });

@@ -14,8 +14,9 @@ export const HoldNote: FC<{ item: InboxView; now: Date }> = ({ item, now }) => {
     <div class="hold-note" role="note" data-hold="live">
       <p>
         <strong>High-risk hold.</strong> <span class="mono">{hold.sender}</span> sent{" "}
-        <span class="mono">{hold.verb}</span> from chat; confirming answers with{" "}
-        <q class="mono">{hold.answer}</q> and resumes the run.
+        <span class="mono">{hold.verb}</span> from chat room{" "}
+        <span class="mono" data-hold-room>{hold.room}</span>; confirming answers with{" "}
+        <q class="mono">{hold.answer}</q>, resumes the run and replies in that room.
       </p>
       <p class="muted small">
         Held <time datetime={hold.held_at}>{relativeTime(hold.held_at, now)}</time>, expires{" "}

@@ -3,6 +3,7 @@
 // fires while the schedule is typed. Without the script nothing is submitted (no action).
 
 import type { Child, FC } from "hono/jsx";
+import type { MessengerStatus } from "../deps.ts";
 import {
   MAX_RETRIES_DEFAULT,
   MAX_RETRIES_MAX,
@@ -41,13 +42,21 @@ const Field: FC<
 
 const describedBy = (field: string) => `err-${field.replace(".", "-")}`;
 
+/** Why the messenger surface cannot be chosen, or null when it can (spec 3.3). */
+function messengerUnavailable(m: MessengerStatus | undefined): string | null {
+  if (!m || m.state !== "dormant") return null;
+  return `messenger not configured: set ${m.missing.join(", ")}`;
+}
+
 /** The endpoint a new job snapshots when its form leaves base_url and model as they are. */
 export interface JobFormDefaults {
   base_url?: string;
   model?: string;
 }
 
-export const JobForm: FC<{ defaults?: JobFormDefaults }> = ({ defaults = {} }) => (
+export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStatus }> = (
+  { defaults = {}, messenger },
+) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
     <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
@@ -149,7 +158,13 @@ export const JobForm: FC<{ defaults?: JobFormDefaults }> = ({ defaults = {} }) =
             aria-describedby={describedBy("output_surface")}
           >
             <option value="">report</option>
-            <option value="messenger">messenger</option>
+            {messengerUnavailable(messenger)
+              ? (
+                <option value="messenger" disabled>
+                  messenger ({messengerUnavailable(messenger)})
+                </option>
+              )
+              : <option value="messenger">messenger</option>}
           </select>
         </Field>
         <Field label="Timeout (s)" field="timeout_s">

@@ -3,6 +3,7 @@
 // Each live region names the partial route the page script re-fetches.
 
 import type { FC } from "hono/jsx";
+import type { MessengerStatus } from "../deps.ts";
 import type { GovernorConfig } from "../../core/governor/config.ts";
 import type { GovernorUsage } from "../../core/governor/governor.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
@@ -25,6 +26,8 @@ export interface LandingData {
   jobNames: Map<number, string>;
   governor: { config: GovernorConfig; usage: GovernorUsage };
   memory: MemoryPaneData;
+  /** Decides whether the job form offers the messenger surface. */
+  messenger?: MessengerStatus;
   /** The outpost's current endpoint, the job form's default base_url and model. */
   jobDefaults: JobDefaults;
 }
@@ -45,7 +48,10 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
       <div data-live="jobs" data-src="/partials/jobs">
         <JobsList page={data.jobs} now={data.now} />
       </div>
-      <JobForm defaults={data.jobDefaults} />
+      <JobForm
+        defaults={data.jobDefaults}
+        {...(data.messenger ? { messenger: data.messenger } : {})}
+      />
     </Card>
     <Card id="card-governor" title="GPU fairness">
       {/* Collapsed by default: a lever change throttles every job, so it is opened on purpose. */}

@@ -127,6 +127,7 @@ export async function renderPage(
         jobNames: jobNames(deps.store),
         governor: { config: deps.governor.config, usage: deps.scheduler.usage() },
         memory,
+        messenger: deps.messengerStatus(),
         jobDefaults: deps.scheduler.ctx.defaults ?? {},
       };
       return await page({ title: "Dashboard", page: "landing" }, <LandingPage data={data} />);

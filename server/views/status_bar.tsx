@@ -12,10 +12,41 @@ export interface StatusBarData {
 }
 
 function messengerDetail(m: MessengerStatus): string {
-  if (m.state === "dormant") return `Missing ${m.missing.join(", ")}`;
-  if (m.state === "error") return m.detail ?? "sync failing; retrying with backoff";
+  if (m.state === "dormant") return `Messenger dormant: missing ${m.missing.join(", ")}`;
+  if (m.state === "error") {
+    const retry = m.next_retry_at ? `; next retry ${m.next_retry_at.slice(11, 19)} UTC` : "";
+    return `${m.detail ?? "sync failing"}${retry}`;
+  }
   return `${m.allowlist_size} allowlisted ${m.allowlist_size === 1 ? "operator" : "operators"}`;
 }
+
+/**
+ * The messenger pill (spec 3.3): dormant is a quiet grey dot whose tooltip names the
+ * missing variables; error is amber with the last error and the next retry; ok is green.
+ */
+const MessengerPill: FC<{ m: MessengerStatus }> = ({ m }) =>
+  m.state === "dormant"
+    ? (
+      <span
+        class="pill pill-dormant pill-quiet"
+        id="messenger-pill"
+        data-state="dormant"
+        title={messengerDetail(m)}
+        aria-label={messengerDetail(m)}
+        tabindex={0}
+      >
+        <span class="dot" aria-hidden="true"></span>
+      </span>
+    )
+    : (
+      <Pill
+        label="Messenger"
+        state={m.state}
+        detail={messengerDetail(m)}
+        extra={m.state === "error" ? messengerDetail(m) : undefined}
+        id="messenger-pill"
+      />
+    );
 
 function pushDetail(p: PushStatus): string {
   if (p.state === "dormant") return `Missing ${p.missing.join(", ") || "VAPID key"}`;
@@ -32,13 +63,7 @@ export const StatusBar: FC<{ data: StatusBarData }> = ({ data }) => (
     >
       Inbox <span class="num" data-open-inbox={data.openInbox}>{data.openInbox}</span>
     </a>
-    <Pill
-      label="Messenger"
-      state={data.messenger.state}
-      detail={messengerDetail(data.messenger)}
-      extra={data.messenger.state === "ok" ? undefined : messengerDetail(data.messenger)}
-      id="messenger-pill"
-    />
+    <MessengerPill m={data.messenger} />
     <span
       class={`pill pill-${data.push.state}`}
       id="push-badge"

@@ -68,10 +68,42 @@ async function notificationShown(worker: Worker, tag: string, body: string): Pro
     while (Date.now() < until) {
       const list = await (self as any).registration.getNotifications({ tag: t });
       if (list.some((n: any) => n.body === b)) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    throw new Error(`no notification under ${t} with body ${b} within 30 s`);
+    // Say what happened: which shows the worker's handler made (and how they ended), and
+    // what Chromium lists now. A show that resolved yet is not listed is Chromium dropping
+    // it (seen under load in headless Chromium), not the worker failing to show it.
+    const all = await (self as any).registration.getNotifications();
+    throw new Error(
+      `no notification under ${t} with body ${b} within 30 s; shows: ${
+        JSON.stringify((self as any).__shows ?? "not recorded")
+      }; listed: ${JSON.stringify(all.map((n: any) => [n.tag, n.body]))}`,
+    );
   }, [tag, body] as const);
+}
+
+/**
+ * Records each showNotification the worker's handlers make, and whether it resolved, for
+ * notificationShown's failure message (the production call still does the work).
+ */
+async function recordShows(worker: Worker): Promise<void> {
+  await worker.evaluate(() => {
+    const sw = self as any;
+    const shows: unknown[][] = (sw.__shows = []);
+    const reg = sw.registration;
+    const show = reg.showNotification.bind(reg);
+    reg.showNotification = (title: string, options: any) => {
+      const entry: unknown[] = [options?.tag, options?.body, "pending"];
+      shows.push(entry);
+      return show(title, options).then(
+        (v: unknown) => (entry[2] = "resolved", v),
+        (err: unknown) => {
+          entry[2] = `rejected: ${err}`;
+          throw err;
+        },
+      );
+    };
+  });
 }
 
 /** Dispatches notificationclick inside the worker on its notification under `tag`. */
@@ -107,6 +139,7 @@ peerTest(
       await page.locator('body[data-push-worker="ready"]').waitFor({ state: "attached" });
       const worker = d.context.serviceWorkers()[0] ?? await workerSeen;
       assert.match(worker.url(), /\/sw\.js$/);
+      await recordShows(worker);
       const reg = await page.evaluate(async () => {
         const r = await (navigator as any).serviceWorker.getRegistration("/");
         return { scope: r?.scope, script: r?.active?.scriptURL };

@@ -93,7 +93,9 @@ async function realKit() {
 
 Deno.test("a real child runs with the spec 4.4 command line and environment; ok keeps its report", async () => {
   await using kit = await realKit();
-  const job = kit.job("tokens:1200/300", { token_budget: 5000, mode: "strict" });
+  // sleep:300 keeps the child alive while the runner reads its start identity: a child that has
+  // already ended (and been reaped) has none to record.
+  const job = kit.job("sleep:300 tokens:1200/300", { token_budget: 5000, mode: "strict" });
   const run = await kit.fire(job.id);
   assert.ok(run.pid! > 0);
   assert.match(run.pid_start!, /^[0-9a-f-]+:\d+$/, "process start identity recorded");
@@ -105,7 +107,7 @@ Deno.test("a real child runs with the spec 4.4 command line and environment; ok 
   assert.equal(done.session_id, `sess-${run.pid}`);
   const report = await Deno.readTextFile(done.report_path!);
   assert.match(report, /^# fake agent report/);
-  assert.match(report, /prompt: tokens:1200\/300/);
+  assert.match(report, /prompt: sleep:300 tokens:1200\/300/);
   assert.match(report, new RegExp(`workdir: ${kit.workdir} mode: strict budget: 5000`));
   assert.match(
     report,

@@ -1,0 +1,221 @@
+// `agent mcp list|add|remove|test|approve|set-key`: manage and check MCP servers.
+//   list                      every configured server, where it came from, whether it may start
+//   add NAME -- COMMAND ARGS  a stdio server in the global settings (--env K=V, --cwd DIR)
+//   add NAME --url URL        a Streamable HTTP server (--header K=V, --bearer-key ID)
+//   remove NAME               drop it from the global settings
+//   test NAME                 connect now and list its tools (exit 0 ready, 1 not)
+//   approve NAME              let a project-file server start in this project (recorded in
+//                             the global settings, pinned to its current command/url)
+//   set-key ID                store a key for bearer_key = ID, read from stdin
+// Project files are never written: they belong to the repository.
+
+import { parseArgs } from "node:util";
+import { errorLine } from "../core/logger.ts";
+import { type Env, processEnv, systemClock } from "../core/ports.ts";
+import { agentHome, globalSettingsPath } from "../core/settings/project.ts";
+import { resolveSettings } from "../core/settings/resolve.ts";
+import type { Settings } from "../core/settings/types.ts";
+import {
+  approvalEntry,
+  describeMcpServer,
+  type McpServerConfig,
+} from "../core/settings/mcp_servers.ts";
+import {
+  addMcpServer,
+  approveMcpServer,
+  removeMcpServer,
+  setMcpKey,
+} from "../core/settings/mcp_settings_file.ts";
+import { McpManager } from "../core/mcp/manager.ts";
+import { readFirstLine, readHidden } from "./config_main.ts";
+import { VERSION } from "./version.ts";
+
+export const MCP_USAGE = [
+  "usage: agent mcp list",
+  "       agent mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
+  "       agent mcp add NAME --url URL [--header K=V]... [--bearer-key ID]",
+  "       agent mcp remove NAME | test NAME | approve NAME | set-key ID",
+].join("\n");
+
+export interface McpCommandIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env?: Env;
+  cwd?: string;
+}
+
+export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<number> {
+  const env = io.env ?? processEnv;
+  const dashDash = argv.indexOf("--");
+  const before = dashDash === -1 ? argv : argv.slice(0, dashDash);
+  const command = dashDash === -1 ? [] : argv.slice(dashDash + 1);
+  const { values, positionals } = parseArgs({
+    args: before,
+    allowPositionals: true,
+    options: {
+      env: { type: "string", multiple: true },
+      header: { type: "string", multiple: true },
+      cwd: { type: "string" },
+      url: { type: "string" },
+      "bearer-key": { type: "string" },
+      workdir: { type: "string" },
+    },
+  });
+  const [sub, name, ...extra] = positionals;
+  if (sub === undefined || extra.length > 0) return usage(io);
+  const home = agentHome(env);
+  const cwd = values.workdir ?? io.cwd ?? Deno.cwd();
+  const settings = resolveSettings({ flags: {}, env, cwd, home });
+  switch (sub) {
+    case "list":
+      return await list(settings, io);
+    case "add": {
+      if (!name) return usage(io);
+      const table = values.url !== undefined
+        ? {
+          url: values.url,
+          ...(values.header ? { http_headers: pairs(values.header, "--header") } : {}),
+          ...(values["bearer-key"] ? { bearer_key: values["bearer-key"] } : {}),
+        }
+        : {
+          command: command[0] ?? missing("a command after --, or --url"),
+          args: command.slice(1),
+          ...(values.env ? { env: pairs(values.env, "--env") } : {}),
+          ...(values.cwd ? { cwd: values.cwd } : {}),
+        };
+      await addMcpServer(home, name, table);
+      // Read it back through the parser, so a bad value is reported now, not at next start.
+      resolveSettings({ flags: {}, env, cwd, home });
+      io.out(`added MCP server ${name} to ${globalSettingsPath(home)}\n`);
+      return 0;
+    }
+    case "remove": {
+      if (!name) return usage(io);
+      if (await removeMcpServer(home, name)) {
+        io.out(`removed MCP server ${name} from ${globalSettingsPath(home)}\n`);
+        return 0;
+      }
+      const elsewhere = settings.mcp_servers.find((s) => s.name === name);
+      io.err(
+        elsewhere
+          ? `agent: ${name} is defined in ${elsewhere.file}; edit that file to remove it\n`
+          : `agent: no MCP server named ${name} in ${globalSettingsPath(home)}\n`,
+      );
+      return 1;
+    }
+    case "approve": {
+      const server = find(settings, name);
+      if (server.scope !== "project") {
+        io.out(`${server.name} comes from the global settings; it needs no approval\n`);
+        return 0;
+      }
+      await approveMcpServer(home, server.file, server.name, await approvalEntry(server));
+      io.out(
+        `approved ${server.name} for ${server.file}: ${describeMcpServer(server)}\n` +
+          "(a change to its command, args, env, cwd or url needs a new approval)\n",
+      );
+      return 0;
+    }
+    case "test":
+      return await test(settings, find(settings, name), env, cwd, io);
+    case "set-key": {
+      if (!name) return usage(io);
+      let key: string;
+      if (Deno.stdin.isTerminal()) {
+        io.out(`paste the key for ${name} and press enter (it is not shown): `);
+        key = await readHidden();
+        io.out("\n");
+      } else key = await readFirstLine();
+      await setMcpKey(home, name, key);
+      io.out(
+        `stored mcp_keys.${name} in ${globalSettingsPath(home)}; servers with bearer_key = ` +
+          `"${name}" send it\n`,
+      );
+      return 0;
+    }
+    default:
+      return usage(io);
+  }
+}
+
+function usage(io: McpCommandIo): number {
+  io.err(`${MCP_USAGE}\n`);
+  return 1;
+}
+
+function missing(what: string): never {
+  throw new Error(`agent mcp add needs ${what}`);
+}
+
+function pairs(items: string[], flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new Error(`${flag} takes NAME=VALUE, got ${JSON.stringify(item)}`);
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+function find(settings: Settings, name: string | undefined): McpServerConfig {
+  const server = settings.mcp_servers.find((s) => s.name === name);
+  if (name && server) return server;
+  const known = settings.mcp_servers.map((s) => s.name).join(", ") || "none";
+  throw new Error(`no MCP server named ${name ?? "(missing)"}; configured: ${known}`);
+}
+
+async function list(settings: Settings, io: McpCommandIo): Promise<number> {
+  if (settings.mcp_servers.length === 0) {
+    io.out("no MCP servers configured (agent mcp add NAME -- COMMAND)\n");
+    return 0;
+  }
+  for (const s of settings.mcp_servers) {
+    let state = s.enabled ? "enabled" : "disabled";
+    if (s.scope === "project") {
+      const approved = (settings.mcp_approvals[s.file] ?? []).includes(await approvalEntry(s));
+      state += approved
+        ? ", approved for this project"
+        : `, needs approval (agent mcp approve ${s.name})`;
+    }
+    io.out(
+      `${s.name} (${s.transport}, ${s.scope} ${s.file}): ${state}\n  ${describeMcpServer(s)}\n`,
+    );
+  }
+  return 0;
+}
+
+async function test(
+  settings: Settings,
+  server: McpServerConfig,
+  env: Env,
+  cwd: string,
+  io: McpCommandIo,
+): Promise<number> {
+  // Only this server, enabled for the test whatever the file says.
+  const only = { ...settings, mcp_servers: [{ ...server, enabled: true }] } as Settings;
+  const manager = new McpManager(only, {
+    env,
+    fetch: globalThis.fetch,
+    clock: systemClock,
+    workdir: await Deno.realPath(cwd),
+    clientVersion: VERSION,
+  });
+  try {
+    await manager.start();
+    const [status] = manager.statuses();
+    if (status?.state !== "ready") {
+      io.err(`agent: MCP server ${server.name} ${status?.state}: ${status?.error ?? ""}\n`);
+      return 1;
+    }
+    io.out(`${server.name}: ready, ${status.tools.length} tools\n`);
+    for (const tool of manager.tools()) {
+      io.out(`  ${tool.name} (${typeof tool.kind === "string" ? tool.kind : "varies"})\n`);
+    }
+    return 0;
+  } catch (err) {
+    io.err(`agent: ${errorLine(err)}\n`);
+    return 1;
+  } finally {
+    await manager.close();
+  }
+}

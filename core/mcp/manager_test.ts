@@ -1,0 +1,225 @@
+// McpManager against real MCP servers: @modelcontextprotocol/server-everything over stdio and
+// Streamable HTTP (tests/mcp/everything.ts), a server that never answers initialize, one that
+// exits mid-call, and a project-file server that waits for approval.
+
+import assert from "node:assert/strict";
+import { McpManager, type McpServerStatus } from "./manager.ts";
+import { resolveSettings } from "../settings/resolve.ts";
+import { envFrom, systemClock } from "../ports.ts";
+import { makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
+import { peerTest } from "../../tests/peers.ts";
+import {
+  everythingProbe,
+  everythingStdioToml,
+  startEverythingHttp,
+} from "../../tests/mcp/everything.ts";
+import { FakeClock, flushMicrotasks } from "../../tests/fakes/clock.ts";
+import { approvalEntry } from "../settings/mcp_servers.ts";
+import type { Tool } from "../tools/types.ts";
+
+const RAW_SERVER = new URL("../../tests/mcp/raw_server.mjs", import.meta.url).pathname;
+
+async function managerFor(globalToml: string, options: {
+  projectToml?: string;
+  env?: Record<string, string>;
+  clock?: FakeClock;
+  onChange?: (s: McpServerStatus) => void;
+} = {}) {
+  const layout = await makeLayout();
+  await writeFile(layout.globalFile, globalToml);
+  if (options.projectToml) await writeFile(layout.projectFile, options.projectToml);
+  const env = envFrom({ PATH: Deno.env.get("PATH"), HOME: layout.root, ...options.env });
+  const settings = resolveSettings({ flags: {}, env, cwd: layout.cwd, home: layout.home });
+  const manager = new McpManager(settings, {
+    env,
+    fetch: globalThis.fetch,
+    clock: options.clock ?? systemClock,
+    workdir: layout.cwd,
+    clientVersion: "test",
+    ...(options.onChange ? { onChange: options.onChange } : {}),
+  });
+  return {
+    manager,
+    layout,
+    settings,
+    async [Symbol.asyncDispose]() {
+      await manager.close();
+      await layout.cleanup();
+    },
+  };
+}
+
+const ctx = () => ({ workdir: "/", signal: new AbortController().signal });
+
+function tool(tools: Tool[], name: string): Tool {
+  const found = tools.find((t) => t.name === name);
+  assert.ok(found, `${name} in ${tools.map((t) => t.name).join(", ")}`);
+  return found;
+}
+
+peerTest(
+  "stdio server-everything: tools listed with kinds, echo, structured, image, tool error",
+  everythingProbe,
+  async () => {
+    await using t = await managerFor(everythingStdioToml());
+    await t.manager.start();
+    const [status] = t.manager.statuses();
+    assert.equal(status?.state, "ready", status?.error);
+    const tools = t.manager.tools();
+    const echo = tool(tools, "mcp__everything__echo");
+    assert.equal(echo.kind, "read", "readOnlyHint maps to read");
+    assert.equal(tool(tools, "mcp__everything__toggle-simulated-logging").kind, "edit");
+    assert.equal(
+      (echo.input_schema.properties as Record<string, unknown>).message !== undefined,
+      true,
+    );
+
+    const echoed = await echo.execute({ message: "hello mcp" }, ctx());
+    assert.deepEqual(echoed, { type: "result", content: "Echo: hello mcp" });
+
+    const weather = await tool(tools, "mcp__everything__get-structured-content")
+      .execute({ location: "Chicago" }, ctx());
+    assert.equal(weather.type, "result");
+    assert.match(weather.content, /"temperature":36/);
+    assert.equal((weather as { is_error?: boolean }).is_error, undefined);
+
+    const image = await tool(tools, "mcp__everything__get-tiny-image").execute({}, ctx());
+    assert.ok(image.type === "result" && image.images?.length === 1);
+    assert.equal(image.images[0]!.media_type, "image/png");
+    assert.match(image.content, /\[image 1: image\/png, \d+ bytes\]/);
+
+    const bad = await tool(tools, "mcp__everything__get-sum").execute({ a: "x" }, ctx());
+    assert.ok(bad.type === "result" && bad.is_error === true, JSON.stringify(bad));
+    assert.match(bad.content, /expected number/);
+  },
+);
+
+peerTest("a stdio server never sees the agent's provider keys", everythingProbe, async () => {
+  await using t = await managerFor(everythingStdioToml("everything", 'env = { OWN = "mine" }\n'), {
+    env: {
+      ANTHROPIC_API_KEY: "sk-ant-secret",
+      OPENAI_API_KEY: "sk-oai-secret",
+      AGENT_API_KEY: "sk-agent-secret",
+    },
+  });
+  await t.manager.start();
+  const env = await tool(t.manager.tools(), "mcp__everything__get-env").execute({}, ctx());
+  assert.equal(env.type, "result");
+  assert.doesNotMatch(env.content, /secret/);
+  assert.match(env.content, /"OWN": ?"mine"/);
+});
+
+peerTest("Streamable HTTP server-everything: echo and an allow list", everythingProbe, async () => {
+  await using peer = await startEverythingHttp();
+  await using t = await managerFor(
+    `[mcp_servers.web]\nurl = "${peer.url}"\nenabled_tools = ["echo", "get-sum"]\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  assert.deepEqual(t.manager.tools().map((x) => x.name).sort(), [
+    "mcp__web__echo",
+    "mcp__web__get-sum",
+  ]);
+  const sum = await tool(t.manager.tools(), "mcp__web__get-sum").execute({ a: 2, b: 3 }, ctx());
+  assert.equal(sum.type, "result");
+  assert.match(sum.content, /5/);
+});
+
+Deno.test("a server that never answers initialize fails after its startup_timeout_s, with no tools", async () => {
+  const clock = new FakeClock();
+  await using t = await managerFor(
+    `[mcp_servers.mute]\ncommand = "node"\nargs = ["-e", "process.stdin.resume()"]\nstartup_timeout_s = 5\n`,
+    { clock },
+  );
+  const started = t.manager.start();
+  while (clock.pending === 0) await flushMicrotasks(1);
+  await clock.advance(5_000);
+  await started;
+  const [status] = t.manager.statuses();
+  assert.equal(status?.state, "failed");
+  assert.match(status?.error ?? "", /no answer within startup_timeout_s = 5/);
+  assert.deepEqual(t.manager.tools(), []);
+});
+
+Deno.test("a server that exits mid-call: the call is a tool error with its stderr, the server failed", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.flaky]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  const crash = tool(t.manager.tools(), "mcp__flaky__crash");
+  const result = await crash.execute({}, ctx());
+  assert.ok(result.type === "result" && result.is_error === true);
+  assert.match(result.content, /server went away/);
+  assert.match(result.content, /crashing on purpose/);
+  assert.equal(t.manager.statuses()[0]?.state, "failed");
+  const again = await crash.execute({}, ctx());
+  assert.ok(again.type === "result" && again.is_error === true);
+  assert.match(again.content, /not connected/);
+  // /mcp reconnect brings it back.
+  assert.equal((await t.manager.reconnect("flaky")).state, "ready");
+});
+
+Deno.test("a server that fails to start is one line naming its stderr tail", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.broken]\ncommand = "node"\nargs = ["-e", "console.error('boom: no config'); process.exit(2)"]\n`,
+  );
+  await t.manager.start();
+  const [status] = t.manager.statuses();
+  assert.equal(status?.state, "failed");
+  assert.match(status?.error ?? "", /boom: no config/);
+  assert.doesNotMatch(status?.error ?? "", /\n/);
+});
+
+Deno.test("a project-file server is not started until approved for that project", async () => {
+  const changes: McpServerStatus[] = [];
+  const marker = await Deno.makeTempFile();
+  await Deno.remove(marker);
+  const projectToml =
+    `[mcp_servers.proj]\ncommand = "sh"\nargs = ["-c", "touch ${marker}; exec node -e 'process.stdin.resume()'"]\nstartup_timeout_s = 0.5\n`;
+  {
+    await using t = await managerFor("", { projectToml, onChange: (s) => changes.push(s) });
+    await t.manager.start();
+    const [status] = t.manager.statuses();
+    assert.equal(status?.state, "needs_approval");
+    assert.match(status?.error ?? "", /agent mcp approve proj/);
+    await assert.rejects(Deno.stat(marker), Deno.errors.NotFound, "the command never ran");
+  }
+  // Approved (recorded in the global file under the project file's path): it runs.
+  await using t = await managerFor("", { projectToml });
+  const server = t.settings.mcp_servers[0]!;
+  const entry = await approvalEntry(server);
+  await writeFile(
+    t.layout.globalFile,
+    `[mcp_approvals]\n${JSON.stringify(server.file)} = [${JSON.stringify(entry)}]\n`,
+  );
+  const { resolveSettings: again } = await import("../settings/resolve.ts");
+  const env = envFrom({ PATH: Deno.env.get("PATH"), HOME: t.layout.root });
+  const approved = new McpManager(
+    again({ flags: {}, env, cwd: t.layout.cwd, home: t.layout.home }),
+    {
+      env,
+      fetch: globalThis.fetch,
+      clock: systemClock,
+      workdir: t.layout.cwd,
+      clientVersion: "test",
+    },
+  );
+  await approved.start();
+  await approved.close();
+  await Deno.stat(marker); // the command ran
+  await Deno.remove(marker);
+  assert.ok(changes.some((c) => c.state === "needs_approval"));
+});
+
+Deno.test("structured content that breaks the tool's output schema is a tool error (checked by the client)", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.raw]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  const result = await tool(t.manager.tools(), "mcp__raw__bad_structured").execute({}, ctx());
+  assert.ok(result.type === "result" && result.is_error === true, JSON.stringify(result));
+  assert.match(result.content, /does not match the tool's output schema/);
+  assert.match(result.content, /humidity/);
+});

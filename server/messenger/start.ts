@@ -1,0 +1,121 @@
+// Starts the Matrix bot inside agent-outpost when all four MX_* variables are set (spec 5.6):
+// loads the matrix-js-sdk transport through a computed import (so a dormant outpost never
+// loads the library; scripts/permissions.ts lists the module for the cache), registers the
+// messenger delivery adapter, and replies in the hold's room when the dashboard confirms a
+// held command.
+
+import type { Delivery } from "../../core/delivery/delivery.ts";
+import type { InboxService } from "../../core/inbox/service.ts";
+import { errorText, type Logger } from "../../core/logger.ts";
+import { createMessengerAdapter } from "../../core/messenger/adapter.ts";
+import { type BotStatus, MatrixBot } from "../../core/messenger/bot.ts";
+import { CommandRunner, runLinkUrl } from "../../core/messenger/commands.ts";
+import type { MessengerConfig } from "../../core/messenger/config.ts";
+import { Gate } from "../../core/messenger/gate.ts";
+import { RoomTrust } from "../../core/messenger/room_trust.ts";
+import type { TransportFactory } from "../../core/messenger/transport.ts";
+import type { Clock } from "../../core/ports.ts";
+import type { Scheduler } from "../../core/scheduler/scheduler.ts";
+import type { Store } from "../../core/store/store.ts";
+
+export interface StartMessengerOptions {
+  config: MessengerConfig;
+  store: Store;
+  scheduler: Scheduler;
+  inbox: InboxService;
+  delivery: Delivery;
+  /** Clock of rate limits (the outpost's clock). */
+  clock: Clock;
+  /** Clock of the sync loop's retry waits (the real one; tests may shorten the backoff). */
+  timers: Clock;
+  logger: Logger;
+  fetch: typeof globalThis.fetch;
+  baseUrl: string;
+  workspacesRoot: string;
+  /** Overrides the SDK transport (never needed in production). */
+  transportFactory?: TransportFactory;
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  syncTimeoutMs?: number;
+}
+
+export interface Messenger {
+  bot: MatrixBot;
+  status(): BotStatus;
+  stop(): Promise<void>;
+}
+
+async function sdkTransport(): Promise<TransportFactory> {
+  // Computed specifier: Deno preloads string-literal dynamic imports at start-up.
+  const mod: typeof import("../../core/messenger/matrix_sdk_transport.ts") = await import(
+    new URL("../../core/messenger/matrix_sdk_transport.ts", import.meta.url).href
+  );
+  return mod.createTransport;
+}
+
+export async function startMessenger(o: StartMessengerOptions): Promise<Messenger> {
+  const { config } = o;
+  const factory = o.transportFactory ?? await sdkTransport();
+  const transport = factory({ homeserver: config.homeserver, token: config.token, fetch: o.fetch });
+  const rooms = new RoomTrust((room) => transport.members(room), config.allowlist, "");
+  const runner = new CommandRunner({
+    store: o.store,
+    scheduler: o.scheduler,
+    inbox: o.inbox,
+    logger: o.logger,
+    baseUrl: o.baseUrl,
+    workspacesRoot: o.workspacesRoot,
+    clock: o.clock,
+  });
+  const gate = new Gate({
+    allowlist: config.allowlist,
+    verbs: config.verbs,
+    verbsSetting: config.verbsSetting,
+    rooms,
+    runner,
+    clock: o.clock,
+    logger: o.logger,
+  });
+  const bot = new MatrixBot({
+    transport,
+    gate,
+    rooms,
+    clock: o.timers,
+    logger: o.logger,
+    ...(o.backoffBaseMs === undefined ? {} : { backoffBaseMs: o.backoffBaseMs }),
+    ...(o.backoffCapMs === undefined ? {} : { backoffCapMs: o.backoffCapMs }),
+    ...(o.syncTimeoutMs === undefined ? {} : { syncTimeoutMs: o.syncTimeoutMs }),
+  });
+  const unregister = o.delivery.register(createMessengerAdapter({
+    post: (room, text, signal) => bot.post(room, text, { signal }),
+    defaultRoom: config.room,
+    baseUrl: o.baseUrl,
+  }));
+  o.inbox.setHoldConfirmedHook(async (c) => {
+    const resumed = c.run
+      ? ` The run resumes as run ${c.run.id}: ${runLinkUrl(o.baseUrl, c.item.job_id, c.run.id)}`
+      : "";
+    await bot.post(
+      c.room,
+      `Confirmed on the dashboard: ${c.hold.verb} on item ${c.item.id} (held by ` +
+        `${c.hold.sender}) is applied.${resumed}`,
+    );
+  });
+  bot.start();
+  o.logger.log("info", "matrix bot started", {
+    homeserver: config.homeserver,
+    allowlist_size: config.allowlist.size,
+    verbs: config.verbsSetting,
+  });
+  return {
+    bot,
+    status: () => bot.status(),
+    async stop() {
+      unregister();
+      o.inbox.setHoldConfirmedHook(null);
+      await bot.stop().catch((err) =>
+        o.logger.log("warn", "stopping the matrix bot failed", { error: errorText(err) })
+      );
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// Podman helpers for the container test: the local base image (scripts/container_base.sh), an
+// image holding this test's own deno binary at /deno (the `deno` npm package's binary, "copied
+// in" through the Containerfile's DENO_IMAGE argument), the from-source build of the
+// Containerfile, and a container's lifecycle. Every container runs with --network=host, so
+// the fake model server on the host's loopback is reachable from inside.
+
+export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+export const BASE_IMAGE = "localhost/bookworm-min";
+export const DENO_IMAGE = `localhost/agent-deno-bin:${Deno.version.deno}`;
+
+export interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs podman; throws with its stderr unless `allowFail`. */
+export async function podman(
+  args: string[],
+  opts: { allowFail?: boolean; stdin?: Uint8Array } = {},
+): Promise<Result> {
+  const child = new Deno.Command("podman", {
+    args,
+    stdin: opts.stdin ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (opts.stdin) {
+    const writer = child.stdin.getWriter();
+    await writer.write(opts.stdin);
+    await writer.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  const result = { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  if (result.code !== 0 && !opts.allowFail) {
+    throw new Error(`podman ${args.join(" ")} exited ${result.code}:\n${result.stderr}`);
+  }
+  return result;
+}
+
+async function imageExists(image: string): Promise<boolean> {
+  return (await podman(["image", "exists", image], { allowFail: true })).code === 0;
+}
+
+/** The debootstrap base (cached tarball; minutes only the first time on a machine). */
+export async function ensureBaseImage(): Promise<void> {
+  const out = await new Deno.Command("bash", {
+    args: [`${ROOT}/scripts/container_base.sh`, BASE_IMAGE],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    const dec = new TextDecoder();
+    throw new Error(
+      `container_base.sh failed:\n${dec.decode(out.stdout)}${dec.decode(out.stderr)}`,
+    );
+  }
+}
+
+/** An image whose only file is this process's deno binary at /deno. */
+export async function ensureDenoImage(): Promise<void> {
+  if (await imageExists(DENO_IMAGE)) return;
+  const dir = await Deno.makeTempDir({ prefix: "agent-deno-bin-" });
+  try {
+    await Deno.copyFile(Deno.execPath(), `${dir}/deno`);
+    await Deno.chmod(`${dir}/deno`, 0o755);
+    const tar = await new Deno.Command("tar", { args: ["-C", dir, "-c", "deno"], stdout: "piped" })
+      .output();
+    if (!tar.success) throw new Error("tar of the deno binary failed");
+    await podman(["import", "-", DENO_IMAGE], { stdin: tar.stdout });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Builds the Containerfile's from-source image. A CA bundle named by DENO_CERT or
+ * SSL_CERT_FILE is mounted into the build, for machines behind a TLS-intercepting proxy.
+ */
+export async function buildSourceImage(tag: string): Promise<void> {
+  const ca = [Deno.env.get("DENO_CERT"), Deno.env.get("SSL_CERT_FILE")].find((p) =>
+    p !== undefined && p !== "" && isFile(p)
+  );
+  await podman([
+    "build",
+    "--format",
+    "docker", // OCI images drop HEALTHCHECK
+    "--network=host",
+    "--build-arg",
+    `BASE_IMAGE=${BASE_IMAGE}`,
+    "--build-arg",
+    `DENO_IMAGE=${DENO_IMAGE}`,
+    "--build-arg",
+    "PROGRAMS=source",
+    ...(ca ? ["-v", `${ca}:/run/host-ca.crt:ro`, "--build-arg", "DENO_CERT=/run/host-ca.crt"] : []),
+    "-t",
+    tag,
+    "-f",
+    `${ROOT}/Containerfile`,
+    ROOT,
+  ]);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/** A loopback port free right now (the container shares the host's network). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/**
+ * Resolves with the outpost's URL once the container's log has printed its `listening on`
+ * line for the `nth` time (1 for a first start, 2 after a restart): read from `podman logs
+ * -f`, so the wait is on the line itself.
+ */
+export async function waitForListening(name: string, nth: number): Promise<string> {
+  const child = new Deno.Command("podman", {
+    args: ["logs", "-f", name],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`container ${name} stopped before listening:\n${seen}`);
+      seen += value;
+      const urls = [...seen.matchAll(/listening on (http:\/\/[^\s]+\/)/g)];
+      if (urls.length >= nth) return urls[nth - 1]![1]!;
+    }
+  } finally {
+    await reader.cancel();
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already exited */ }
+    await child.status;
+    await stderr;
+  }
+}

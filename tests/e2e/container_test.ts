@@ -1,0 +1,225 @@
+// The Containerfile built and run for real: the from-source image (Deno from the `deno` npm
+// package's binary, the sources, `deno run` with the flags of scripts/permissions.ts) on the
+// local debootstrap base. One container lives through the whole story: a job submitted
+// through the machine door reaches ok with its report on the mounted volume, every process
+// runs as the non-root user, an orphan a run's command leaves behind is reaped by tini, the
+// secrets arrive at run time, SIGTERM stops the outpost cleanly, and a restart finds the job.
+// Needs podman (runc) and debootstrap; .ci/run installs them and sets containers.conf.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { peerTest, probes } from "../peers.ts";
+import { OUTPOST_PERMISSIONS, RUN_FLAGS } from "../../scripts/permissions.ts";
+import {
+  buildSourceImage,
+  ensureBaseImage,
+  ensureDenoImage,
+  freePort,
+  podman,
+  waitForListening,
+} from "./container_kit.ts";
+import { waitForRun } from "./outpost_process_kit.ts";
+
+const IMAGE = "localhost/agent-outpost:test";
+const OUTPOST_UID = 10001;
+
+/** A P-256 VAPID private key as PKCS#8 PEM, the file secret push reads. */
+async function vapidPem(): Promise<string> {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const der = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const b64 = btoa(String.fromCharCode(...der)).replace(/.{64}/g, "$&\n");
+  return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
+}
+
+peerTest(
+  "the from-source image runs a job to ok as a non-root user, reaps orphans, stops on SIGTERM and keeps its history",
+  probes.podman,
+  async () => {
+    await ensureBaseImage();
+    await ensureDenoImage();
+    await buildSourceImage(IMAGE);
+
+    // Nothing secret is baked into the image.
+    const inspected = JSON.parse((await podman(["image", "inspect", IMAGE])).stdout)[0];
+    const config = inspected.Config;
+    const baked = (config.Env as string[]).filter((e) => /^(MX_|VAPID_)/.test(e));
+    assert.deepEqual(baked, [], "no Matrix or VAPID variable in the image");
+    assert.equal(config.User, "outpost");
+    assert.match(
+      JSON.stringify(inspected.Healthcheck?.Test),
+      /\/healthz/,
+      "the image carries its HEALTHCHECK",
+    );
+
+    const name = `agent-outpost-test-${Deno.pid}`;
+    const secret = `agent-outpost-test-vapid-${Deno.pid}`;
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-container-" }));
+    const data = join(dir, "data");
+    const workspaces = join(dir, "workspaces");
+    const work = join(workspaces, "w1");
+    await Deno.mkdir(work, { recursive: true });
+    await Deno.mkdir(data);
+    for (const path of [data, workspaces, work]) await Deno.chown(path, OUTPOST_UID, OUTPOST_UID);
+    const matrixEnv = join(dir, "matrix.env");
+    // Three of the four MX_* variables: the messenger stays dormant and says what is missing,
+    // which proves the env file reached the outpost.
+    await Deno.writeTextFile(
+      matrixEnv,
+      "MX_HOMESERVER=http://127.0.0.1:9\nMX_ROOM=!room:example.org\nMX_ALLOWLIST=@op:example.org\n",
+      { mode: 0o600 },
+    );
+    await podman(["secret", "create", secret, "-"], {
+      stdin: new TextEncoder().encode(await vapidPem()),
+    });
+
+    const fake = await startFakeModelServer({
+      models: [{ id: "served-model", max_model_len: 32768 }],
+    });
+    const port = freePort();
+    try {
+      await podman([
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network=host",
+        "--health-interval=disable", // no systemd timers here; the check is run by hand below
+        "-v",
+        `${data}:/data`,
+        "-v",
+        `${workspaces}:/workspaces`,
+        "--env-file",
+        matrixEnv,
+        "--secret",
+        `${secret},target=vapid_private_key,uid=${OUTPOST_UID},mode=0400`,
+        "-e",
+        "VAPID_PRIVATE_KEY_FILE=/run/secrets/vapid_private_key",
+        "-e",
+        "AGENT_OUTPOST_HOST=127.0.0.1",
+        "-e",
+        `AGENT_OUTPOST_PORT=${port}`,
+        "-e",
+        `AGENT_BASE_URL=${fake.url}`,
+        "-e",
+        "AGENT_PROVIDER=chat_completions",
+        "-e",
+        "AGENT_MEMORY_REFLECT=0",
+        IMAGE,
+      ]);
+      const url = await waitForListening(name, 1);
+      assert.equal(url, `http://127.0.0.1:${port}/`);
+
+      // Every process in the container is the non-root user; the outpost is `deno run` with
+      // exactly the flags of scripts/permissions.ts, under tini as PID 1.
+      const top = (await podman(["top", name, "user", "pid", "args"])).stdout.trim().split("\n")
+        .slice(1).map((l) => l.trim().split(/\s+/));
+      assert.ok(top.length >= 2, JSON.stringify(top));
+      for (const [user] of top) assert.equal(user, "outpost");
+      const pid1 = top.find((p) => p[1] === "1")!;
+      assert.equal(pid1[2], "/usr/bin/tini");
+      const outpostArgs = top.find((p) => p[2] === "/usr/local/bin/deno")!.slice(2);
+      assert.deepEqual(outpostArgs, [
+        "/usr/local/bin/deno",
+        "run",
+        ...RUN_FLAGS,
+        "--config",
+        "/opt/agent/deno.json",
+        ...OUTPOST_PERMISSIONS,
+        "/opt/agent/server/main.ts",
+        "serve",
+      ]);
+      assert.equal((await podman(["exec", name, "id", "-u"])).stdout.trim(), String(OUTPOST_UID));
+
+      // The healthcheck answers healthy against the running outpost.
+      assert.equal((await podman(["healthcheck", "run", name], { allowFail: true })).code, 0);
+
+      // Secrets arrived at run time: the push key from the file secret, the env file's MX_*.
+      const push = await (await fetch(`${url}api/push/status`)).json();
+      assert.equal(push.state, "ok", JSON.stringify(push));
+      const messenger = await (await fetch(`${url}api/messenger/status`)).json();
+      assert.deepEqual(messenger.missing, ["MX_TOKEN"]);
+
+      // A job through the machine door. The run's shell command leaves an orphan behind: a
+      // `cat` blocked on a FIFO until the test releases it, whose parent shell exits at once.
+      const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
+        .trim();
+      const orphanCommand =
+        "mkfifo release; sh -c 'exec cat release >/dev/null' </dev/null >/dev/null 2>&1 & echo $! > orphan.pid";
+      fake.enqueue(reply().tool("shell", { command: orphanCommand }));
+      fake.enqueue(reply().text("Left a helper running.").usage(40, 6));
+      const door = (path: string, init: RequestInit = {}) =>
+        fetch(`${url}${path}`, {
+          ...init,
+          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        });
+      const submitted = await door("api/v1/jobs", {
+        method: "POST",
+        body: JSON.stringify({ prompt: "start the helper", workdir: "/workspaces/w1" }),
+      });
+      assert.equal(submitted.status, 202, await submitted.clone().text());
+      const { job_id: jobId, run_id: runId } = await submitted.json();
+      await waitForRun(url, runId, "ok");
+      const status = await (await door(`api/v1/jobs/${jobId}/runs/${runId}`)).json();
+      assert.equal(status.status, "ok");
+      assert.equal(status.exit_code, 0);
+
+      // The report is on the mounted volume, written by the non-root user.
+      const runsDir = join(data, "outpost", "runs", String(jobId));
+      const reports = [...Deno.readDirSync(runsDir)].filter((e) => e.name.endsWith(".md"));
+      assert.equal(reports.length, 1);
+      const reportPath = join(runsDir, reports[0]!.name);
+      assert.match(await Deno.readTextFile(reportPath), /Left a helper running\./);
+      assert.equal((await Deno.stat(reportPath)).uid, OUTPOST_UID);
+
+      // The orphan was handed to PID 1 (tini); once released it exits and must not stay a
+      // zombie: the in-container wait ends only when its /proc entry is gone.
+      const orphan = (await Deno.readTextFile(join(work, "orphan.pid"))).trim();
+      assert.match(orphan, /^\d+$/);
+      const before = (await podman(["exec", name, "cat", `/proc/${orphan}/status`])).stdout;
+      assert.match(before, /^PPid:\s+1$/m, before);
+      assert.doesNotMatch(before, /^State:\s+Z/m);
+      const fifo = await Deno.open(join(work, "release"), { write: true });
+      fifo.close();
+      const reaped = await podman([
+        "exec",
+        name,
+        "timeout",
+        "60",
+        "sh",
+        "-c",
+        `while [ -e /proc/${orphan} ]; do sleep 0.05; done`,
+      ], { allowFail: true });
+      assert.equal(reaped.code, 0, `orphan ${orphan} was not reaped (left a zombie)`);
+
+      // SIGTERM (podman stop) ends the outpost cleanly: exit 0, where a stop that needed the
+      // 10 s SIGKILL fallback would be 137.
+      await podman(["stop", "--time", "10", name]);
+      const state = JSON.parse((await podman(["inspect", name])).stdout)[0].State;
+      assert.equal(state.ExitCode, 0);
+      const logs = await podman(["logs", name]);
+      assert.match(logs.stdout + logs.stderr, /SIGTERM: shutting down/);
+
+      // A restart of the same container finds the job, its run and its report.
+      await podman(["start", name]);
+      const again = await waitForListening(name, 2);
+      const job = await (await door(`api/v1/jobs/${jobId}`)).json();
+      assert.equal(job.job_id, jobId);
+      assert.equal(job.latest_run.run_id, runId);
+      assert.equal(job.latest_run.status, "ok");
+      const report = await door(`api/v1/jobs/${jobId}/runs/${runId}/output`);
+      assert.equal(report.status, 200);
+      assert.match(await report.text(), /Left a helper running\./);
+      assert.equal(again, url);
+      fake.assertNoViolations();
+    } finally {
+      await podman(["rm", "-f", "-t", "0", name], { allowFail: true });
+      await podman(["secret", "rm", secret], { allowFail: true });
+      await fake.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

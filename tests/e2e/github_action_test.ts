@@ -1,0 +1,240 @@
+// The GitHub Action run locally: the `run` step of action.yml (its command line and its env
+// block, with inputs filled from the test or the declared defaults) executes against the fake
+// model server in a simulated Actions environment (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
+// RUNNER_TEMP files), and every output the action declares is checked.
+
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { ROOT, tempHome } from "./agent_process.ts";
+
+const KEY = "sk-action-secret-7f3a";
+const yml = await Deno.readTextFile(`${ROOT}/action.yml`);
+
+/** The declared inputs' defaults, the run step's env block and command, the outputs' sources. */
+function parseAction() {
+  const lines = yml.split("\n");
+  const section = (name: string) => {
+    const start = lines.indexOf(`${name}:`);
+    const end = lines.findIndex((l, i) => i > start && /^\S/.test(l));
+    return lines.slice(start + 1, end);
+  };
+  const defaults: Record<string, string> = {};
+  let current = "";
+  for (const line of section("inputs")) {
+    const name = /^ {2}(\w+):$/.exec(line);
+    if (name) current = name[1]!;
+    const value = /^ {4}default: (.*)$/.exec(line);
+    if (value) defaults[current] = value[1]!.replace(/^"(.*)"$/, "$1");
+  }
+  const outputs: Record<string, string> = {};
+  for (const line of section("outputs")) {
+    const name = /^ {2}(\w+):$/.exec(line);
+    if (name) current = name[1]!;
+    const value = /^ {4}value: \$\{\{ steps\.run\.outputs\.(\w+) \}\}$/.exec(line);
+    if (value) outputs[current] = value[1]!;
+  }
+  const step = lines.indexOf("      id: run");
+  const env: Record<string, string> = {};
+  let run = "";
+  for (const line of lines.slice(step)) {
+    const e = /^ {8}(\w+): \$\{\{ inputs\.(\w+) \}\}$/.exec(line);
+    if (e) env[e[1]!] = e[2]!;
+    const r = /^ {6}run: (.*)$/.exec(line);
+    if (r) {
+      run = r[1]!;
+      break;
+    }
+  }
+  return { defaults, outputs, env, run };
+}
+
+function parseOutputs(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^(\w+)<<(.+)$/.exec(lines[i]!);
+    if (!m) continue;
+    const end = lines.indexOf(m[2]!, i + 1);
+    out[m[1]!] = lines.slice(i + 1, end).join("\n");
+    i = end;
+  }
+  return out;
+}
+
+async function setup() {
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+    apiKey: KEY,
+  });
+  const home = await tempHome();
+  const work = `${home}/checkout`;
+  await Deno.mkdir(work);
+  await Deno.mkdir(`${home}/runner-temp`);
+  const action = parseAction();
+
+  /** Runs the action's `run` step like the runner would, with these inputs. */
+  const step = async (inputs: Record<string, string>) => {
+    const outputFile = `${home}/runner-temp/output-${crypto.randomUUID()}`;
+    const summaryFile = `${home}/runner-temp/summary-${crypto.randomUUID()}`;
+    await Deno.writeTextFile(outputFile, "");
+    await Deno.writeTextFile(summaryFile, "");
+    const env: Record<string, string> = {
+      PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      HOME: home,
+      AGENT_HOME: `${home}/.agent`,
+      AGENT_MEMORY_REFLECT: "0",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+      GITHUB_ACTIONS: "true",
+      GITHUB_ACTION_PATH: ROOT,
+      GITHUB_WORKSPACE: work,
+      GITHUB_RUN_ID: "4242",
+      GITHUB_OUTPUT: outputFile,
+      GITHUB_STEP_SUMMARY: summaryFile,
+      RUNNER_TEMP: `${home}/runner-temp`,
+    };
+    for (const [name, input] of Object.entries(action.env)) {
+      env[name] = inputs[input] ?? action.defaults[input] ?? "";
+    }
+    const out = await new Deno.Command("bash", {
+      args: ["-c", action.run],
+      cwd: work,
+      env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    const raw = await Deno.readTextFile(outputFile);
+    return {
+      code: out.code,
+      log: dec.decode(out.stdout) + dec.decode(out.stderr),
+      rawOutputs: raw,
+      outputs: parseOutputs(raw),
+      summary: await Deno.readTextFile(summaryFile),
+    };
+  };
+  return {
+    fake,
+    home,
+    work,
+    action,
+    step,
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+const model = (url: string) => ({
+  base_url: url,
+  provider: "chat_completions",
+  model: "served-model",
+  api_key: KEY,
+});
+
+Deno.test("action.yml declares its inputs and takes every output from the run step", () => {
+  const { defaults, outputs, env, run } = parseAction();
+  assert.deepEqual(outputs, {
+    outcome: "outcome",
+    exit_code: "exit_code",
+    session_id: "session_id",
+    report_path: "report_path",
+  });
+  for (
+    const input of [
+      "prompt",
+      "workdir",
+      "mode",
+      "token_budget",
+      "base_url",
+      "provider",
+      "model",
+      "api_key",
+      "needs_human",
+    ]
+  ) {
+    assert.ok(Object.values(env).includes(input), `the run step gets input ${input}`);
+  }
+  assert.equal(defaults.needs_human, "fail");
+  assert.equal(defaults.mode, "auto");
+  assert.ok(!run.includes("${{"), "no input is pasted into the shell command");
+  assert.ok(!/-A\b|--allow-all/.test(run));
+  assert.match(yml, /deno-version: 2\.9\.6/);
+  assert.match(yml, /uses: actions\/upload-artifact@v4/);
+});
+
+Deno.test("an ok run: outputs, the report in the job summary, the key only in the environment", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("create", { path: "result.txt", file_text: "done\n" }));
+  t.fake.enqueue(reply().text("All done.").usage(80, 5));
+  const r = await t.step({
+    ...model(t.fake.url),
+    prompt: "write the result",
+    token_budget: "5000",
+  });
+  assert.equal(r.code, 0, r.log);
+  assert.equal(r.outputs.outcome, "ok");
+  assert.equal(r.outputs.exit_code, "0");
+  assert.match(r.outputs.session_id!, /^\S+$/);
+  assert.equal(r.outputs.report_path, `${t.home}/runner-temp/agent-report-4242.md`);
+  assert.match(await Deno.readTextFile(r.outputs.report_path!), /All done\./);
+  assert.match(r.summary, /^## agent: ok \(exit 0\)\n/);
+  assert.match(r.summary, /All done\./);
+  assert.equal(await Deno.readTextFile(`${t.work}/result.txt`), "done\n", "ran in the checkout");
+  // The key reached the model server, and nothing the runner shows.
+  assert.equal(t.fake.requests[0]!.headers["authorization"], `Bearer ${KEY}`);
+  assert.equal((t.fake.requests[0]!.body as { model: string }).model, "served-model");
+  for (const shown of [r.log, r.rawOutputs, r.summary]) assert.ok(!shown.includes(KEY));
+  t.fake.assertNoViolations();
+});
+
+Deno.test("needs a human: warn succeeds with a warning annotation, fail (the default) fails the step", async () => {
+  await using t = await setup();
+  for (const [choice, code, kind] of [["warn", 0, "warning"], ["", 2, "error"]] as const) {
+    t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
+    const r = await t.step({
+      ...model(t.fake.url),
+      prompt: "deploy",
+      mode: "strict",
+      needs_human: choice,
+    });
+    assert.equal(r.code, code, r.log);
+    assert.match(
+      r.log,
+      new RegExp(`^::${kind} title=agent needs a human::.*session ${r.outputs.session_id}$`, "m"),
+    );
+    assert.equal(r.outputs.outcome, "needs_human");
+    assert.equal(r.outputs.exit_code, "2");
+    assert.match(r.outputs.session_id!, /^\S+$/);
+    assert.match(r.summary, /^## agent: needs_human \(exit 2\)/);
+    await assert.rejects(Deno.stat(`${t.work}/deploy.sh`), Deno.errors.NotFound);
+  }
+});
+
+Deno.test("a failed run fails the step with an error annotation and still reports its outcome", async () => {
+  await using t = await setup();
+  const r = await t.step({ ...model(t.fake.url), api_key: "", prompt: "hi" });
+  assert.equal(r.code, 1, r.log);
+  assert.match(r.log, /^::error title=agent run failed::401 from POST .*No API key was sent/m);
+  assert.equal(r.outputs.outcome, "error");
+  assert.equal(r.outputs.exit_code, "1");
+  assert.match(r.outputs.session_id!, /^\S+$/, "the session of the failed turn");
+  assert.match(r.summary, /^## agent: error \(exit 1\)/);
+});
+
+Deno.test("a bad input is one error annotation before anything runs", async () => {
+  await using t = await setup();
+  const r = await t.step({ ...model(t.fake.url), prompt: "hi", needs_human: "maybe" });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.log.trim(),
+    '::error title=agent action input::input needs_human must be fail or warn, not "maybe"',
+  );
+  assert.equal(r.rawOutputs, "");
+  const empty = await t.step({ ...model(t.fake.url), prompt: "  " });
+  assert.match(empty.log, /input prompt is required/);
+  const budget = await t.step({ ...model(t.fake.url), prompt: "hi", token_budget: "1e3" });
+  assert.match(budget.log, /input token_budget must be a positive integer, not "1e3"/);
+});

@@ -1,0 +1,241 @@
+// `agent -p` with MCP servers, as a real child process with the release permission flags,
+// against the scripted fake model and real MCP servers (server-everything over stdio and
+// Streamable HTTP, plus the small fixtures in tests/mcp/).
+
+import assert from "node:assert/strict";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { runAgent, tempHome } from "./agent_process.ts";
+import type { HeadlessResult } from "../../core/agent/types.ts";
+import { peerTest } from "../peers.ts";
+import {
+  everythingProbe,
+  everythingStdioToml,
+  noteServerToml,
+  startEverythingHttp,
+} from "../mcp/everything.ts";
+import { PLAN_DENIAL } from "../../core/agent/permissions.ts";
+
+async function setup(globalToml: string, provider = "chat_completions") {
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+  });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  await Deno.mkdir(`${home}/.agent`);
+  await Deno.writeTextFile(`${home}/.agent/settings.toml`, globalToml);
+  const env = {
+    home,
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: provider,
+    AGENT_MEMORY_REFLECT: "0",
+    // Must never reach an MCP server.
+    AGENT_API_KEY: "sk-agent-secret-key",
+  };
+  return {
+    fake,
+    home,
+    work,
+    env,
+    run: (args: string[]) =>
+      runAgent(["-p", "--workdir", work, "--output-format", "json", ...args], env),
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+type ChatBody = {
+  tools?: Array<{ function: { name: string } }>;
+  messages: Array<{ role: string; content?: unknown }>;
+};
+
+function toolNames(body: unknown): string[] {
+  return ((body as ChatBody).tools ?? []).map((t) => t.function.name);
+}
+
+function toolMessages(body: unknown): string[] {
+  return (body as ChatBody).messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+}
+
+peerTest(
+  "stdio server-everything: tools offered, echo, structured, image and a tool error reach the model",
+  everythingProbe,
+  async () => {
+    await using t = await setup(everythingStdioToml());
+    t.fake.enqueue(
+      reply()
+        .tool("mcp__everything__echo", { message: "hello from the model" })
+        .tool("mcp__everything__get-structured-content", { location: "New York" })
+        .tool("mcp__everything__get-tiny-image", {})
+        .tool("mcp__everything__get-sum", { a: "not a number" }),
+    );
+    t.fake.enqueue(reply().text("done"));
+    const r = await t.run(["--output", `${t.home}/report.md`, "--", "use the tools"]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as HeadlessResult;
+    assert.equal(result.final_text, "done");
+    const names = toolNames(t.fake.requests[0]!.body);
+    assert.ok(names.includes("view") && names.includes("mcp__everything__echo"), names.join());
+    const [echo, weather, image, sum] = toolMessages(t.fake.requests[1]!.body);
+    assert.equal(echo, "Echo: hello from the model");
+    assert.match(String(weather), /"temperature":33/);
+    assert.match(String(image), /\[image 1: image\/png, \d+ bytes\]/);
+    assert.match(String(sum), /Input validation error/);
+    // The JSON result and the report say which servers and tools the run had.
+    const server = result.mcp_servers?.[0];
+    assert.equal(server?.name, "everything");
+    assert.equal(server?.state, "ready");
+    assert.ok(server?.tools.includes("mcp__everything__echo"));
+    const report = await Deno.readTextFile(`${t.home}/report.md`);
+    assert.match(
+      report,
+      /## MCP servers\n\n- \*\*everything\*\* \(ready\): .*`mcp__everything__echo`/,
+    );
+    t.fake.assertNoViolations();
+  },
+);
+
+peerTest(
+  "on the Messages wire an MCP image goes to the model as an image block",
+  everythingProbe,
+  async () => {
+    await using t = await setup(everythingStdioToml(), "messages");
+    t.fake.enqueue(reply().tool("mcp__everything__get-tiny-image", {}));
+    t.fake.enqueue(reply().text("seen"));
+    const r = await t.run(["--", "look"]);
+    assert.equal(r.code, 0, r.stderr);
+    const body = t.fake.requests[1]!.body as {
+      messages: Array<{ role: string; content: Array<Record<string, unknown>> | string }>;
+    };
+    const last = body.messages.at(-1)!;
+    const block = (last.content as Array<Record<string, unknown>>).find((b) =>
+      b.type === "tool_result"
+    )!;
+    const parts = block.content as Array<Record<string, unknown>>;
+    assert.equal(parts[1]?.type, "image");
+    assert.equal((parts[1]?.source as { media_type: string }).media_type, "image/png");
+  },
+);
+
+peerTest("Streamable HTTP server-everything: echo through the agent", everythingProbe, async () => {
+  await using peer = await startEverythingHttp();
+  await using t = await setup(`[mcp_servers.web]\nurl = "${peer.url}"\n`);
+  t.fake.enqueue(reply().tool("mcp__web__echo", { message: "over http" }));
+  t.fake.enqueue(reply().text("ok"));
+  const r = await t.run(["--", "echo"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(toolMessages(t.fake.requests[1]!.body), ["Echo: over http"]);
+});
+
+Deno.test("a server that never answers initialize: the run goes on without it after startup_timeout_s", async () => {
+  await using t = await setup(
+    `[mcp_servers.mute]\ncommand = "node"\nargs = ["-e", "process.stdin.resume()"]\nstartup_timeout_s = 1\n`,
+  );
+  t.fake.enqueue(reply().text("answered anyway"));
+  const r = await t.run(["--", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /MCP server mute failed: no answer within startup_timeout_s = 1/);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.final_text, "answered anyway");
+  assert.deepEqual(result.mcp_servers, [{
+    name: "mute",
+    state: "failed",
+    tools: [],
+    error: "no answer within startup_timeout_s = 1",
+  }]);
+  assert.ok(!toolNames(t.fake.requests[0]!.body).some((n) => n.startsWith("mcp__")));
+});
+
+peerTest(
+  "plan mode denies a non-read-only MCP tool; the server never runs it",
+  everythingProbe,
+  async () => {
+    await using t = await setup(noteServerToml());
+    t.fake.enqueue(reply().tool("mcp__notes__write_note", { path: "n.txt", text: "x" }));
+    t.fake.enqueue(reply().text("planned"));
+    const r = await t.run(["--mode", "plan", "--", "write a note"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(toolMessages(t.fake.requests[1]!.body), [PLAN_DENIAL]);
+    await assert.rejects(Deno.stat(`${t.work}/n.txt`), Deno.errors.NotFound);
+  },
+);
+
+peerTest(
+  "strict mode: an MCP write needs approval (exit 2, call recorded) and resume applies it exactly",
+  everythingProbe,
+  async () => {
+    await using t = await setup(noteServerToml());
+    t.fake.enqueue(
+      reply().tool("mcp__notes__write_note", { path: "n.txt", text: "exact text\nline 2" }),
+    );
+    const r = await t.run(["--mode", "strict", "--", "write a note"]);
+    assert.equal(r.code, 2, r.stderr);
+    const result = JSON.parse(r.stdout) as HeadlessResult;
+    assert.equal(result.questions[0]?.kind, "approval");
+    assert.match(result.questions[0]?.detail ?? "", /MCP server notes .*tool write_note/);
+    assert.match(result.questions[0]?.detail ?? "", /"text": "exact text\\nline 2"/);
+    await assert.rejects(Deno.stat(`${t.work}/n.txt`), Deno.errors.NotFound);
+
+    t.fake.enqueue(reply().text("written"));
+    const resumed = await t.run([
+      "--mode",
+      "strict",
+      "--resume",
+      result.session_id!,
+      "--",
+      "approved",
+    ]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(await Deno.readTextFile(`${t.work}/n.txt`), "exact text\nline 2");
+    assert.match(
+      toolMessages(t.fake.requests[1]!.body)[0]!,
+      /Approved by the operator and run\. wrote 17/,
+    );
+  },
+);
+
+Deno.test("a server that exits mid-call is a tool error for the model; the run finishes", async () => {
+  const fixture = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
+  await using t = await setup(`[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n`);
+  t.fake.enqueue(reply().tool("mcp__flaky__crash", {}));
+  t.fake.enqueue(reply().text("coped"));
+  const r = await t.run(["--", "crash it"]);
+  assert.equal(r.code, 0, r.stderr);
+  const [content] = toolMessages(t.fake.requests[1]!.body);
+  assert.match(
+    String(content),
+    /the server went away \(stderr: raw-server: crashing on purpose\)/,
+  );
+});
+
+Deno.test("a project-file server does not start until `agent mcp approve` records it", async () => {
+  await using t = await setup("");
+  const marker = `${t.home}/started`;
+  await Deno.mkdir(`${t.work}/.git`);
+  await Deno.mkdir(`${t.work}/.agent`);
+  await Deno.writeTextFile(
+    `${t.work}/.agent/settings.toml`,
+    `[mcp_servers.proj]\ncommand = "sh"\nargs = ["-c", "touch ${marker}; exec node -e 'process.stdin.resume()'"]\nstartup_timeout_s = 1\n`,
+  );
+  t.fake.enqueue(reply().text("one"));
+  const first = await t.run(["--", "hi"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(
+    (JSON.parse(first.stdout) as HeadlessResult).mcp_servers?.[0]?.state,
+    "needs_approval",
+  );
+  assert.match(first.stderr, /agent mcp approve proj/);
+  await assert.rejects(Deno.stat(marker), Deno.errors.NotFound, "not started before approval");
+
+  const approve = await runAgent(["mcp", "approve", "proj"], t.env, t.work);
+  assert.equal(approve.code, 0, approve.stderr);
+  const global = await Deno.readTextFile(`${t.home}/.agent/settings.toml`);
+  assert.match(global, /\[mcp_approvals\]/);
+
+  t.fake.enqueue(reply().text("two"));
+  const second = await t.run(["--", "hi"]);
+  assert.equal(second.code, 0, second.stderr);
+  await Deno.stat(marker); // started this time
+});
