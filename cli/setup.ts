@@ -22,6 +22,7 @@ import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
+import { timingMark } from "../core/timing_marks.ts";
 import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
 import { VERSION } from "./version.ts";
 
@@ -80,6 +81,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (hosted && !endpoint.api_key && !input.allowMissingKey) {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
   }
+  timingMark("settings");
   const wire = createWire(endpoint, wireOptions(settings), input.fetch);
   const resolver = new ModelNameResolver({
     model: settings.model,
@@ -112,11 +114,13 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
+  timingMark("wire+probe");
   const memory = await memoryOpening.catch(async (err) => {
     await mcpStarting;
     await mcp?.close();
     throw err;
   });
+  timingMark("memory");
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });

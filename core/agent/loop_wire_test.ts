@@ -12,7 +12,7 @@ import {
 } from "../../tests/fakes/model_server.ts";
 import { defaultWireOptions, fakeEndpoint } from "../../tests/fakes/model_server_wiring.ts";
 import { workspaceTools } from "../tools/registry.ts";
-import { testSandbox } from "../tools/test_workspace.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 import type { Message, Part } from "../wires/types.ts";
 
 const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));

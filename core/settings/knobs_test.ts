@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { envFrom } from "../ports.ts";
 import { GLOBAL_ONLY_KEYS, KNOBS, SETTINGS_FLAGS, settingsParseArgsOptions } from "./knobs.ts";
 import { resolveSettings } from "./resolve.ts";
-import { makeLayout } from "./test_support.ts";
+import { makeLayout } from "../../tests/fakes/settings_layout.ts";
 
 Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
   const table = Object.fromEntries(KNOBS.map((k) => [k.key, k.env ?? null]));

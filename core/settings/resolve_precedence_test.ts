@@ -6,7 +6,7 @@ import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { KNOBS, KNOBS_BY_KEY } from "./knobs.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { makeLayout, removeIfExists, writeFile } from "./test_support.ts";
+import { makeLayout, removeIfExists, writeFile } from "../../tests/fakes/settings_layout.ts";
 import type { SourceKind } from "./types.ts";
 
 interface Level {

@@ -7,7 +7,7 @@ import { strReplaceTool } from "./str_replace.ts";
 import { insertTool } from "./insert.ts";
 import { createFileTool } from "./create_file.ts";
 import { makeShellTool } from "./shell.ts";
-import { testSandbox } from "./test_workspace.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 
 async function workspace(): Promise<
   { dir: string; ctx: { workdir: string; signal: AbortSignal } }

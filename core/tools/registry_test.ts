@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { workspaceTools } from "./registry.ts";
-import { testSandbox } from "./test_workspace.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 
 /** The real tool set; no test here runs a shell command (plan mode denies the one call). */
 const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { ToolInputError } from "./text_edit.ts";
-import { tempWorkspace } from "./test_workspace.ts";
+import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
 import { peerTest, probes } from "../../tests/peers.ts";
 import { openSandbox, type SandboxMode } from "../sandbox/sandbox.ts";
 import { envFrom } from "../ports.ts";

@@ -7,7 +7,7 @@ import { searchTool } from "./search.ts";
 import { strReplaceTool } from "./str_replace.ts";
 import { viewTool } from "./view.ts";
 import { makeShellTool } from "./shell.ts";
-import { testSandbox } from "./test_workspace.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 import { OutputCapture } from "./output_capture.ts";
 
 const DIRS = 40;

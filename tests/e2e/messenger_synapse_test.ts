@@ -14,7 +14,7 @@ import { parseVerbs } from "../../core/messenger/config.ts";
 import { envFrom, systemClock } from "../../core/ports.ts";
 import type { QuestionKind } from "../../core/tools/types.ts";
 import { messengerStatus } from "../../server/http/status.ts";
-import { jsonOf, makeTestOutpost } from "../../server/test_deps.ts";
+import { jsonOf, makeTestOutpost } from "../fakes/test_outpost.ts";
 import { startMessenger } from "../../server/messenger/start.ts";
 import { jobInput, tickAndSpawn } from "../fakes/scheduler_kit.ts";
 import { peerTest, probes } from "../peers.ts";

@@ -1,11 +1,11 @@
 // Test support for the tool tests: a real temp directory holding a workspace and a sibling
 // "outside" directory (with a sentinel file) that no file tool may reach.
 
-import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { processEnv } from "../ports.ts";
-import { openSandbox, type Sandbox, type SandboxMode } from "../sandbox/sandbox.ts";
-import { makeShellTool } from "./shell.ts";
-import { commandOnPath } from "../../tests/peers.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../../core/tools/types.ts";
+import { processEnv } from "../../core/ports.ts";
+import { openSandbox, type Sandbox, type SandboxMode } from "../../core/sandbox/sandbox.ts";
+import { makeShellTool } from "../../core/tools/shell.ts";
+import { commandOnPath } from "../peers.ts";
 
 export interface TestWorkspace extends AsyncDisposable {
   /** Canonical path of the workspace (what the CLI hands the tools). */
