@@ -7,6 +7,7 @@ import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
 import { errorText } from "../core/logger.ts";
 import { preloadMcpIfConfigured } from "../core/mcp/preload.ts";
+import { timingMark } from "../core/timing_marks.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
@@ -44,7 +45,9 @@ export async function main(argv: string[]): Promise<number> {
       const onSigint = () => controller.abort(new Error("interrupted"));
       Deno.addSignalListener("SIGINT", onSigint);
       try {
+        timingMark("args");
         const { runHeadless } = await import("./headless.ts");
+        timingMark("modules");
         return await runHeadless(args, {
           env: processEnv,
           fetch: globalThis.fetch,

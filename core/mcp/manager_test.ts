@@ -8,7 +8,7 @@ import process from "node:process";
 import { McpManager, type McpServerStatus } from "./manager.ts";
 import { resolveSettings } from "../settings/resolve.ts";
 import { envFrom, systemClock } from "../ports.ts";
-import { makeLayout, writeFile } from "../settings/test_support.ts";
+import { makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 import { peerTest } from "../../tests/peers.ts";
 import {
   everythingProbe,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "./test_support.ts";
+import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 import { approvalEntry } from "./mcp_servers.ts";
 import { addMcpServer, approveMcpServer, removeMcpServer, setMcpKey } from "./mcp_settings_file.ts";
 
