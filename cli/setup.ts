@@ -24,6 +24,7 @@ import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
+import { launcherFor } from "../core/mcp/launch.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -97,7 +98,9 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // this thread (about 10 ms, measured). Headless runs do not wait for the probe at all: it
   // overlaps the first model request.
   // MCP servers connect in parallel with everything else here, each bounded by its own
-  // startup_timeout_s; a server that fails is reported and left out, never fatal.
+  // startup_timeout_s; a server that fails is reported and left out, never fatal. Stdio servers
+  // run in the shell tool's sandbox, so it is built first (cheap: nothing is spawned yet).
+  const sandbox = await sandboxFor(settings, workdir, home, input.env);
   const mcp = settings.mcp_servers.length > 0
     ? new McpManager(settings, {
       env: input.env,
@@ -105,6 +108,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       clock: input.clock,
       workdir,
       clientVersion: VERSION,
+      launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
       ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
     })
     : undefined;
@@ -132,7 +136,6 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
 
-  const sandbox = await sandboxFor(settings, workdir, home, input.env);
   const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
   if (mcp) tools.push(...mcp.tools());
@@ -188,6 +191,7 @@ async function sandboxFor(
         globalSettingsPath(home),
         ...(realHome ? [realHome] : []),
       ],
+      openInside: realHome ? [realHome] : [],
       readOnly: settings.files?.project ? [settings.files.project] : [],
       env,
       settingsPath: globalSettingsPath(home),

@@ -36,7 +36,7 @@ export interface McpDeps {
   clock: Clock;
   workdir: string;
   clientVersion: string;
-  /** The sandbox's hook (launch.ts); the identity until the sandbox lands. */
+  /** How stdio servers are spawned (launch.ts: launcherFor the run's sandbox); default: directly. */
   launcher?: StdioLauncher;
   /** Told each time a server's state changes (the interactive progress line). */
   onChange?: (status: McpServerStatus) => void;
@@ -165,14 +165,17 @@ export class McpManager {
     let connection: McpConnection | undefined;
     try {
       const headers = this.#headers(server);
-      // Spawned through the launcher before the SDK loads, so it boots meanwhile.
-      serverProcess = server.transport === "stdio"
-        ? spawnStdioServer(
-          (this.#deps.launcher ?? directLauncher)(
-            stdioSpec(server, this.#deps.env, this.#deps.workdir),
-          ),
-        )
-        : undefined;
+      // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
+      // launcher awaits its one bwrap probe first; the SDK loads during that wait).
+      if (server.transport === "stdio") {
+        const launched = (this.#deps.launcher ?? directLauncher)(
+          stdioSpec(server, this.#deps.env, this.#deps.workdir),
+          server,
+        );
+        serverProcess = spawnStdioServer(
+          launched instanceof Promise ? await launched : launched,
+        );
+      }
       connection = await withDeadline(
         this.#deps.clock,
         ms,

@@ -37,6 +37,12 @@ export interface HiddenPath {
   dir: boolean;
 }
 
+/** A host path bound read-only: `source` canonical, seen inside at `target` (and at `source`). */
+export interface ReadPath {
+  source: string;
+  target: string;
+}
+
 export interface BubblewrapLayout {
   system: readonly SystemEntry[];
   /** Canonical workdir, bound read-write at its own path; null for the start-up probe. */
@@ -45,6 +51,8 @@ export interface BubblewrapLayout {
   hidden: readonly HiddenPath[];
   /** Files inside the workdir bound read-only over themselves (the project settings file). */
   readOnly: readonly string[];
+  /** Checked host paths bound read-only after /tmp (an MCP server's read_paths). */
+  readPaths: readonly ReadPath[];
   /** true: share the host's network namespace (sandbox_network = on). */
   network: boolean;
   /** Extra files to bind read-only when the network is on (resolv.conf's real target). */
@@ -77,6 +85,11 @@ export function bubblewrapArgs(layout: BubblewrapLayout, argv: readonly string[]
   }
   if (layout.network) { for (const f of layout.networkFiles) args.push("--ro-bind", f, f); }
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", SANDBOX_TMP, "--dir", SANDBOX_HOME);
+  // After the fresh /tmp, so a tool installed under /tmp shows; before the workdir, so a workdir
+  // inside a read path stays writable.
+  for (const r of layout.readPaths) {
+    for (const target of new Set([r.source, r.target])) args.push("--ro-bind", r.source, target);
+  }
   const underSystem = (p: string) =>
     layout.system.some((e) => e.kind === "dir" && isWithin(p, e.path));
   const workdir = layout.workdir;
@@ -110,6 +123,8 @@ export interface LayoutInput {
   network: boolean;
   hidden: readonly string[];
   readOnly: readonly string[];
+  /** Already checked (sandbox.ts, confinedReadPaths). */
+  readPaths?: readonly ReadPath[];
 }
 
 /**
@@ -141,7 +156,15 @@ export function inspectLayout(input: LayoutInput): BubblewrapLayout {
     const resolv = realOrNull("/etc/resolv.conf");
     if (resolv && !isWithin(resolv, "/etc")) networkFiles.push(resolv);
   }
-  return { system, workdir: input.workdir, hidden, readOnly, network: input.network, networkFiles };
+  return {
+    system,
+    workdir: input.workdir,
+    hidden,
+    readOnly,
+    readPaths: input.readPaths ?? [],
+    network: input.network,
+    networkFiles,
+  };
 }
 
 function lstatOrNull(path: string): Deno.FileInfo | null {

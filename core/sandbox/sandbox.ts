@@ -4,7 +4,13 @@
 // threat model.
 
 import type { Env } from "../ports.ts";
-import { bubblewrapArgs, type BubblewrapLayout, inspectLayout } from "./bubblewrap.ts";
+import {
+  bubblewrapArgs,
+  type BubblewrapLayout,
+  inspectLayout,
+  isWithin,
+  type ReadPath,
+} from "./bubblewrap.ts";
 import { forbiddenPassEnv, MODEL_KEY_VARS, sandboxEnv, withoutModelKeys } from "./environment.ts";
 
 /** `sandbox` setting: auto (the platform's sandbox or refuse), bubblewrap (insist), off. */
@@ -15,6 +21,12 @@ export const SANDBOX_MODES: readonly SandboxMode[] = ["auto", "bubblewrap", "off
 export interface CommandSpec {
   argv: readonly string[];
   cwd: string;
+  /** Extra variables for this command (an MCP server's `env` table); model key names refused. */
+  env?: Readonly<Record<string, string>>;
+  /** Absolute host paths bound read-only (an MCP server's `read_paths`); hidden ones refused. */
+  readPaths?: readonly string[];
+  /** Overrides the sandbox's network for this command (an MCP server's `network`). */
+  network?: boolean;
 }
 
 /** Ready for spawn(command, args, { cwd, env }). */
@@ -45,6 +57,11 @@ export interface SandboxOptions {
   workdir: string;
   /** Never visible: agent home, memory root, settings files, the real HOME. */
   hidden: readonly string[];
+  /**
+   * Hidden directories whose subdirectories `read_paths` may still name (the real HOME: a tool
+   * installed under ~/.cache); naming the directory itself or a parent stays refused.
+   */
+  openInside?: readonly string[];
   /** Visible but read-only, when inside the workdir (the project settings file). */
   readOnly: readonly string[];
   /** The agent's environment: PATH to find bwrap on, values for the allowlist. */
@@ -125,23 +142,41 @@ class BubblewrapSandbox implements Sandbox {
     if ("refusal" in probe) throw new SandboxUnavailableError(probe.refusal);
     // The layout is read at each call (a handful of stat calls): a settings file created
     // since the last call is hidden too.
-    const layout = this.#layout(spec.cwd);
+    const extraEnv = spec.env ?? {};
+    const forbidden = forbiddenPassEnv(Object.keys(extraEnv));
+    if (forbidden.length > 0) {
+      throw new SandboxConfigError(
+        `env may not set ${forbidden.join(", ")}: nothing in the sandbox sees a model key name ` +
+          `(${MODEL_KEY_VARS.join(", ")})`,
+      );
+    }
+    const readPaths = confinedReadPaths(
+      spec.readPaths ?? [],
+      this.#opts.hidden,
+      this.#opts.openInside ?? [],
+    );
+    const layout = this.#layout(spec.cwd, spec.network ?? this.network, readPaths);
     return {
       command: probe.bwrap,
       args: bubblewrapArgs(layout, spec.argv),
       cwd: spec.cwd,
       // bwrap itself gets the clean environment, so no process in the sandbox (its pid 1 is a
       // bwrap) ever held a key in its /proc/<pid>/environ.
-      env: sandboxEnv(this.#opts.env.toObject(), this.#opts.passEnv),
+      env: { ...sandboxEnv(this.#opts.env.toObject(), this.#opts.passEnv), ...extraEnv },
     };
   }
 
-  #layout(workdir: string | null): BubblewrapLayout {
+  #layout(
+    workdir: string | null,
+    network = this.network,
+    readPaths: readonly ReadPath[] = [],
+  ): BubblewrapLayout {
     return inspectLayout({
       workdir,
-      network: this.network,
+      network,
       hidden: this.#opts.hidden,
       readOnly: this.#opts.readOnly,
+      readPaths,
     });
   }
 
@@ -202,6 +237,55 @@ class BubblewrapSandbox implements Sandbox {
         `environment to run shell commands unsandboxed with the container as the only wall`;
     }
     return `allow unprivileged user namespaces or see docs/sandbox.md for containers, ${optOut}`;
+  }
+}
+
+/**
+ * Checks `read_paths` against what the sandbox hides: each must be absolute and exist, and must
+ * neither be nor contain a hidden path (the agent home, the memory root, a settings file, the real
+ * HOME) nor lie inside one (except the real HOME: a tool installed under ~/.cache is the reason
+ * read_paths exists). Compared canonically, so a symlink cannot smuggle the agent home in.
+ */
+export function confinedReadPaths(
+  paths: readonly string[],
+  hidden: readonly string[],
+  openInside: readonly string[] = [],
+): ReadPath[] {
+  const out: ReadPath[] = [];
+  const realHidden = hidden.flatMap((h) => [h, realOrNull(h) ?? h]);
+  const openable = new Set(openInside.flatMap((h) => [h, realOrNull(h) ?? h]));
+  for (const path of paths) {
+    if (!path.startsWith("/")) {
+      throw new SandboxConfigError(`read_paths entry ${JSON.stringify(path)} is not absolute`);
+    }
+    const real = realOrNull(path);
+    if (real === null) {
+      throw new SandboxConfigError(`read_paths entry ${path} does not exist`);
+    }
+    for (const candidate of new Set([path, real])) {
+      for (const h of realHidden) {
+        const inside = isWithin(candidate, h) && !openable.has(h);
+        if (isWithin(h, candidate) || inside) {
+          throw new SandboxConfigError(
+            `read_paths entry ${path} would expose ${h}: the agent home, the memory root, the ` +
+              "settings files and the real HOME never enter the sandbox",
+          );
+        }
+      }
+    }
+    out.push({ source: real, target: path });
+  }
+  return out;
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return Deno.realPathSync(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw err;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   everythingStdioToml,
   noteServerToml,
   startEverythingHttp,
+  TEST_SERVERS_DIR,
 } from "../mcp/everything.ts";
 import { PLAN_DENIAL } from "../../core/agent/permissions.ts";
 
@@ -198,7 +199,10 @@ peerTest(
 
 Deno.test("a server that exits mid-call is a tool error for the model; the run finishes", async () => {
   const fixture = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
-  await using t = await setup(`[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n`);
+  await using t = await setup(
+    `[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n` +
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n`,
+  );
   t.fake.enqueue(reply().tool("mcp__flaky__crash", {}));
   t.fake.enqueue(reply().text("coped"));
   const r = await t.run(["--", "crash it"]);
@@ -212,7 +216,7 @@ Deno.test("a server that exits mid-call is a tool error for the model; the run f
 
 Deno.test("a project-file server does not start until `agent mcp approve` records it", async () => {
   await using t = await setup("");
-  const marker = `${t.home}/started`;
+  const marker = `${t.work}/started`; // the workdir: the one place a sandboxed server can write
   await Deno.mkdir(`${t.work}/.git`);
   await Deno.mkdir(`${t.work}/.agent`);
   await Deno.writeTextFile(
@@ -243,7 +247,8 @@ Deno.test("a project-file server does not start until `agent mcp approve` record
 Deno.test("a tool that never answers becomes a tool error after tool_timeout_s and the run goes on", async () => {
   const raw = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
   await using t = await setup(
-    `[mcp_servers.slow]\ncommand = "node"\nargs = [${JSON.stringify(raw)}]\ntool_timeout_s = 0.5\n`,
+    `[mcp_servers.slow]\ncommand = "node"\nargs = [${JSON.stringify(raw)}]\ntool_timeout_s = 0.5\n` +
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n`,
   );
   t.fake.enqueue(reply().tool("mcp__slow__hang", {}));
   t.fake.enqueue(reply().text("went on without it"));

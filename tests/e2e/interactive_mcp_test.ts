@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { TmuxAgent } from "./interactive_tmux.ts";
+import { TEST_SERVERS_DIR } from "../mcp/everything.ts";
 
 const RAW_SERVER = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
 
@@ -14,7 +15,8 @@ peerTest(
   probes.tmux,
   async () => {
     const fake = await startFakeModelServer({ models: [{ id: "served", max_model_len: 65536 }] });
-    const marker = `${await Deno.makeTempDir({ prefix: "mcp-marker-" })}/ready`;
+    const markerDir = await Deno.makeTempDir({ prefix: "mcp-marker-" });
+    const marker = `${markerDir}/ready`;
     // `later` fails until the marker exists (as a server missing its config would).
     const later = `if [ -f ${marker} ]; then exec node ${RAW_SERVER}; ` +
       `else echo "later: ${marker} is missing" >&2; exit 1; fi`;
@@ -22,9 +24,12 @@ peerTest(
       `[mcp_servers.good]`,
       `command = "node"`,
       `args = [${JSON.stringify(RAW_SERVER)}]`,
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]`,
       `[mcp_servers.later]`,
       `command = "sh"`,
       `args = ["-c", ${JSON.stringify(later)}]`,
+      // The sandbox's /tmp is its own: the marker's directory is bound in to be seen.
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}, ${JSON.stringify(markerDir)}]`,
       "",
     ].join("\n");
     const agent = await TmuxAgent.start({
