@@ -7,6 +7,7 @@ import { envFrom } from "../ports.ts";
 import { resolveSettings } from "../settings/resolve.ts";
 import { peerTest, probes } from "../../tests/peers.ts";
 import {
+  confinedReadPaths,
   openSandbox,
   type Sandbox,
   SandboxConfigError,
@@ -309,3 +310,51 @@ Deno.test("a project settings file cannot turn the sandbox off or the network on
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("read_paths: relative, missing, or exposing a hidden path is refused", async () => {
+  await using f = await fixture();
+  const tools = `${f.base}/tools`;
+  await Deno.mkdir(tools);
+  await Deno.mkdir(`${f.agentHome}/sessions`);
+  const hidden = [f.agentHome, f.base];
+  // Inside the real HOME (base here) is allowed: that is where ~/.cache installs live.
+  assert.deepEqual(confinedReadPaths([tools], hidden, [f.base]), [{ source: tools, target: tools }]);
+  for (
+    const [path, why] of [
+      ["tools", /not absolute/],
+      [`${f.base}/missing`, /does not exist/],
+      [f.base, /would expose/],
+      ["/", /would expose/],
+      [f.agentHome, /would expose/],
+      [`${f.agentHome}/sessions`, /would expose/],
+    ] as const
+  ) {
+    assert.throws(() => confinedReadPaths([path], hidden, [f.base]), why, path);
+  }
+});
+
+peerTest(
+  "a command's read_paths are readable but not writable; its env joins the allowlist, keys refused",
+  bwrapPeer,
+  async () => {
+    await using f = await fixture();
+    const tools = `${f.base}/tools`;
+    await Deno.mkdir(tools);
+    await Deno.writeTextFile(`${tools}/server.txt`, "installed");
+    const sb = f.sandbox({ openInside: [f.base] });
+    const w = await sb.wrap({
+      argv: ["sh", "-c", `cat ${tools}/server.txt; echo x > ${tools}/w || echo read-only`],
+      cwd: f.workdir,
+      readPaths: [tools],
+      env: { OWN: "mine" },
+    });
+    const out = await new Deno.Command(w.command, { args: w.args, env: w.env, clearEnv: true })
+      .output();
+    assert.match(new TextDecoder().decode(out.stdout), /^installedread-only\n$/);
+    assert.equal(w.env.OWN, "mine");
+    await assert.rejects(
+      () => sb.wrap({ argv: ["true"], cwd: f.workdir, env: { AGENT_API_KEY: "x" } }),
+      /env may not set AGENT_API_KEY/,
+    );
+  },
+);
