@@ -318,7 +318,10 @@ Deno.test("read_paths: relative, missing, or exposing a hidden path is refused",
   await Deno.mkdir(`${f.agentHome}/sessions`);
   const hidden = [f.agentHome, f.base];
   // Inside the real HOME (base here) is allowed: that is where ~/.cache installs live.
-  assert.deepEqual(confinedReadPaths([tools], hidden, [f.base]), [{ source: tools, target: tools }]);
+  assert.deepEqual(confinedReadPaths([tools], hidden, [f.base]), [{
+    source: tools,
+    target: tools,
+  }]);
   for (
     const [path, why] of [
       ["tools", /not absolute/],

@@ -253,7 +253,9 @@ Deno.test("a project-file server does not start until `agent mcp approve` record
 Deno.test("a tool that never answers becomes a tool error after tool_timeout_s and the run goes on", async () => {
   const raw = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
   await using t = await setup(
-    `[mcp_servers.slow]\ncommand = "node"\nargs = [${JSON.stringify(raw)}]\ntool_timeout_s = 0.5\n` +
+    `[mcp_servers.slow]\ncommand = "node"\nargs = [${
+      JSON.stringify(raw)
+    }]\ntool_timeout_s = 0.5\n` +
       `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n`,
   );
   t.fake.enqueue(reply().tool("mcp__slow__hang", {}));
@@ -321,7 +323,7 @@ peerTest(
   },
 );
 
-Deno.test("with sandbox = \"off\" a stdio server runs unsandboxed, as the agent's user", async () => {
+Deno.test('with sandbox = "off" a stdio server runs unsandboxed, as the agent\'s user', async () => {
   const p = await probeRun(`sandbox = "off"\n${probeServerToml()}`);
   assert.equal(p.r.code, 0, p.r.stderr);
   assert.match(p.settings ?? "", /sandbox = "off"/);
