@@ -170,7 +170,8 @@ class BubblewrapSandbox implements Sandbox {
       };
     }
     // A trial run with the real flags (no workdir): bwrap can be installed yet unable to
-    // create namespaces (user namespaces off, a container's seccomp profile).
+    // create namespaces or mount its /proc (user namespaces off, a container's seccomp
+    // profile or masked /proc).
     const out = await new Deno.Command(bwrap, {
       args: bubblewrapArgs(this.#layout(null), ["true"]),
       env: sandboxEnv(this.#opts.env.toObject(), []),
@@ -183,11 +184,31 @@ class BubblewrapSandbox implements Sandbox {
     const why = new TextDecoder().decode(out.stderr).trim().split("\n")[0] ||
       `exit code ${out.code}`;
     return {
-      refusal: `sandbox: bubblewrap cannot start here (${why}): allow unprivileged user ` +
-        `namespaces or see docs/sandbox.md for containers, ${optOut}`,
+      refusal: `sandbox: bubblewrap cannot start here (${why}): ${this.#cannotStartHint(optOut)}`,
     };
   }
+
+  /**
+   * The way out when bwrap is installed but cannot start. Under the outpost (it stamps
+   * AGENT_SANDBOX=container on every job child) the usual cause is the container engine's
+   * masked /proc, which forbids bwrap's fresh /proc mount: the fix is an option of the
+   * container's run command, so the hint names it (the outpost may also run on a bare host).
+   */
+  #cannotStartHint(optOut: string): string {
+    if (this.#opts.env.get("AGENT_SANDBOX") === "container") {
+      return `in a container, start it with ${CONTAINER_UNMASK_OPTION} ` +
+        `(docker: ${DOCKER_UNMASK_OPTION}; docs/sandbox.md, "Containers"); on a bare host, ` +
+        `allow unprivileged user namespaces; or set AGENT_SANDBOX_MODE=off in the container's ` +
+        `environment to run shell commands unsandboxed with the container as the only wall`;
+    }
+    return `allow unprivileged user namespaces or see docs/sandbox.md for containers, ${optOut}`;
+  }
 }
+
+/** The podman run option that lets bwrap mount its own /proc (docs/sandbox.md, "Containers"). */
+export const CONTAINER_UNMASK_OPTION = "--security-opt unmask=/proc/*";
+/** Docker's equivalent of CONTAINER_UNMASK_OPTION. */
+export const DOCKER_UNMASK_OPTION = "--security-opt systempaths=unconfined";
 
 /** The first executable file called `name` on `path` (a PATH value), or null. */
 export function findOnPath(name: string, path: string): string | null {

@@ -198,6 +198,53 @@ Deno.test("without bwrap on PATH, auto refuses with the install hint and the way
   assert.equal(sb.describe(), "auto: unavailable, shell calls refused");
 });
 
+/** A `bwrap` on PATH that fails the way it does in a default podman container (masked /proc). */
+async function failingBwrap(f: Fixture): Promise<string> {
+  const bin = `${f.base}/failing-bin`;
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    `${bin}/bwrap`,
+    "#!/bin/sh\necho 'bwrap: Can'\\''t mount proc on /newroot/proc: Operation not permitted' >&2\nexit 1\n",
+    { mode: 0o755 },
+  );
+  return bin;
+}
+
+Deno.test("a bwrap that cannot start: auto refuses with its error and the host's way out", async () => {
+  await using f = await fixture();
+  const sb = f.sandbox({ env: envFrom({ PATH: `${await failingBwrap(f)}:/usr/bin:/bin` }) });
+  const refusal = await sb.check();
+  assert.equal(
+    refusal,
+    "sandbox: bubblewrap cannot start here (bwrap: Can't mount proc on /newroot/proc: " +
+      "Operation not permitted): allow unprivileged user namespaces or see docs/sandbox.md " +
+      `for containers, or set sandbox = "off" in ${f.agentHome}/settings.toml ` +
+      "(or AGENT_SANDBOX_MODE=off) to run shell commands unsandboxed",
+  );
+  assert.equal(sb.describe(), "auto: unavailable, shell calls refused");
+});
+
+Deno.test("in the outpost's container, the refusal names the container's run option", async () => {
+  await using f = await fixture();
+  const sb = f.sandbox({
+    env: envFrom({ PATH: `${await failingBwrap(f)}:/usr/bin:/bin`, AGENT_SANDBOX: "container" }),
+  });
+  const refusal = await sb.check();
+  assert.equal(
+    refusal,
+    "sandbox: bubblewrap cannot start here (bwrap: Can't mount proc on /newroot/proc: " +
+      "Operation not permitted): in a container, start it with --security-opt unmask=/proc/* " +
+      '(docker: --security-opt systempaths=unconfined; docs/sandbox.md, "Containers"); on a ' +
+      "bare host, allow unprivileged user namespaces; or set AGENT_SANDBOX_MODE=off in the " +
+      "container's environment to run shell commands unsandboxed with the container as the " +
+      "only wall",
+  );
+  await assert.rejects(
+    sb.wrap({ argv: ["true"], cwd: f.workdir }),
+    (e: unknown) => e instanceof SandboxUnavailableError && e.message === refusal,
+  );
+});
+
 Deno.test("off runs the command as is, minus the model keys", async () => {
   await using f = await fixture();
   const sb = f.sandbox({ mode: "off" });

@@ -239,3 +239,18 @@ Deno.test("a project-file server does not start until `agent mcp approve` record
   assert.equal(second.code, 0, second.stderr);
   await Deno.stat(marker); // started this time
 });
+
+Deno.test("a tool that never answers becomes a tool error after tool_timeout_s and the run goes on", async () => {
+  const raw = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
+  await using t = await setup(
+    `[mcp_servers.slow]\ncommand = "node"\nargs = [${JSON.stringify(raw)}]\ntool_timeout_s = 0.5\n`,
+  );
+  t.fake.enqueue(reply().tool("mcp__slow__hang", {}));
+  t.fake.enqueue(reply().text("went on without it"));
+  const r = await t.run(["--", "call the slow tool"]);
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.final_text, "went on without it");
+  const [hang] = toolMessages(t.fake.requests[1]!.body);
+  assert.match(String(hang), /MCP server slow, tool hang: no answer within tool_timeout_s = 0\.5/);
+});
