@@ -13,7 +13,9 @@
 //    on /api/push/status). MATRIX: the Matrix adapter is active only with a real homeserver;
 //    to measure with it, set MX_HOMESERVER, MX_TOKEN, MX_ROOM and MX_ALLOWLIST in this script's
 //    environment (e.g. against a local Synapse) and they are passed to the outpost; without
-//    them its pill is dormant and the output says so.
+//    them its pill is dormant and the output says so; with them, idle is read once the bot's
+//    first sync has succeeded (the pill is ok). scripts/bench_outpost_rss.ts starts a Synapse
+//    and runs this script with and without MX_*. `--rss-only` stops after the memory figures.
 // 3. A diagnostic: the same app and a bare handler served in this process. Its latencies
 //    include the load generator's own work on the same event loop, so they run higher than
 //    the process figures; it isolates the app's cost (cache on and off) without IPC noise.
@@ -46,10 +48,12 @@ const { values } = parseArgs({
     requests: { type: "string", default: "4000" },
     seconds: { type: "string", default: "20" },
     "history-only": { type: "boolean", default: false },
+    "rss-only": { type: "boolean", default: false },
     "page-concurrency": { type: "string", default: "4" },
   },
 });
 const HISTORY_ONLY = values["history-only"];
+const RSS_ONLY = values["rss-only"];
 const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
 
@@ -284,18 +288,19 @@ try {
     }\n`,
   );
 
-  if (!HISTORY_ONLY) await processAndDiagnostic();
-  await historyPages();
+  if (RSS_ONLY) await outpostMemory();
+  else {
+    if (!HISTORY_ONLY) await processAndDiagnostic();
+    await historyPages();
+  }
 } finally {
   await Deno.remove(home, { recursive: true });
 }
 
-async function processAndDiagnostic(): Promise<void> {
-  // 1. The figure of record: separate processes, as a user's browser or proxy sees them.
-  const bareProc = await spawnServer(
-    ["run", ...RUN_FLAGS, "-A", `${ROOT}/scripts/bench_bare_server.ts`],
-    home,
-  );
+/** The real agent-outpost with its adapters active, settled and idle. */
+async function startOutpostIdle(): Promise<
+  { proc: { child: Deno.ChildProcess; url: string }; matrix: string }
+> {
   const adapters: Record<string, string> = {
     VAPID_PRIVATE_KEY_FILE: await writeVapidKey(home),
     VAPID_SUBJECT: "mailto:bench@example.org",
@@ -311,12 +316,55 @@ async function processAndDiagnostic(): Promise<void> {
   );
   const push = await (await fetch(`${proc.url}api/push/status`)).json();
   if (push.state !== "ok") throw new Error(`push adapter not active: ${JSON.stringify(push)}`);
-  const matrix = MATRIX_VARS.every((n) => adapters[n] !== undefined)
-    ? "Matrix adapter on (MX_* set)"
-    : "Matrix adapter dormant (set MX_* against a Synapse to include it)";
+  const matrixOn = MATRIX_VARS.every((n) => adapters[n] !== undefined);
+  if (matrixOn) await messengerSynced(proc.url);
   await new Promise((r) => setTimeout(r, 2000)); // settle: the number wanted is the idle figure
+  const matrix = matrixOn
+    ? "Matrix adapter on (MX_* set, bot synced)"
+    : "Matrix adapter dormant (set MX_* against a Synapse to include it)";
+  return { proc, matrix };
+}
+
+/** Waits until the bot's first sync has succeeded: the pill reads ok. */
+async function messengerSynced(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await (await fetch(`${url}api/messenger/status`)).json();
+    if (status.state === "ok") return;
+    if (Date.now() > deadline) {
+      throw new Error(`Matrix bot never synced: ${JSON.stringify(status)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function requests1000(url: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) await (await fetch(`${url}api/jobs`)).arrayBuffer();
+}
+
+/** `--rss-only`: the outpost's resident memory idle and after 1,000 requests, nothing else. */
+async function outpostMemory(): Promise<void> {
+  const { proc, matrix } = await startOutpostIdle();
   const idle = rssMiB(proc.child.pid);
-  for (let i = 0; i < 1000; i++) await (await fetch(`${proc.url}api/jobs`)).arrayBuffer();
+  await requests1000(proc.url);
+  const after1000 = rssMiB(proc.child.pid);
+  proc.child.kill("SIGTERM");
+  await proc.child.status;
+  console.log(
+    `agent-outpost RSS (push adapter active; ${matrix}): idle ${idle.toFixed(1)} MiB, ` +
+      `after 1,000 requests ${after1000.toFixed(1)} MiB`,
+  );
+}
+
+async function processAndDiagnostic(): Promise<void> {
+  // 1. The figure of record: separate processes, as a user's browser or proxy sees them.
+  const bareProc = await spawnServer(
+    ["run", ...RUN_FLAGS, "-A", `${ROOT}/scripts/bench_bare_server.ts`],
+    home,
+  );
+  const { proc, matrix } = await startOutpostIdle();
+  const idle = rssMiB(proc.child.pid);
+  await requests1000(proc.url);
   const after1000 = rssMiB(proc.child.pid);
   const bareProcStats = await load(`${bareProc.url}api/jobs`);
   const procStats = await load(`${proc.url}api/jobs`);
