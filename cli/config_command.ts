@@ -72,6 +72,14 @@ function formatValue(key: string, value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** One line for the banner and `agent config` when the model's commands run unconfined. */
+export function sandboxOffWarning(settings: Settings): string {
+  const source = settings.sources.sandbox;
+  const from = source ? ` (${describeSource(source)})` : "";
+  return `warning: sandbox is off${from}: the model's shell commands run unsandboxed, with ` +
+    "your files and network (docs/sandbox.md)";
+}
+
 /** Plain text, one line per key: `temperature = 0.2   (env AGENT_TEMPERATURE)`; no trailing newline. */
 export function renderConfig(settings: Settings, options: { json?: boolean } = {}): string {
   if (options.json) return renderConfigJson(settings);
@@ -83,6 +91,7 @@ export function renderConfig(settings: Settings, options: { json?: boolean } = {
   const lines = [
     `# global settings: ${settings.files?.global ?? "(unknown)"}`,
     `# project settings: ${settings.files?.project ?? "(none found)"}`,
+    ...(settings.sandbox === "off" ? [`# ${sandboxOffWarning(settings)}`] : []),
     ...rows.map((r) => `${r.left.padEnd(width)}   (${r.source})`),
   ];
   if (settings.warnings.length > 0) {

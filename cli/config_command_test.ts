@@ -81,6 +81,21 @@ Deno.test("--json rendering: same rows, masked, machine-readable", async () => {
   assert.equal(Object.keys(parsed.settings).length, configRows(s).length);
 });
 
+Deno.test("agent config warns when the sandbox is off and says where that came from", async () => {
+  const off = renderConfig(await settingsWith(`sandbox = "off"\n`));
+  assert.match(
+    off,
+    /^# warning: sandbox is off \(.*settings\.toml.*\): the model's shell commands run unsandboxed/m,
+  );
+  assert.match(off, /^sandbox = "off" /m);
+  const fromEnv = renderConfig(await settingsWith("", { AGENT_SANDBOX_MODE: "off" }));
+  assert.match(fromEnv, /# warning: sandbox is off \(env AGENT_SANDBOX_MODE\)/);
+  const on = renderConfig(await settingsWith(""));
+  assert.ok(!on.includes("sandbox is off"));
+  assert.match(on, /^sandbox = "auto" /m);
+  assert.match(on, /^sandbox_network = "off" /m);
+});
+
 Deno.test("agent config lists MCP servers without env or header values, and masks mcp_keys", async () => {
   const settings = await settingsWith(`[mcp_servers.fs]
 command = "node"

@@ -22,6 +22,7 @@ import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/r
 import { costOf, roundUsd } from "../core/pricing/pricing.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
+import { timingMark } from "../core/timing_marks.ts";
 
 /**
  * Reports are owner-only, like the session journal: they hold the prompt and the answer.
@@ -112,6 +113,7 @@ async function runBegun(
   }
   if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
 
+  timingMark("journal");
   const result = await runLoop(history, {
     wire: ctx.wire,
     model: ctx.settings.model,
@@ -158,6 +160,7 @@ async function runBegun(
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
+  timingMark("answer");
   let final = outcome;
   const reflectionUsage = await maybeReflect(ctx, result, journal, deps, args.mode);
   if (reflectionUsage) {
@@ -170,6 +173,7 @@ async function runBegun(
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
+  timingMark("reflection");
   return final.exit_code;
 }
 
@@ -336,6 +340,7 @@ function buildResult(
     ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
     ...(r.error ? { error: r.error } : {}),
+    sandbox: ctx.sandbox.describe(),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

@@ -53,6 +53,7 @@ export function modeCommand(s: SessionState, arg: string): void {
     workdir: s.ctx.workdir,
     today: s.clock.now().toISOString().slice(0, 10),
     mode: s.mode,
+    ...(s.ctx.brief ? { brief: s.ctx.brief } : {}),
     ...(s.ctx.memory ? { memoryIndex: s.ctx.memory.cachedIndex() } : {}),
   });
   const what = {

@@ -139,6 +139,7 @@ export function reloadPrompt(s: SessionState): void {
     workdir: s.ctx.workdir,
     today: s.clock.now().toISOString().slice(0, 10),
     mode: s.mode,
+    ...(s.ctx.brief ? { brief: s.ctx.brief } : {}),
     ...(index ? { memoryIndex: index } : {}),
   });
   s.note(

@@ -7,6 +7,7 @@ import { formatTokens, promptTokens } from "./interactive_tokens.ts";
 import { truncate } from "./terminal/style.ts";
 import type { SessionState } from "./interactive_types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
+import { sandboxOffWarning } from "./config_command.ts";
 
 export function banner(s: SessionState): string {
   const { style, ctx } = s;
@@ -31,6 +32,7 @@ export function banner(s: SessionState): string {
     ));
   }
   for (const w of ctx.settings.warnings) lines.push(style.yellow(`warning: ${w}`));
+  if (ctx.sandbox.mode === "off") lines.push(style.yellow(sandboxOffWarning(ctx.settings)));
   const missing = missingKeyMessage({
     settings: ctx.settings,
     endpoint: ctx.endpoint,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { envFrom } from "../core/ports.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
-import { makeLayout, writeFile } from "../core/settings/test_support.ts";
+import { makeLayout, writeFile } from "../tests/fakes/settings_layout.ts";
 import {
   baseFlags,
   missingKeyMessage,

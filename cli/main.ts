@@ -10,5 +10,17 @@ if (args[0] === "--version" || args[0] === "-V") {
   console.log(`agent ${VERSION}`);
 } else {
   const run: typeof import("./run.ts") = await import(new URL("./run.ts", import.meta.url).href);
-  Deno.exit(await run.main(args));
+  const code = await run.main(args);
+  if (Deno.env.get("AGENT_TIMING") === "1") printTimingMarks();
+  Deno.exit(code);
+}
+
+/**
+ * AGENT_TIMING=1: one stderr line with the `performance.mark` marks the run set (ms since the
+ * runtime's time origin, which is epoch ms `origin`), for scripts/bench_processes.ts --marks.
+ */
+function printTimingMarks(): void {
+  const marks = performance.getEntriesByType("mark").map((m) => [m.name, m.startTime]);
+  marks.push(["exit", performance.now()]);
+  console.error(`agent-timing ${JSON.stringify({ origin: performance.timeOrigin, marks })}`);
 }

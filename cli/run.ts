@@ -6,6 +6,8 @@ import { helpText } from "./help.ts";
 import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
 import { errorText } from "../core/logger.ts";
+import { preloadMcpIfConfigured } from "../core/mcp/preload.ts";
+import { timingMark } from "../core/timing_marks.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
@@ -36,12 +38,16 @@ export async function main(argv: string[]): Promise<number> {
       const { listSessions } = await import("./sessions.ts");
       return await listSessions(out);
     }
+    // Runs that start MCP servers: the SDK loads alongside the rest (core/mcp/preload.ts).
+    preloadMcpIfConfigured(processEnv, args.workdir ?? Deno.cwd());
     if (args.headless) {
       const controller = new AbortController();
       const onSigint = () => controller.abort(new Error("interrupted"));
       Deno.addSignalListener("SIGINT", onSigint);
       try {
+        timingMark("args");
         const { runHeadless } = await import("./headless.ts");
+        timingMark("modules");
         return await runHeadless(args, {
           env: processEnv,
           fetch: globalThis.fetch,

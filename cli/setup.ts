@@ -15,11 +15,16 @@ import { CONSERVATIVE_CONTEXT_WINDOW } from "../core/settings/knobs.ts";
 import { createWire } from "../core/wires/create.ts";
 import { describeBackend, effortBackend, effortVocabulary } from "../core/wires/effort.ts";
 import { ModelNameResolver } from "../core/wires/probe.ts";
-import { WORKSPACE_TOOLS } from "../core/tools/registry.ts";
+import { workspaceTools } from "../core/tools/registry.ts";
+import { openSandbox, type Sandbox, SandboxConfigError } from "../core/sandbox/sandbox.ts";
+import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
+import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
+import { timingMark } from "../core/timing_marks.ts";
 import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
+import { launcherFor } from "../core/mcp/launch.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -58,7 +63,11 @@ export interface AgentContext {
   resolver: ModelNameResolver;
   tools: Tool[];
   system: string;
+  /** The workspace's AGENTS.md as it goes into the system prompt (core/agent/workspace_brief.ts). */
+  brief?: string;
   memory?: MemoryStore;
+  /** What confines the model's commands (the shell tool, later MCP servers). */
+  sandbox: Sandbox;
   /** The MCP servers of this process (absent when none are configured); their tools are in `tools`. */
   mcp?: McpManager;
 }
@@ -73,6 +82,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (hosted && !endpoint.api_key && !input.allowMissingKey) {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
   }
+  timingMark("settings");
   const wire = createWire(endpoint, wireOptions(settings), input.fetch);
   const resolver = new ModelNameResolver({
     model: settings.model,
@@ -88,7 +98,9 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // this thread (about 10 ms, measured). Headless runs do not wait for the probe at all: it
   // overlaps the first model request.
   // MCP servers connect in parallel with everything else here, each bounded by its own
-  // startup_timeout_s; a server that fails is reported and left out, never fatal.
+  // startup_timeout_s; a server that fails is reported and left out, never fatal. Stdio servers
+  // run in the shell tool's sandbox, so it is built first (cheap: nothing is spawned yet).
+  const sandbox = await sandboxFor(settings, workdir, home, input.env);
   const mcp = settings.mcp_servers.length > 0
     ? new McpManager(settings, {
       env: input.env,
@@ -96,6 +108,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       clock: input.clock,
       workdir,
       clientVersion: VERSION,
+      launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
       ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
     })
     : undefined;
@@ -105,24 +118,32 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
+  timingMark("wire+probe");
   const memory = await memoryOpening.catch(async (err) => {
     await mcpStarting;
     await mcp?.close();
     throw err;
   });
+  timingMark("memory");
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
   await mcpStarting;
+  const { brief, warning: briefWarning } = await readWorkspaceBrief(workdir).catch(async (err) => {
+    await mcp?.close();
+    throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
+  });
+  if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
 
-  const tools: Tool[] = [...WORKSPACE_TOOLS];
+  const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
   if (mcp) tools.push(...mcp.tools());
   const system = composeSystemPrompt({
     workdir,
     today: input.clock.now().toISOString().slice(0, 10),
     mode: input.mode,
+    ...(brief ? { brief } : {}),
     ...(memory ? { memoryIndex: memory.cachedIndex() } : {}),
   });
   return {
@@ -136,9 +157,54 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     resolver,
     tools,
     system,
+    ...(brief ? { brief } : {}),
     ...(memory ? { memory } : {}),
+    sandbox,
     ...(mcp ? { mcp } : {}),
   };
+}
+
+/**
+ * The run's sandbox: the workdir is the only host directory its commands can write; the agent
+ * home, the memory root, the settings files and the real HOME are never mounted (masked when
+ * they lie inside the workdir); the project settings file stays readable but not writable.
+ * `sandbox = "bubblewrap"` insists: a bwrap that cannot start stops the run here. `auto`
+ * finds out at the first shell call and refuses that call instead.
+ */
+async function sandboxFor(
+  settings: Settings,
+  workdir: string,
+  home: string,
+  env: Env,
+): Promise<Sandbox> {
+  const realHome = env.get("HOME")?.trim();
+  let sandbox: Sandbox;
+  try {
+    sandbox = openSandbox({
+      mode: settings.sandbox,
+      network: settings.sandbox_network === "on",
+      passEnv: settings.sandbox_env,
+      workdir,
+      hidden: [
+        home,
+        settings.memory_dir,
+        globalSettingsPath(home),
+        ...(realHome ? [realHome] : []),
+      ],
+      openInside: realHome ? [realHome] : [],
+      readOnly: settings.files?.project ? [settings.files.project] : [],
+      env,
+      settingsPath: globalSettingsPath(home),
+    });
+  } catch (err) {
+    if (err instanceof SandboxConfigError) throw new SetupError(err.message, { cause: err });
+    throw err;
+  }
+  if (settings.sandbox === "bubblewrap") {
+    const refusal = await sandbox.check();
+    if (refusal !== null) throw new SetupError(refusal);
+  }
+  return sandbox;
 }
 
 /** Where sessions are journaled: <AGENT_HOME>/sessions. */

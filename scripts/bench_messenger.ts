@@ -13,7 +13,7 @@ import { runReportEvent } from "../core/delivery/events.ts";
 import { parseVerbs } from "../core/messenger/config.ts";
 import { systemClock } from "../core/ports.ts";
 import { startMessenger } from "../server/messenger/start.ts";
-import { makeTestOutpost } from "../server/test_deps.ts";
+import { makeTestOutpost } from "../tests/fakes/test_outpost.ts";
 import { jobInput } from "../tests/fakes/scheduler_kit.ts";
 import { startOutpost, stop } from "../tests/e2e/outpost_process_kit.ts";
 import { type MatrixUser, Synapse } from "../tests/e2e/synapse_kit.ts";

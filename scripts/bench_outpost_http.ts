@@ -8,7 +8,14 @@
 //    process (deno run with the outpost's flags) on that home and a bare Hono handler in a
 //    process of its own (scripts/bench_bare_server.ts), loads both with the same closed loop
 //    (32 workers issuing fetches back to back, bounded in count and time), reports the ratio,
-//    and reads the outpost's VmRSS from /proc/<pid>/status when idle and after the load.
+//    and reads the outpost's VmRSS from /proc/<pid>/status when idle, after 1,000 requests and
+//    after the load. The outpost runs with the push adapter active (a VAPID key file, checked
+//    on /api/push/status). MATRIX: the Matrix adapter is active only with a real homeserver;
+//    to measure with it, set MX_HOMESERVER, MX_TOKEN, MX_ROOM and MX_ALLOWLIST in this script's
+//    environment (e.g. against a local Synapse) and they are passed to the outpost; without
+//    them its pill is dormant and the output says so; with them, idle is read once the bot's
+//    first sync has succeeded (the pill is ok). scripts/bench_outpost_rss.ts starts a Synapse
+//    and runs this script with and without MX_*. `--rss-only` stops after the memory figures.
 // 3. A diagnostic: the same app and a bare handler served in this process. Its latencies
 //    include the load generator's own work on the same event loop, so they run higher than
 //    the process figures; it isolates the app's cost (cache on and off) without IPC noise.
@@ -41,10 +48,12 @@ const { values } = parseArgs({
     requests: { type: "string", default: "4000" },
     seconds: { type: "string", default: "20" },
     "history-only": { type: "boolean", default: false },
+    "rss-only": { type: "boolean", default: false },
     "page-concurrency": { type: "string", default: "4" },
   },
 });
 const HISTORY_ONLY = values["history-only"];
+const RSS_ONLY = values["rss-only"];
 const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
 
@@ -202,9 +211,31 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** The Matrix variables passed through to the outpost when this script has them. */
+const MATRIX_VARS = ["MX_HOMESERVER", "MX_TOKEN", "MX_ROOM", "MX_ALLOWLIST"];
+
+/** A VAPID private key file (PEM PKCS#8, P-256), so the outpost's push adapter is active. */
+async function writeVapidKey(dir: string): Promise<string> {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+  ]);
+  const der = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const b64 = btoa(String.fromCharCode(...der)).replace(/(.{64})/g, "$1\n");
+  const path = `${dir}/vapid.pem`;
+  await Deno.writeTextFile(
+    path,
+    `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`,
+    {
+      mode: 0o600,
+    },
+  );
+  return path;
+}
+
 async function spawnServer(
   args: string[],
   home: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ child: Deno.ChildProcess; url: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
@@ -217,6 +248,7 @@ async function spawnServer(
       // Keep the module cache, or the child would try to download every npm package again.
       DENO_DIR: Deno.env.get("DENO_DIR") ??
         `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`,
+      ...extraEnv,
     },
     clearEnv: true,
     stdout: "piped",
@@ -256,10 +288,72 @@ try {
     }\n`,
   );
 
-  if (!HISTORY_ONLY) await processAndDiagnostic();
-  await historyPages();
+  if (RSS_ONLY) await outpostMemory();
+  else {
+    if (!HISTORY_ONLY) await processAndDiagnostic();
+    await historyPages();
+  }
 } finally {
   await Deno.remove(home, { recursive: true });
+}
+
+/** The real agent-outpost with its adapters active, settled and idle. */
+async function startOutpostIdle(): Promise<
+  { proc: { child: Deno.ChildProcess; url: string }; matrix: string }
+> {
+  const adapters: Record<string, string> = {
+    VAPID_PRIVATE_KEY_FILE: await writeVapidKey(home),
+    VAPID_SUBJECT: "mailto:bench@example.org",
+  };
+  for (const name of MATRIX_VARS) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) adapters[name] = value;
+  }
+  const proc = await spawnServer(
+    [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
+    home,
+    adapters,
+  );
+  const push = await (await fetch(`${proc.url}api/push/status`)).json();
+  if (push.state !== "ok") throw new Error(`push adapter not active: ${JSON.stringify(push)}`);
+  const matrixOn = MATRIX_VARS.every((n) => adapters[n] !== undefined);
+  if (matrixOn) await messengerSynced(proc.url);
+  await new Promise((r) => setTimeout(r, 2000)); // settle: the number wanted is the idle figure
+  const matrix = matrixOn
+    ? "Matrix adapter on (MX_* set, bot synced)"
+    : "Matrix adapter dormant (set MX_* against a Synapse to include it)";
+  return { proc, matrix };
+}
+
+/** Waits until the bot's first sync has succeeded: the pill reads ok. */
+async function messengerSynced(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await (await fetch(`${url}api/messenger/status`)).json();
+    if (status.state === "ok") return;
+    if (Date.now() > deadline) {
+      throw new Error(`Matrix bot never synced: ${JSON.stringify(status)}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function requests1000(url: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) await (await fetch(`${url}api/jobs`)).arrayBuffer();
+}
+
+/** `--rss-only`: the outpost's resident memory idle and after 1,000 requests, nothing else. */
+async function outpostMemory(): Promise<void> {
+  const { proc, matrix } = await startOutpostIdle();
+  const idle = rssMiB(proc.child.pid);
+  await requests1000(proc.url);
+  const after1000 = rssMiB(proc.child.pid);
+  proc.child.kill("SIGTERM");
+  await proc.child.status;
+  console.log(
+    `agent-outpost RSS (push adapter active; ${matrix}): idle ${idle.toFixed(1)} MiB, ` +
+      `after 1,000 requests ${after1000.toFixed(1)} MiB`,
+  );
 }
 
 async function processAndDiagnostic(): Promise<void> {
@@ -268,9 +362,10 @@ async function processAndDiagnostic(): Promise<void> {
     ["run", ...RUN_FLAGS, "-A", `${ROOT}/scripts/bench_bare_server.ts`],
     home,
   );
-  const proc = await spawnServer([...denoRunArgs("agent-outpost", ROOT), "--port", "0"], home);
-  await new Promise((r) => setTimeout(r, 2000)); // settle: the number wanted is the idle figure
+  const { proc, matrix } = await startOutpostIdle();
   const idle = rssMiB(proc.child.pid);
+  await requests1000(proc.url);
+  const after1000 = rssMiB(proc.child.pid);
   const bareProcStats = await load(`${bareProc.url}api/jobs`);
   const procStats = await load(`${proc.url}api/jobs`);
   await new Promise((r) => setTimeout(r, 2000));
@@ -287,9 +382,9 @@ async function processAndDiagnostic(): Promise<void> {
   show("GET /api/jobs (agent-outpost process)", procStats);
   console.log(`ratio vs bare: ${ratio(procStats, bareProcStats)}`);
   console.log(
-    `agent-outpost RSS: idle after start ${idle.toFixed(1)} MiB, after the load ${
-      afterLoad.toFixed(1)
-    } MiB\n`,
+    `agent-outpost RSS (push adapter active; ${matrix}): idle after start ` +
+      `${idle.toFixed(1)} MiB, after 1,000 requests ${after1000.toFixed(1)} MiB, after the load ` +
+      `${afterLoad.toFixed(1)} MiB (${(afterLoad / idle).toFixed(2)}x idle)\n`,
   );
 
   // 2. Diagnostic: in process (the load generator shares the event loop; figures run high).
@@ -343,7 +438,8 @@ async function processAndDiagnostic(): Promise<void> {
 
   console.log(
     `\ntargets (figure of record): p99 < 20 ms -> ${procStats.p99 < 20 ? "met" : "MISSED"}; ` +
-      `idle RSS < 80 MiB -> ${idle < 80 ? "met" : "MISSED"}`,
+      `idle RSS < 80 MiB -> ${idle < 80 ? "met" : "MISSED"}; ` +
+      `RSS after 1,000 requests < 80 MiB -> ${after1000 < 80 ? "met" : "MISSED"}`,
   );
 }
 

@@ -1,12 +1,20 @@
 // Whole-process benchmarks: `agent --version` and a one-turn `agent -p` run against the
 // local fake model server (both wires, memory reflection on as by default), started through
 // the launcher `deno task install` writes (what users run), beside `deno run` of an empty
-// file, all in this one script. Reports median wall time and median peak RSS (via
-// /usr/bin/time when present).
+// file and Codex CLI `exec`, all in this one script.
+//
+// The machines this runs on are shared, so every figure is a ratio against a baseline
+// measured in the same rounds: each round runs every series once, in a rotated order, and a
+// ratio is the median of the per-round ratios (a load spike hits both sides of a round).
+// Wall times are medians with their p25–p75 spread; peak RSS via /usr/bin/time when present.
+//
 // With Codex CLI as the peer: `codex exec` against an instant local Responses endpoint
 // (scripts/bench_responses_server.ts), installed from npm into ~/.cache/agent-bench on first use
 // (`--no-codex` skips it; a failed install is reported, not fatal).
-//   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex]
+// `--compare DIR` adds the same two turns through another checkout (e.g. a `git worktree` of
+// main) as a before/after in the same rounds. `--marks` also prints where a turn's time goes
+// (AGENT_TIMING=1 marks; see core/timing_marks.ts).
+//   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex] [--compare DIR] [--marks]
 
 import { parseArgs } from "node:util";
 import { launcherScript } from "./install.ts";
@@ -18,7 +26,12 @@ const BENCH_CACHE = `${Deno.env.get("HOME")}/.cache/agent-bench`;
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" }, "no-codex": { type: "boolean" } },
+  options: {
+    runs: { type: "string", default: "15" },
+    "no-codex": { type: "boolean" },
+    compare: { type: "string" },
+    marks: { type: "boolean" },
+  },
 });
 const RUNS = Number(values.runs);
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -29,6 +42,21 @@ const TIME = (() => {
     return null;
   }
 })();
+const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+
+interface Sample {
+  /** Epoch ms when the child was spawned. */
+  spawnedAt: number;
+  ms: number;
+  kib: number | null;
+  stderr: string;
+}
+
+interface Series {
+  name: string;
+  run: () => Promise<Sample>;
+  samples: Sample[];
+}
 
 const home = await Deno.makeTempDir({ prefix: "bench-home-" });
 const empty = `${home}/empty.ts`;
@@ -40,12 +68,8 @@ const env = {
   AGENT_HOME: `${home}/.agent`,
   DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
   AGENT_BASE_URL: fake.url,
+  ...(values.marks ? { AGENT_TIMING: "1" } : {}),
 };
-
-interface Sample {
-  ms: number;
-  kib: number | null;
-}
 
 async function measure(
   args: string[],
@@ -64,64 +88,139 @@ async function measure(
     stderr: "piped",
   }).output();
   const ms = performance.now() - t0;
-  const err = new TextDecoder().decode(out.stderr).trim();
-  if (!out.success) throw new Error(`${args.join(" ")} failed: ${err}`);
-  const kib = TIME ? Number(err.split("\n").at(-1)) : null;
-  return { ms, kib };
+  const stderr = new TextDecoder().decode(out.stderr).trim();
+  if (!out.success) throw new Error(`${args.join(" ")} failed: ${stderr}`);
+  const kib = TIME ? Number(stderr.split("\n").at(-1)) : null;
+  return { spawnedAt: performance.timeOrigin + t0, ms, kib, stderr };
 }
 
-const median = (xs: number[]) => {
+const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+  return s[Math.round((s.length - 1) * q)]!;
 };
+const median = (xs: number[]) => quantile(xs, 0.5);
 
-async function series(
-  name: string,
-  run: () => Promise<Sample>,
-): Promise<{ ms: number; mib: number | null }> {
-  await run(); // warm the module cache
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await run());
-  const ms = median(samples.map((s) => s.ms));
-  const mib = samples[0]!.kib === null ? null : median(samples.map((s) => s.kib!)) / 1024;
-  console.log(
-    `${name.padEnd(34)} ${ms.toFixed(1).padStart(7)} ms   ${
-      mib === null ? "   n/a" : mib.toFixed(1).padStart(6)
-    } MiB`,
-  );
-  return { ms, mib };
+/** A launcher exactly as `deno task install` writes it, pointed at a checkout. */
+async function writeLauncher(root: string, name: string): Promise<string> {
+  const path = `${home}/${name}`;
+  await Deno.writeTextFile(path, launcherScript("agent", Deno.execPath(), root, env.DENO_DIR), {
+    mode: 0o755,
+  });
+  return path;
 }
 
-// The launcher exactly as `deno task install` writes it, pointed at this checkout.
-const launcher = `${home}/agent`;
-await Deno.writeTextFile(launcher, launcherScript("agent", Deno.execPath(), ROOT, env.DENO_DIR), {
-  mode: 0o755,
-});
-const agent = (args: string[], extraEnv: Record<string, string> = {}) =>
-  measure(args, extraEnv, launcher);
-console.log(`median of ${RUNS} runs each${TIME ? "" : " (no /usr/bin/time: memory not measured)"}`);
-const base = await series("deno run empty.ts", () => measure(["run", empty]));
-const version = await series("agent --version", () => agent(["--version"]));
-const oneTurn = async (provider: string) => {
-  fake.enqueue(reply().text("done").usage(20, 2));
-  return await agent(["-p", "--workdir", home, "--", "say done"], { AGENT_PROVIDER: provider });
-};
-const cc = await series("agent -p one turn (chat_completions)", () => oneTurn("chat_completions"));
-const msg = await series("agent -p one turn (messages)", () => oneTurn("messages"));
-const codex = values["no-codex"] ? null : await codexSeries();
-console.log("");
-console.log(`ratio agent --version / empty:        ${(version.ms / base.ms).toFixed(2)}x`);
-console.log(`ratio one turn (chat) / empty:        ${(cc.ms / base.ms).toFixed(2)}x`);
-console.log(`ratio one turn (messages) / empty:    ${(msg.ms / base.ms).toFixed(2)}x`);
-if (codex) {
-  console.log(`ratio one turn (chat) / codex exec:   ${(cc.ms / codex.ms).toFixed(2)}x`);
-  console.log(`ratio one turn (messages) / codex:    ${(msg.ms / codex.ms).toFixed(2)}x`);
-  if (codex.mib !== null && msg.mib !== null) {
-    console.log(`ratio peak RSS (messages) / codex:    ${(msg.mib / codex.mib).toFixed(2)}x`);
+function oneTurn(launcher: string, provider: string) {
+  return () => {
+    fake.enqueue(reply().text("done").usage(20, 2));
+    return measure(
+      ["-p", "--workdir", home, "--", "say done"],
+      { AGENT_PROVIDER: provider },
+      launcher,
+    );
+  };
+}
+
+const launcher = await writeLauncher(ROOT, "agent");
+const series: Series[] = [
+  { name: "deno run empty.ts", run: () => measure(["run", empty]), samples: [] },
+  { name: "agent --version", run: () => measure(["--version"], {}, launcher), samples: [] },
+  { name: "agent -p (chat_completions)", run: oneTurn(launcher, "chat_completions"), samples: [] },
+  { name: "agent -p (messages)", run: oneTurn(launcher, "messages"), samples: [] },
+];
+if (values.compare) {
+  const other = await writeLauncher(values.compare.replace(/\/$/, ""), "agent-compare");
+  series.push(
+    { name: "compare -p (chat_completions)", run: oneTurn(other, "chat_completions"), samples: [] },
+    { name: "compare -p (messages)", run: oneTurn(other, "messages"), samples: [] },
+  );
+}
+const codex = values["no-codex"] ? null : await codexPeer();
+if (codex) series.push({ name: "codex exec (responses)", run: codex.run, samples: [] });
+
+console.log(
+  `${RUNS} interleaved rounds${TIME ? "" : " (no /usr/bin/time: memory not measured)"}; ` +
+    `load average before: ${loadavg()}`,
+);
+for (const s of series) await s.run(); // warm the module and code caches
+for (let round = 0; round < RUNS; round++) {
+  for (let i = 0; i < series.length; i++) {
+    const s = series[(round + i) % series.length]!;
+    s.samples.push(await s.run());
   }
 }
+console.log(`load average after: ${loadavg()}\n`);
+console.log(`${"".padEnd(30)} median ms (p25–p75)    peak RSS MiB`);
+for (const s of series) {
+  const ms = s.samples.map((x) => x.ms);
+  const kib = s.samples[0]!.kib === null ? null : median(s.samples.map((x) => x.kib!));
+  console.log(
+    `${s.name.padEnd(30)} ${median(ms).toFixed(1).padStart(7)} (${quantile(ms, 0.25).toFixed(1)}–${
+      quantile(ms, 0.75).toFixed(1)
+    })   ${kib === null ? "n/a" : (kib / 1024).toFixed(1)}`,
+  );
+}
+
+/** Median and spread of the per-round ratio a/b (a and b ran in the same round). */
+function ratio(label: string, a: string, b: string, what: "ms" | "kib" = "ms"): void {
+  const sa = series.find((s) => s.name === a);
+  const sb = series.find((s) => s.name === b);
+  if (!sa || !sb || (what === "kib" && sa.samples[0]!.kib === null)) return;
+  const rs = sa.samples.map((x, i) => x[what]! / sb.samples[i]![what]!);
+  console.log(
+    `${label.padEnd(44)} ${median(rs).toFixed(2)}x (p25–p75 ${quantile(rs, 0.25).toFixed(2)}–${
+      quantile(rs, 0.75).toFixed(2)
+    })`,
+  );
+}
+console.log("\nratios (median of per-round ratios)");
+ratio("agent --version / empty deno run", "agent --version", "deno run empty.ts");
+for (const wire of ["chat_completions", "messages"]) {
+  ratio(`one turn (${wire}) / empty deno run`, `agent -p (${wire})`, "deno run empty.ts");
+  ratio(`one turn (${wire}) / codex exec`, `agent -p (${wire})`, "codex exec (responses)");
+  ratio(`one turn (${wire}) / compare checkout`, `agent -p (${wire})`, `compare -p (${wire})`);
+}
+ratio(
+  "peak RSS one turn (messages) / codex",
+  "agent -p (messages)",
+  "codex exec (responses)",
+  "kib",
+);
+if (codex && codex.requests() !== (RUNS + 1)) {
+  console.log(`codex: made ${codex.requests()} model requests for ${RUNS + 1} runs`);
+}
+if (values.marks) printMarks();
+await codex?.close();
 await fake.close();
 await Deno.remove(home, { recursive: true });
+
+/** Median time between consecutive AGENT_TIMING marks of each agent -p series. */
+function printMarks(): void {
+  for (const s of series.filter((x) => x.name.includes("-p ("))) {
+    const phases = new Map<string, number[]>();
+    for (const sample of s.samples) {
+      const line = sample.stderr.split("\n").find((l) => l.startsWith("agent-timing "));
+      if (!line) continue;
+      const { origin, marks } = JSON.parse(line.slice("agent-timing ".length)) as {
+        origin: number;
+        marks: [string, number][];
+      };
+      const add = (k: string, v: number) => phases.set(k, [...(phases.get(k) ?? []), v]);
+      const start = origin - sample.spawnedAt;
+      add("runtime start (spawn → time origin)", start);
+      let prev = 0;
+      for (const [name, at] of marks) {
+        add(name, at - prev);
+        prev = at;
+      }
+      add("process exit (after the exit mark)", sample.ms - start - prev);
+    }
+    if (phases.size === 0) continue; // a checkout without AGENT_TIMING marks
+    console.log(`\nwhere ${s.name} spends its time (median ms per phase, ending at the mark)`);
+    for (const [name, xs] of phases) {
+      console.log(`  ${name.padEnd(38)} ${median(xs).toFixed(1).padStart(6)}`);
+    }
+  }
+}
 
 /** Installs Codex CLI (pinned) into the bench cache once; null with a reason when it cannot. */
 async function installCodex(): Promise<string | null> {
@@ -151,7 +250,7 @@ async function installCodex(): Promise<string | null> {
   return bin;
 }
 
-async function codexSeries(): Promise<{ ms: number; mib: number | null } | null> {
+async function codexPeer() {
   const bin = await installCodex();
   if (!bin) return null;
   const server = await startResponsesServer();
@@ -175,17 +274,9 @@ async function codexSeries(): Promise<{ ms: number; mib: number | null } | null>
     "bench-model",
     "say done",
   ];
-  try {
-    const before = server.requests;
-    const result = await series(
-      "codex exec one turn (responses)",
-      () => measure(args, { CODEX_HOME: codexHome, BENCH_KEY: "bench" }, bin),
-    );
-    if (server.requests - before !== RUNS + 1) {
-      console.log(`codex: made ${server.requests - before} model requests for ${RUNS + 1} runs`);
-    }
-    return result;
-  } finally {
-    await server.close();
-  }
+  return {
+    run: () => measure(args, { CODEX_HOME: codexHome, BENCH_KEY: "bench" }, bin),
+    requests: () => server.requests,
+    close: () => server.close(),
+  };
 }

@@ -6,6 +6,7 @@
 // `deno compile` needs Deno's `denort` runtime for each target, downloaded from dl.deno.land
 // (or named by DENORT_BIN). Where it cannot be had, the script stops with one line saying so.
 
+import { stripVTControlCharacters } from "node:util";
 import { ENTRY_POINTS, type ProgramName } from "./permissions.ts";
 import { parseFlags } from "../cli/args.ts";
 
@@ -82,17 +83,15 @@ export function parseTargets(value: string | undefined, host = Deno.build.target
  */
 export function failureLine(build: Build, code: number, stderr: string): string {
   // deno's "Caused by:" chain numbers its causes (`  1: error sending request for url …`).
-  const cause = stripAnsi(stderr).split("\n").map((l) => /^\s*\d+:\s*(.*)$/.exec(l)?.[1]?.trim())
+  const cause = stripVTControlCharacters(stderr).split("\n").map((l) =>
+    /^\s*\d+:\s*(.*)$/.exec(l)?.[1]?.trim()
+  )
     .find((l) => l !== undefined && /denort/i.test(l));
   if (cause !== undefined) {
     return `compile: Deno's denort runtime for ${build.target} is unavailable (${cause}); ` +
       `build where https://dl.deno.land is reachable, or set DENORT_BIN to a denort ${Deno.version.deno} binary`;
   }
   return `compile: deno compile of ${build.program} for ${build.target} failed (exit ${code})`;
-}
-
-function stripAnsi(text: string): string {
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 async function compile(build: Build): Promise<string | null> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { jobInput } from "../tests/fakes/scheduler_kit.ts";
 import { CSRF_COOKIE, CSRF_HEADER } from "./http/csrf.ts";
-import { jsonOf, makeTestOutpost, TEST_CSRF_TOKEN } from "./test_deps.ts";
+import { jsonOf, makeTestOutpost, TEST_CSRF_TOKEN } from "../tests/fakes/test_outpost.ts";
 
 /** A concrete path for a route pattern: every :param (with or without a regex) becomes 1. */
 function concrete(pattern: string): string {

@@ -1,6 +1,6 @@
 // What the outpost's HTTP app is built from (createApp(deps) in app.ts). Everything the
 // routes and pages touch is injected here, so tests build an app on fakes (see
-// server/test_deps.ts: makeTestOutpost) and main.ts builds it on the real world
+// tests/fakes/test_outpost.ts: makeTestOutpost) and main.ts builds it on the real world
 // (server/wiring.ts: openOutpost). Keep this file additive: add fields, never repurpose one.
 //
 // For the pages (server/routes/pages.ts, server/views/):

@@ -1,5 +1,5 @@
 // Builds AppDeps. `assembleDeps` adds the server-side services (inbox service, live feed,
-// status probes) to already-built core parts, and is shared by tests (server/test_deps.ts)
+// status probes) to already-built core parts, and is shared by tests (tests/fakes/test_outpost.ts)
 // and production; `openOutpost` builds those core parts on the real world for main.ts.
 
 import { Delivery } from "../core/delivery/delivery.ts";

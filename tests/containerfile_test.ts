@@ -106,3 +106,12 @@ Deno.test("the container's environment points the runner at the copied agent bin
   assert.equal(env.AGENT_SANDBOX, "container");
   assert.ok(instruction("USER")[0] !== "root", "runs as a non-root user");
 });
+
+Deno.test("the runtime installs bubblewrap and leaves the sandbox setting at its default (auto)", () => {
+  const install = instruction("RUN").find((r) => r.includes("apt-get install"));
+  assert.match(install ?? "", /\bbubblewrap\b/);
+  const env = containerEnv();
+  // The container is the outer wall, the sandbox the inner one: nothing here turns it off.
+  assert.equal(env.AGENT_SANDBOX_MODE, undefined);
+  assert.equal(env.AGENT_SANDBOX, "container");
+});

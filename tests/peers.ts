@@ -1,5 +1,5 @@
-// Real peers (Chromium, Synapse, tmux, podman, and the model servers llama-server and LiteLLM that
-// scripts/peers/ builds into AGENT_PEER_CACHE) used by end-to-end tests. On a developer's machine a
+// Real peers (Chromium, Synapse, tmux, bubblewrap, podman, and the model servers llama-server and
+// LiteLLM that scripts/peers/ builds into AGENT_PEER_CACHE) used by end-to-end tests. On a developer's machine a
 // missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
 // .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
 
@@ -37,6 +37,8 @@ export const probes = {
   chromium: (): string | null =>
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  bubblewrap: (): string | null =>
+    commandOnPath("bwrap") ? null : "bubblewrap not installed (apt-get install bubblewrap)",
   podman: (): string | null =>
     commandOnPath("podman") && commandOnPath("debootstrap")
       ? null

@@ -6,7 +6,11 @@ import assert from "node:assert/strict";
 import { budgetGate, PromptEstimator, UNKNOWN_CAP_FLOOR } from "./budget.ts";
 import { type LoopConfig, runLoop } from "./loop.ts";
 import { call, ScriptedWire, text } from "../../tests/fakes/scripted_wire.ts";
-import { WORKSPACE_TOOLS } from "../tools/registry.ts";
+import { workspaceTools } from "../tools/registry.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
+
+/** The real tool set; no test here runs a shell command (plan mode denies the one call). */
+const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));
 import { requestTokens } from "../wires/token_estimate.ts";
 import type { Message } from "../wires/types.ts";
 

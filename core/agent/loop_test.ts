@@ -4,7 +4,11 @@ import { Journal, loadSession } from "./journal.ts";
 import { resumeWith } from "./resume.ts";
 import { compactionCut } from "./compaction.ts";
 import { call, ScriptedWire, text } from "../../tests/fakes/scripted_wire.ts";
-import { WORKSPACE_TOOLS } from "../tools/registry.ts";
+import { workspaceTools } from "../tools/registry.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
+
+/** The real tool set; no test here runs a shell command (plan mode denies the one call). */
+const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));
 import type { Message, Part } from "../wires/types.ts";
 
 async function workspace(files: Record<string, string> = {}): Promise<string> {

@@ -11,8 +11,11 @@ import {
   startFakeModelServer,
 } from "../../tests/fakes/model_server.ts";
 import { defaultWireOptions, fakeEndpoint } from "../../tests/fakes/model_server_wiring.ts";
-import { WORKSPACE_TOOLS } from "../tools/registry.ts";
+import { workspaceTools } from "../tools/registry.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 import type { Message, Part } from "../wires/types.ts";
+
+const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));
 
 type Provider = "chat_completions" | "messages";
 type ToolResultPart = Extract<Part, { type: "tool_result" }>;

@@ -22,6 +22,10 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
   }
   if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(COST_DECIMALS)}`]);
   facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
+  // Said in every report, so a run with the sandbox off is visible on the outpost's run page.
+  if (r.sandbox !== undefined) {
+    facts.push(["Sandbox", r.sandbox.startsWith("off") ? `**${r.sandbox}**` : r.sandbox]);
+  }
   facts.push(["Session", r.session_id ?? "none (the run failed before it began)"]);
   if (r.job_id) facts.push(["Job", r.job_name ? `${r.job_id} (${r.job_name})` : r.job_id]);
   for (const [k, v] of facts) lines.push(`- **${k}:** ${v}`);

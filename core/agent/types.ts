@@ -60,6 +60,11 @@ export interface HeadlessResult {
   /** One-line cause for an error ending. */
   error?: string;
   report_path?: string;
+  /**
+   * What confined the model's commands ("auto (bubblewrap, network off)", "off (commands run
+   * unsandboxed, …)"); absent when the run failed before its sandbox was set up.
+   */
+  sandbox?: string;
   duration_ms: number;
   job_id?: string;
   job_name?: string;

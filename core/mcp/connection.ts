@@ -1,15 +1,16 @@
 // One live MCP session over the official TypeScript SDK (@modelcontextprotocol/sdk): connect
-// (stdio through the StdioLauncher seam, or Streamable HTTP), list the tools, call them, and
-// keep the tail of a stdio server's stderr for the one-line failure report. This module and
-// the two transport modules are the only ones that import the SDK; core/mcp/manager.ts reaches
-// this one through a computed import, so a run without MCP servers never loads it, and each
-// transport loads only when a server uses it (scripts/permissions.ts lists all three).
+// (stdio over a server process McpManager already started through the StdioLauncher seam, or
+// Streamable HTTP), list the tools, call them, and report a stdio server's stderr tail on
+// failure. This module and the two transport modules are the only ones that import the SDK;
+// core/mcp/sdk_loader.ts reaches this one through a computed import, so a run without MCP
+// servers never loads it, and each transport loads only when a server uses it or the start-up
+// preload asks for it (scripts/permissions.ts lists all three).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Fetch } from "../ports.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
-import type { StdioLaunch, StdioLauncher } from "./launch.ts";
+import type { StdioServerProcess } from "./stdio_process.ts";
 import type { McpCallResult } from "./result.ts";
 
 /** What a server says about one of its tools (the parts the agent uses). */
@@ -36,9 +37,8 @@ export interface McpConnection {
 }
 
 export interface ConnectOptions {
-  /** The stdio spec (launch.ts stdioSpec) for a stdio server; ignored for HTTP. */
-  stdio?: StdioLaunch;
-  launcher: StdioLauncher;
+  /** A stdio server's process, already spawned (stdio_process.ts); ignored for HTTP. */
+  process?: StdioServerProcess;
   fetch: Fetch;
   /** The agent's version, sent in `initialize`. */
   clientVersion: string;
@@ -48,24 +48,25 @@ export interface ConnectOptions {
   signal: AbortSignal;
 }
 
-const STDERR_TAIL_CHARS = 2_000;
+type StdioTransportModule = typeof import("./transport_stdio.ts");
+let stdioTransportModule: Promise<StdioTransportModule> | undefined;
+
+/** The stdio transport's module, loaded once (core/mcp/preload.ts starts it early). */
+export function loadStdioTransport(): Promise<StdioTransportModule> {
+  stdioTransportModule ??= import(new URL("./transport_stdio.ts", import.meta.url).href);
+  return stdioTransportModule;
+}
 
 export async function connectMcp(
   server: McpServerConfig,
   options: ConnectOptions,
 ): Promise<McpConnection> {
-  let stderr = "";
+  const process = options.process;
+  const stderrTail = () => process?.stderrTail() ?? "";
   let transport: Transport;
   if (server.transport === "stdio") {
-    if (!options.stdio) throw new Error("a stdio server needs its launch spec");
-    const launch = options.launcher(options.stdio);
-    const mod: typeof import("./transport_stdio.ts") = await import(
-      new URL("./transport_stdio.ts", import.meta.url).href
-    );
-    transport = mod.stdioTransport(launch, (chunk) => {
-      stderr += chunk;
-      if (stderr.length > STDERR_TAIL_CHARS * 2) stderr = stderr.slice(-STDERR_TAIL_CHARS);
-    });
+    if (!process) throw new Error("a stdio server needs its process");
+    transport = (await loadStdioTransport()).stdioTransport(process);
   } else {
     const mod: typeof import("./transport_http.ts") = await import(
       new URL("./transport_http.ts", import.meta.url).href
@@ -84,7 +85,7 @@ export async function connectMcp(
         signal,
       }) as McpCallResult,
     close: () => client.close(),
-    stderrTail: () => tail(stderr),
+    stderrTail,
   };
   let closed = false;
   client.onclose = () => {
@@ -92,6 +93,7 @@ export async function connectMcp(
     closed = true;
     connection.onclose?.();
   };
+  // Closing the client closes the transport, which stops a stdio server's process group.
   const giveUp = () => void client.close().catch(() => {});
   options.signal.addEventListener("abort", giveUp, { once: true });
   try {
@@ -107,14 +109,8 @@ export async function connectMcp(
     giveUp();
     // The stderr tail is what says why a server would not start (a missing module, a bad flag).
     const failure = err instanceof Error ? err : new Error(String(err));
-    throw Object.assign(failure, { stderrTail: tail(stderr) });
+    throw Object.assign(failure, { stderrTail: stderrTail() });
   } finally {
     options.signal.removeEventListener("abort", giveUp);
   }
-}
-
-/** The last few non-empty lines, joined with " | " so a failure stays one line. */
-function tail(text: string): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
-  return lines.slice(-3).join(" | ").slice(-500);
 }

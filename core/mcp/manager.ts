@@ -14,6 +14,8 @@ import { directLauncher, type StdioLauncher, stdioSpec } from "./launch.ts";
 import { mcpTool, toolAllowed } from "./tools.ts";
 import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
+import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
+import { loadConnect } from "./sdk_loader.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
 
@@ -34,7 +36,7 @@ export interface McpDeps {
   clock: Clock;
   workdir: string;
   clientVersion: string;
-  /** The sandbox's hook (launch.ts); the identity until the sandbox lands. */
+  /** How stdio servers are spawned (launch.ts: launcherFor the run's sandbox); default: directly. */
   launcher?: StdioLauncher;
   /** Told each time a server's state changes (the interactive progress line). */
   onChange?: (status: McpServerStatus) => void;
@@ -47,19 +49,8 @@ interface Entry {
   tools: Tool[];
 }
 
-type ConnectFn = typeof import("./connection.ts").connectMcp;
-let connectModule: Promise<ConnectFn> | undefined;
-
-/** The SDK loads on first use, through a computed specifier (see cli/main.ts for why). */
-function loadConnect(): Promise<ConnectFn> {
-  connectModule ??= (async () => {
-    const mod: typeof import("./connection.ts") = await import(
-      new URL("./connection.ts", import.meta.url).href
-    );
-    return mod.connectMcp;
-  })();
-  return connectModule;
-}
+/** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
+const REQUEST_TIMEOUT = -32001;
 
 export class McpManager {
   readonly #entries = new Map<string, Entry>();
@@ -67,6 +58,8 @@ export class McpManager {
   readonly #deps: McpDeps;
   /** Project servers approved during this process (the settings value is frozen). */
   readonly #approvedNow = new Set<string>();
+  /** Processes of failed starts still being stopped: the start does not wait, close() does. */
+  readonly #stopping = new Set<Promise<void>>();
 
   constructor(settings: Settings, deps: McpDeps) {
     this.#settings = settings;
@@ -86,9 +79,17 @@ export class McpManager {
     }
   }
 
-  /** Connects every enabled, approved server in parallel; settles when each is up or failed. */
+  /**
+   * Connects every enabled, approved server in parallel; settles when each is up or failed.
+   * Start-up order matters for the time to the first model request: each stdio server is
+   * spawned first, then the SDK's modules load (~100 ms of this thread) while the servers boot
+   * in their own processes, then the handshakes run (scripts/bench_mcp.ts measures it).
+   */
   async start(): Promise<void> {
-    await Promise.all([...this.#entries.values()].map((e) => this.#startOne(e)));
+    const starting = [...this.#entries.values()].map((e) => this.#startOne(e));
+    // Every spawn is under way (each #startOne ran up to its first await): now the SDK.
+    if (this.#entries.size > 0) loadConnect().catch(() => {}); // each start reports its error
+    await Promise.all(starting);
   }
 
   /** Tools of the servers that are up, in settings order. */
@@ -127,6 +128,7 @@ export class McpManager {
 
   async close(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.#stop(e)));
+    await Promise.all(this.#stopping);
   }
 
   async #stop(entry: Entry): Promise<void> {
@@ -159,31 +161,48 @@ export class McpManager {
     }
     this.#set(entry, { state: "connecting", tools: [] });
     const ms = Math.round(server.startup_timeout_s * 1000);
+    let serverProcess: StdioServerProcess | undefined;
     let connection: McpConnection | undefined;
     try {
       const headers = this.#headers(server);
-      const connect = await loadConnect();
+      // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
+      // launcher awaits its one bwrap probe first; the SDK loads during that wait).
+      if (server.transport === "stdio") {
+        const launched = (this.#deps.launcher ?? directLauncher)(
+          stdioSpec(server, this.#deps.env, this.#deps.workdir),
+          server,
+        );
+        serverProcess = spawnStdioServer(
+          launched instanceof Promise ? await launched : launched,
+        );
+      }
       connection = await withDeadline(
         this.#deps.clock,
         ms,
         `starting MCP server ${server.name}`,
-        (signal) =>
-          connect(server, {
-            ...(server.transport === "stdio"
-              ? { stdio: stdioSpec(server, this.#deps.env, this.#deps.workdir) }
-              : {}),
-            launcher: this.#deps.launcher ?? directLauncher,
+        async (signal) => {
+          const connect = await loadConnect();
+          return await connect(server, {
+            ...(serverProcess ? { process: serverProcess } : {}),
             fetch: this.#deps.fetch,
             clientVersion: this.#deps.clientVersion,
             ...(headers ? { headers } : {}),
             signal,
-          }),
+          });
+        },
       );
     } catch (err) {
+      // Whatever failed (spawn, SDK load, handshake, the deadline), no process is left behind;
+      // a server slow to leave (up to 2 s) does not hold up the run, close() waits for it.
+      if (serverProcess) {
+        const stopping = serverProcess.stop();
+        this.#stopping.add(stopping);
+        void stopping.finally(() => this.#stopping.delete(stopping));
+      }
       const why = err instanceof DeadlineError
         ? `no answer within startup_timeout_s = ${server.startup_timeout_s}`
         : errorLine(err);
-      const stderr = (err as { stderrTail?: string }).stderrTail;
+      const stderr = (err as { stderrTail?: string }).stderrTail || serverProcess?.stderrTail();
       return this.#set(entry, {
         state: "failed",
         tools: [],
@@ -244,10 +263,14 @@ export class McpManager {
     } catch (err) {
       const gone = entry.connection !== connection;
       const stderr = gone ? connection.stderrTail() : "";
+      // The SDK's RequestTimeout (it has also sent the server notifications/cancelled).
+      const why = (err as { code?: unknown }).code === REQUEST_TIMEOUT
+        ? `no answer within tool_timeout_s = ${entry.server.tool_timeout_s}; the call was cancelled`
+        : errorLine(err);
       return {
         type: "result",
         is_error: true,
-        content: `MCP server ${name}, tool ${tool}: ${errorLine(err)}` +
+        content: `MCP server ${name}, tool ${tool}: ${why}` +
           (gone ? `; the server went away${stderr ? ` (stderr: ${stderr})` : ""}` : ""),
       };
     }

@@ -1,12 +1,14 @@
 // McpManager against real MCP servers: @modelcontextprotocol/server-everything over stdio and
 // Streamable HTTP (tests/mcp/everything.ts), a server that never answers initialize, one that
-// exits mid-call, and a project-file server that waits for approval.
+// exits mid-call, a project-file server that waits for approval, a tool that never answers
+// (tool_timeout_s), and a server whose grandchild must die with it (process groups).
 
 import assert from "node:assert/strict";
+import process from "node:process";
 import { McpManager, type McpServerStatus } from "./manager.ts";
 import { resolveSettings } from "../settings/resolve.ts";
 import { envFrom, systemClock } from "../ports.ts";
-import { makeLayout, writeFile } from "../settings/test_support.ts";
+import { makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 import { peerTest } from "../../tests/peers.ts";
 import {
   everythingProbe,
@@ -222,4 +224,96 @@ Deno.test("structured content that breaks the tool's output schema is a tool err
   assert.ok(result.type === "result" && result.is_error === true, JSON.stringify(result));
   assert.match(result.content, /does not match the tool's output schema/);
   assert.match(result.content, /humidity/);
+});
+
+Deno.test("a tool that never answers is a tool error after tool_timeout_s; the server stays usable", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.slow]\ncommand = "node"\nargs = [${
+      JSON.stringify(RAW_SERVER)
+    }]\ntool_timeout_s = 0.3\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  const hang = await tool(t.manager.tools(), "mcp__slow__hang").execute({}, ctx());
+  assert.ok(hang.type === "result" && hang.is_error === true);
+  assert.match(hang.content, /tool hang: no answer within tool_timeout_s = 0\.3/);
+  // The run goes on: the same server answers the next call.
+  assert.equal(t.manager.statuses()[0]?.state, "ready");
+  const next = await tool(t.manager.tools(), "mcp__slow__bad_structured").execute({}, ctx());
+  assert.ok(next.type === "result");
+  assert.match(next.content, /humidity/);
+});
+
+Deno.test("closing an MCP server kills its whole process group, a grandchild ignoring EOF and SIGTERM too", async () => {
+  await using dir = await tempDir();
+  const pidFile = `${dir.path}/grandchild.pid`;
+  // The server starts a grandchild that ignores stdin's end and SIGTERM, then becomes the
+  // raw server itself (exec keeps the process, so the group leader is the MCP server).
+  const script =
+    `(trap '' TERM; exec sleep 300) </dev/null >/dev/null 2>&1 & echo $! > ${pidFile}; ` +
+    `exec node ${RAW_SERVER}`;
+  await using t = await managerFor(
+    `[mcp_servers.parent]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready", t.manager.statuses()[0]?.error);
+  const grandchild = Number((await Deno.readTextFile(pidFile)).trim());
+  assert.equal(alive(grandchild), true, "the grandchild runs while the server does");
+  await t.manager.close();
+  assert.equal(alive(grandchild), false, `grandchild ${grandchild} outlived the server's close`);
+});
+
+/** Whether process `pid` runs: it exists (signal 0) and is not a zombie awaiting its reaper. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // node:process: Deno.kill has no probe signal
+  } catch (err) {
+    if ((err as { code?: string }).code === "ESRCH") return false;
+    throw err;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) STATE ..."; Z is a zombie (dead, not yet reaped).
+    return !/\) Z /.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false; // reaped between the two looks
+    throw err;
+  }
+}
+
+async function tempDir() {
+  const path = await Deno.makeTempDir({ prefix: "mcp-group-" });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+Deno.test("a stdio command that is not there, or a cwd that is not, is one line saying which", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.nocmd]\ncommand = "no-such-command-for-mcp"\n` +
+      `[mcp_servers.nodir]\ncommand = "node"\ncwd = "missing-dir"\n`,
+  );
+  await t.manager.start();
+  const [nocmd, nodir] = t.manager.statuses();
+  assert.equal(nocmd?.state, "failed");
+  assert.match(nocmd?.error ?? "", /could not start "no-such-command-for-mcp": .* is not found/);
+  assert.equal(nodir?.state, "failed");
+  assert.match(nodir?.error ?? "", /working directory .*missing-dir does not exist/);
+});
+
+Deno.test("a server that timed out and ignores EOF and SIGTERM is gone once close() returns", async () => {
+  await using dir = await tempDir();
+  const pidFile = `${dir.path}/server.pid`;
+  const stubborn =
+    `require("fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); ` +
+    `process.on("SIGTERM", () => {}); process.stdin.on("end", () => {}); setInterval(() => {}, 1e6);`;
+  await using t = await managerFor(
+    `[mcp_servers.stubborn]\ncommand = "node"\nargs = ["-e", ${
+      JSON.stringify(stubborn)
+    }]\nstartup_timeout_s = 0.5\n`,
+  );
+  await t.manager.start();
+  const [status] = t.manager.statuses();
+  assert.equal(status?.state, "failed");
+  assert.match(status?.error ?? "", /no answer within startup_timeout_s = 0.5/);
+  const pid = Number((await Deno.readTextFile(pidFile)).trim());
+  await t.manager.close();
+  assert.equal(alive(pid), false, `server ${pid} outlived close()`);
 });

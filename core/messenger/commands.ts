@@ -8,12 +8,14 @@ import { CapacityError } from "../governor/errors.ts";
 import type { InboxService } from "../inbox/service.ts";
 import { classifyRisk } from "../inbox/risk.ts";
 import { errorText, type Logger } from "../logger.ts";
+import type { Clock } from "../ports.ts";
 import { JobValidationError } from "../scheduler/job_input.ts";
 import { JobConflictError } from "../scheduler/jobs.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
 import { InboxStateError, JobLimitError, NotFoundError } from "../store/errors.ts";
 import type { InboxItem, Job, Store } from "../store/store.ts";
 import type { Command } from "./grammar.ts";
+import { rangerSnapshot, writeRangerSnapshot } from "./ranger.ts";
 import { helpText, refusal, RefusalError } from "./replies.ts";
 import { RANGER, resolveWorkspace } from "./workspaces.ts";
 
@@ -41,6 +43,8 @@ export interface CommandDeps {
   baseUrl: string;
   /** Folder whose subfolders are the workspaces `run <workspace>:` may name. */
   workspacesRoot: string;
+  /** The outpost's clock: the time of the ranger snapshot and its runs window. */
+  clock: Clock;
 }
 
 /** Who sent the command, where, and which event (for the reply). */
@@ -192,12 +196,19 @@ export class CommandRunner {
     verb: "run" | "ask",
   ): Promise<string> {
     const workdir = await resolveWorkspace(this.#d.workspacesRoot, workspace);
+    // `ask`: the ranger agent's only view of the outpost is the snapshot written here, and it
+    // runs in strict mode, so an edit or shell call stops for a human instead of applying.
+    if (verb === "ask") {
+      const { store, clock, baseUrl } = this.#d;
+      await writeRangerSnapshot(workdir, rangerSnapshot(store, clock.now(), baseUrl));
+    }
     let submitted;
     try {
       submitted = this.#d.scheduler.submitOneShot({
         name: `chat ${verb}: ${short(prompt.replace(/\s+/g, " "), 60)}`,
         prompt,
         workdir,
+        ...(verb === "ask" ? { mode: "strict" } : {}),
         output_surface: "messenger",
         meta: { room: origin.room, submitted_by: origin.sender, via: VIA_CHAT, verb },
       });

@@ -3,10 +3,14 @@
 // (sync_loop.ts) rather than the SDK's startClient, because spec 3.3 fixes the backoff
 // (1 s, 2 s, 4 s … capped) and the pill must report the next retry time; the SDK's own
 // sync machinery (timelines, stores, crypto) is not needed by a bot without end-to-end
-// encryption. This is the only module that imports the library; it is reached only
-// through a computed import when all four MX_* variables are set.
+// encryption. So it imports only the SDK's HTTP layer (lib/http-api), never the package root:
+// the root's createClient pulls in the whole client (rooms, crypto, stores), which costs the
+// process ~30 MiB of resident memory and ~0.2 s at start; the HTTP layer alone costs ~17 MiB
+// (docs/messenger.md, "Figures"). This is the only module that imports the library; it is
+// reached only through a computed import when all four MX_* variables are set.
 
-import { createClient, Method } from "matrix-js-sdk";
+import { ClientPrefix, MatrixHttpApi, Method } from "matrix-js-sdk/lib/http-api/index.js";
+import { TypedEventEmitter } from "matrix-js-sdk/lib/models/typed-event-emitter.js";
 import type { MatrixTransport, RoomMember, SyncResponse, TransportOptions } from "./transport.ts";
 
 /** The SDK logs every request at debug level; the outpost logs what matters itself. */
@@ -36,13 +40,16 @@ const SYNC_FILTER = JSON.stringify({
 let txnCounter = 0;
 
 export function createTransport(options: TransportOptions): MatrixTransport {
-  const client = createClient({
+  // The HTTP layer emits "session logged out" / "no consent" on this emitter; the bot learns
+  // of those from the MatrixError each request rejects with, so nothing listens here.
+  const http = new MatrixHttpApi(new TypedEventEmitter(), {
     baseUrl: options.homeserver,
+    prefix: ClientPrefix.V3,
     accessToken: options.token,
     fetchFn: options.fetch,
+    onlyData: true,
     logger: quiet,
   });
-  const http = client.http;
   const opts = (signal?: AbortSignal, localTimeoutMs?: number) => ({
     ...(signal ? { abortSignal: signal } : {}),
     ...(localTimeoutMs ? { localTimeoutMs } : {}),
@@ -117,7 +124,7 @@ export function createTransport(options: TransportOptions): MatrixTransport {
       return out;
     },
     close() {
-      client.stopClient();
+      http.abort(); // rejects any request still in flight, as the client's stopClient did
     },
   };
 }

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { Env } from "../ports.ts";
 import type { Job } from "../store/store.ts";
+import { MODEL_KEY_VARS } from "../sandbox/environment.ts";
 
 /** How to start the agent: dev `deno run … cli/main.ts`, the container's `agent`, tests' fake. */
 export interface AgentCommand {
@@ -46,10 +47,13 @@ export function gpuPriorityOn(value: string | undefined): boolean {
 }
 
 /**
- * Outpost-only secrets a job child never needs: the Matrix bot's token and config, the
- * VAPID key location, the code-host token of the github_pr_comment surface (a triage run
- * reads untrusted issue text, so it must not hold a token that could post or push).
- * Everything else is inherited so the child resolves credentials itself.
+ * Never handed to a job child: the outpost-only secrets (the Matrix bot's token and config, the
+ * VAPID key location, the code-host token of the github_pr_comment surface: a triage run reads
+ * untrusted issue text, so it must not hold a token that could post or push) and the model keys.
+ * The child resolves its key from the settings files (spec 2.3: "the subprocess resolves
+ * credentials live from settings"), so a key in the outpost's environment is never in any
+ * child's environment, where a process able to read it could send it elsewhere (issue 14).
+ * Everything else is inherited.
  */
 const WITHHELD = [
   "MX_HOMESERVER",
@@ -58,6 +62,7 @@ const WITHHELD = [
   "MX_ALLOWLIST",
   "VAPID_PRIVATE_KEY_FILE",
   "AGENT_OUTPOST_GITHUB_TOKEN",
+  ...MODEL_KEY_VARS,
 ];
 
 export function childEnv(

@@ -1,6 +1,7 @@
 // One run from queued to finished: provider-pin check, report paths, the child process
 // (its own process group), the wait, and handing the end to outcomes.ts.
 
+import { stripVTControlCharacters } from "node:util";
 import { alertEvent } from "../delivery/events.ts";
 import { errorText } from "../logger.ts";
 import type { Job, Run, RunStatus } from "../store/store.ts";
@@ -199,8 +200,7 @@ async function lastLogLine(path: string): Promise<string | null> {
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.
-    // deno-lint-ignore no-control-regex -- ESC is exactly what is being stripped
-    const lines = text.replace(/\x1b\[[0-9;]*m/g, "").split("\n").map((l) => l.trim());
+    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim());
     // An uncaught error ends with its stack; the line that names the error says more.
     const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
     if (!last) return null;

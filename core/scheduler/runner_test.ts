@@ -52,7 +52,13 @@ Deno.test("no --token-budget flag when the budget is unlimited", async () => {
 
 Deno.test("the child's environment is stamped per spec 4.4 and never gains a key", async () => {
   await using kit = await makeKit({
-    env: { AGENT_API_KEY: "operator-key", MX_TOKEN: "bot-secret", HOME: "/home/op" },
+    env: {
+      AGENT_API_KEY: "operator-key",
+      ANTHROPIC_API_KEY: "operator-key-2",
+      OPENAI_API_KEY: "operator-key-3",
+      MX_TOKEN: "bot-secret",
+      HOME: "/home/op",
+    },
   });
   const job = kit.scheduler.createJob(jobInput({
     name: "brief",
@@ -70,11 +76,10 @@ Deno.test("the child's environment is stamped per spec 4.4 and never gains a key
   assert.equal(env.AGENT_BASE_URL, "http://gpu:8000/v1");
   assert.equal(env.AGENT_MODEL, "qwen3");
   assert.equal(env.HOME, "/home/op", "operator env inherited");
-  assert.equal(
-    env.AGENT_API_KEY,
-    "operator-key",
-    "credentials resolved by the child, as the operator set them",
-  );
+  // The child resolves its key from the settings files (spec 2.3), never from its environment.
+  for (const name of ["AGENT_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]) {
+    assert.equal(env[name], undefined, `${name} is not passed to the child`);
+  }
   assert.equal(env.MX_TOKEN, undefined, "outpost-only secret withheld");
   assert.equal(env.AGENT_PROVIDER, undefined, "GPU priority dormant");
   assert.equal(env.AGENT_REQUEST_PRIORITY, undefined);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { envFrom } from "../ports.ts";
 import { resolveEndpoint, resolveKey } from "./keys.ts";
 import { resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "./test_support.ts";
+import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 
 async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
   const layout = await makeLayout();

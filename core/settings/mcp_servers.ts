@@ -37,6 +37,13 @@ export interface StdioServer extends CommonServer {
   env: Readonly<Record<string, string>>;
   /** As written; relative paths resolve against the workdir. */
   cwd?: string;
+  /** Absolute host paths bound read-only into the sandbox (where the server is installed). */
+  read_paths: readonly string[];
+  /**
+   * Network inside the sandbox; absent: the global sandbox_network. `true` is honoured only
+   * from the global file (McpManager refuses to start a project server asking for it).
+   */
+  network?: boolean;
 }
 
 export interface HttpServer extends CommonServer {
@@ -57,6 +64,8 @@ const FIELDS = [
   "args",
   "env",
   "cwd",
+  "read_paths",
+  "network",
   "url",
   "http_headers",
   "bearer_key",
@@ -170,6 +179,12 @@ export function parseMcpServers(
         if (raw[f] !== undefined) throw fail(f, "absent: it applies to url servers only");
       }
       const cwd = str("cwd");
+      const read_paths = list("read_paths") ?? [];
+      for (const p of read_paths) {
+        if (!p.startsWith("/")) throw fail("read_paths", "a list of absolute paths");
+      }
+      const network = raw.network;
+      if (network !== undefined && typeof network !== "boolean") throw fail("network", "a boolean");
       out.push({
         ...common,
         transport: "stdio",
@@ -177,10 +192,12 @@ export function parseMcpServers(
         args: list("args") ?? [],
         env: strings("env"),
         ...(cwd !== undefined ? { cwd } : {}),
+        read_paths,
+        ...(network !== undefined ? { network } : {}),
       });
       continue;
     }
-    for (const f of ["args", "env", "cwd"]) {
+    for (const f of ["args", "env", "cwd", "read_paths", "network"]) {
       if (raw[f] !== undefined) throw fail(f, "absent: it applies to command servers only");
     }
     let parsed: URL;
@@ -253,11 +270,20 @@ export function parseMcpApprovals(
 
 /**
  * A short digest of everything that decides what a server runs or reaches. An approval is
- * pinned to it, so editing a project server's command, args, env, cwd or url asks again.
+ * pinned to it, so editing a project server's command, args, env, cwd, read_paths, network or
+ * url asks again. read_paths and network join the digest only when set, so approvals recorded
+ * before they existed still hold.
  */
 export async function mcpFingerprint(s: McpServerConfig): Promise<string> {
   const what = s.transport === "stdio"
-    ? { command: s.command, args: s.args, env: sorted(s.env), cwd: s.cwd ?? null }
+    ? {
+      command: s.command,
+      args: s.args,
+      env: sorted(s.env),
+      cwd: s.cwd ?? null,
+      ...(s.read_paths.length > 0 ? { read_paths: s.read_paths } : {}),
+      ...(s.network !== undefined ? { network: s.network } : {}),
+    }
     : { url: s.url, http_headers: sorted(s.http_headers) };
   const bytes = new TextEncoder().encode(JSON.stringify(what));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -281,6 +307,8 @@ export function describeMcpServer(s: McpServerConfig): string {
       [s.command, ...s.args].map(shellWord).join(" "),
       ...(s.cwd ? [`(cwd ${s.cwd})`] : []),
       ...(env.length > 0 ? [`(env ${env.join(", ")})`] : []),
+      ...(s.read_paths.length > 0 ? [`(read_paths ${s.read_paths.join(", ")})`] : []),
+      ...(s.network !== undefined ? [`(network ${s.network ? "on" : "off"})`] : []),
     ].join(" ");
   }
   const headers = Object.keys(s.http_headers);

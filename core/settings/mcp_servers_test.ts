@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "./test_support.ts";
-import { approvalEntry } from "./mcp_servers.ts";
+import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
+import { approvalEntry, describeMcpServer, mcpFingerprint } from "./mcp_servers.ts";
 import { addMcpServer, approveMcpServer, removeMcpServer, setMcpKey } from "./mcp_settings_file.ts";
 
 async function withFiles(
@@ -52,6 +52,7 @@ enabled = false
         command: "npx",
         args: ["-y", "server-fs"],
         env: { ROOT: "/tmp" },
+        read_paths: [],
       });
       assert.equal(web?.transport, "http");
       assert.equal(web?.enabled, false);
@@ -140,4 +141,26 @@ Deno.test("add, remove and set-key keep every other setting of the global file",
       assert.equal(s.mcp_keys.web, "tok-123456789012");
     },
   );
+});
+
+Deno.test("read_paths and network: parsed, checked, shown and in the approval digest", async () => {
+  await withFiles(
+    `[mcp_servers.a]\ncommand = "x"\nread_paths = ["/opt/a"]\nnetwork = true\n`,
+    undefined,
+    async (l) => {
+      const [s] = resolveIn(l).mcp_servers;
+      assert.ok(s?.transport === "stdio");
+      assert.deepEqual(s.read_paths, ["/opt/a"]);
+      assert.equal(s.network, true);
+      assert.match(describeMcpServer(s), /\(read_paths \/opt\/a\) \(network on\)/);
+      const { network: _, ...plain } = { ...s, read_paths: [] };
+      assert.notEqual(await mcpFingerprint(s), await mcpFingerprint(plain));
+    },
+  );
+  await withFiles(`[mcp_servers.a]\ncommand = "x"\nread_paths = ["rel"]\n`, undefined, (l) => {
+    assert.throws(() => resolveIn(l), /absolute paths/);
+  });
+  await withFiles(`[mcp_servers.a]\ncommand = "x"\nnetwork = "yes"\n`, undefined, (l) => {
+    assert.throws(() => resolveIn(l), /a boolean/);
+  });
 });

@@ -6,7 +6,7 @@ import { join } from "../path.ts";
 import { envFrom } from "../ports.ts";
 import { KNOBS, KNOBS_BY_KEY } from "./knobs.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { makeLayout, removeIfExists, writeFile } from "./test_support.ts";
+import { makeLayout, removeIfExists, writeFile } from "../../tests/fakes/settings_layout.ts";
 import type { SourceKind } from "./types.ts";
 
 interface Level {
@@ -199,6 +199,25 @@ const CASES: Case[] = [
     env: { env: "/m/env", value: "/m/env" },
     global: { toml: `memory_dir = "/m/glob"`, value: "/m/glob" },
     default: "<home>/memory",
+  },
+  {
+    key: "sandbox",
+    flag: { flags: { sandbox: "bubblewrap" }, value: "bubblewrap" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox = "auto"`, value: "auto" },
+    default: "auto",
+  },
+  {
+    key: "sandbox_network",
+    flag: { flags: { "sandbox-network": "on" }, value: "on" },
+    env: { env: "off", value: "off" },
+    global: { toml: `sandbox_network = "on"`, value: "on" },
+    default: "off",
+  },
+  {
+    key: "sandbox_env",
+    global: { toml: `sandbox_env = ["GITHUB_TOKEN"]`, value: ["GITHUB_TOKEN"] },
+    default: [],
   },
 ];
 

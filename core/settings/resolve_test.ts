@@ -4,7 +4,7 @@ import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { agentHome, findProjectSettingsFile } from "./project.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "./test_support.ts";
+import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 
 async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
   const layout = await makeLayout();

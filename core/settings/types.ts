@@ -53,6 +53,11 @@ export interface Settings {
   memory_enabled: boolean;
   memory_reflect: boolean;
   memory_dir: string;
+  /** How the model's commands are confined (core/sandbox, docs/sandbox.md). */
+  sandbox: "auto" | "bubblewrap" | "off";
+  sandbox_network: "off" | "on";
+  /** Extra environment variable names passed into the sandbox. */
+  sandbox_env: readonly string[];
   /** MCP servers of both files (a project table replaces a global one of the same name). */
   mcp_servers: readonly McpServerConfig[];
   /** Keys for Streamable HTTP MCP servers (global file only; secrets). */

@@ -7,7 +7,7 @@ import {
   SENTINEL,
   tempWorkspace,
   type TestWorkspace,
-} from "./test_workspace.ts";
+} from "../../tests/fakes/test_workspace.ts";
 
 async function assertOutsideUntouched(ws: TestWorkspace): Promise<void> {
   const names: string[] = [];

@@ -6,7 +6,8 @@ import { unifiedDiff } from "./file_change.ts";
 import { strReplaceTool } from "./str_replace.ts";
 import { insertTool } from "./insert.ts";
 import { createFileTool } from "./create_file.ts";
-import { shellTool } from "./shell.ts";
+import { makeShellTool } from "./shell.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 
 async function workspace(): Promise<
   { dir: string; ctx: { workdir: string; signal: AbortSignal } }
@@ -68,6 +69,12 @@ Deno.test("create previews an overwrite as a diff and a binary target as replace
 
 Deno.test("shell previews the exact command and the directory it runs in", async () => {
   const { dir, ctx } = await workspace();
-  assert.equal(await shellTool.preview!({ command: "make test" }, ctx), `$ make test\n(in ${dir})`);
+  const shell = makeShellTool(testSandbox(dir));
+  assert.equal(
+    await shell.preview!({ command: "make test" }, ctx),
+    `$ make test\n(in ${dir}; sandbox: auto (bubblewrap, network off))`,
+  );
+  const off = makeShellTool(testSandbox(dir, "off"));
+  assert.match(await off.preview!({ command: "make test" }, ctx), /sandbox: off \(commands run/);
   await Deno.remove(dir, { recursive: true });
 });

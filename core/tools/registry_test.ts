@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { WORKSPACE_TOOLS } from "./registry.ts";
+import { workspaceTools } from "./registry.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
+
+/** The real tool set; no test here runs a shell command (plan mode denies the one call). */
+const WORKSPACE_TOOLS = workspaceTools(testSandbox("/nonexistent-workdir"));
 import type { ToolKind } from "./types.ts";
 import { normalizeStrict } from "../wires/strict_tools.ts";
 

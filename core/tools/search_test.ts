@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { globToRegExp, searchTool } from "./search.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { WorkspacePathError } from "./workspace_path.ts";
-import { tempWorkspace } from "./test_workspace.ts";
+import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
 
 const TREE = {
   "README.md": "# Demo\nhello from the readme\n",

@@ -1,49 +1,68 @@
+// The shell tool: the model's command line, run with `sh -c` inside the run's sandbox
+// (core/sandbox) in the workdir, with a timeout that kills everything it started.
+
 import type { Tool } from "./types.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { OutputCapture } from "./output_capture.ts";
 import description from "./shell.md" with { type: "text" };
-import { HOSTED_CHAT_KEY_ENV, HOSTED_MESSAGES_KEY_ENV, SHARED_KEY_ENV } from "../settings/keys.ts";
+import { type Sandbox, SandboxUnavailableError, type WrappedCommand } from "../sandbox/sandbox.ts";
 
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 1800;
 const MAX_OUTPUT_CHARS = 30_000;
 
-export const shellTool: Tool = {
-  name: "shell",
-  description,
-  input_schema: {
-    type: "object",
-    properties: {
-      command: { type: "string", description: "The command line, run with sh -c" },
-      timeout_s: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_S },
+/** The shell tool of one run: every command goes through `sandbox`. */
+export function makeShellTool(sandbox: Sandbox): Tool {
+  return {
+    name: "shell",
+    description,
+    input_schema: {
+      type: "object",
+      properties: {
+        command: { type: "string", description: "The command line, run with sh -c" },
+        timeout_s: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_S },
+      },
+      required: ["command"],
+      additionalProperties: false,
     },
-    required: ["command"],
-    additionalProperties: false,
-  },
-  kind: "shell",
-  summarize: (input) => `shell: ${String(input.command)}`,
-  preview: (input, ctx) => Promise.resolve(`$ ${String(input.command)}\n(in ${ctx.workdir})`),
-  async execute(input, ctx) {
-    if (typeof input.command !== "string" || input.command.trim() === "") {
-      throw new ToolInputError("command must be a non-empty string");
-    }
-    const timeoutS = timeoutSeconds(input.timeout_s);
-    const result = await runShell(input.command, ctx.workdir, timeoutS * 1000, ctx.signal);
-    const status = result.timedOut
-      ? `killed after ${timeoutS}s timeout`
-      : result.aborted
-      ? "interrupted"
-      : result.signal
-      ? `killed by signal ${result.signal}`
-      : `exit code ${result.code}`;
-    return {
-      type: "result",
-      content: `${status}\n${result.output}`.trimEnd(),
-      // sh may exit 0 before a background child that held the output open was killed.
-      is_error: result.code !== 0 || result.timedOut || result.aborted,
-    };
-  },
-};
+    kind: "shell",
+    summarize: (input) => `shell: ${String(input.command)}`,
+    preview: (input, ctx) =>
+      Promise.resolve(
+        `$ ${String(input.command)}\n(in ${ctx.workdir}; sandbox: ${sandbox.describe()})`,
+      ),
+    async execute(input, ctx) {
+      if (typeof input.command !== "string" || input.command.trim() === "") {
+        throw new ToolInputError("command must be a non-empty string");
+      }
+      const timeoutS = timeoutSeconds(input.timeout_s);
+      let wrapped: WrappedCommand;
+      try {
+        wrapped = await sandbox.wrap({ argv: ["sh", "-c", input.command], cwd: ctx.workdir });
+      } catch (err) {
+        // Refused, not run: the one-line reason says how to install the sandbox or opt out.
+        if (err instanceof SandboxUnavailableError) {
+          return { type: "result", content: err.message, is_error: true };
+        }
+        throw err;
+      }
+      const result = await runShell(wrapped, timeoutS * 1000, ctx.signal);
+      const status = result.timedOut
+        ? `killed after ${timeoutS}s timeout`
+        : result.aborted
+        ? "interrupted"
+        : result.signal
+        ? `killed by signal ${result.signal}`
+        : `exit code ${result.code}`;
+      return {
+        type: "result",
+        content: `${status}\n${result.output}`.trimEnd(),
+        // sh may exit 0 before a background child that held the output open was killed.
+        is_error: result.code !== 0 || result.timedOut || result.aborted,
+      };
+    },
+  };
+}
 
 /** `timeout_s` in seconds: absent or null means the default; above the maximum is clamped. */
 function timeoutSeconds(raw: unknown): number {
@@ -69,15 +88,17 @@ interface ShellResult {
 }
 
 /**
- * Runs in its own process group so a timeout or interrupt kills everything it started.
+ * Runs in its own process group so a timeout or interrupt kills everything it started (in the
+ * sandbox, killing bwrap ends its pid namespace, so even a setsid'd child goes). bwrap's
+ * --die-with-parent also takes the command down when the agent itself is killed.
  * `output` is stdout and stderr interleaved, already cut to MAX_OUTPUT_CHARS.
  */
 export async function runShell(
-  command: string,
-  cwd: string,
+  wrapped: WrappedCommand,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<ShellResult> {
+  const cwd = wrapped.cwd;
   // Loaded on first use: node:child_process is the way to get a new process group. The
   // specifier is computed because Deno loads every string-literal import() when the process
   // starts; this keeps its Node layer off the start-up path (7 ms per run, measured).
@@ -87,9 +108,9 @@ export async function runShell(
     return { code: 130, signal: null, output: "", timedOut: false, aborted: true };
   }
   return await new Promise((resolve) => {
-    const child = spawn("sh", ["-c", command], {
+    const child = spawn(wrapped.command, wrapped.args, {
       cwd,
-      env: shellEnv(Deno.env.toObject()),
+      env: wrapped.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -130,14 +151,4 @@ export async function runShell(
       });
     });
   });
-}
-
-/** The agent's own model keys: what the model runs must not be able to read them back. */
-const MODEL_KEY_VARS = [HOSTED_MESSAGES_KEY_ENV, HOSTED_CHAT_KEY_ENV, SHARED_KEY_ENV];
-
-/** The agent's environment minus its model keys. */
-export function shellEnv(env: Record<string, string>): Record<string, string> {
-  const out = { ...env };
-  for (const name of MODEL_KEY_VARS) delete out[name];
-  return out;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { strReplaceTool } from "./str_replace.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { WorkspacePathError } from "./workspace_path.ts";
-import { leftoverTempFiles, SENTINEL, tempWorkspace } from "./test_workspace.ts";
+import { leftoverTempFiles, SENTINEL, tempWorkspace } from "../../tests/fakes/test_workspace.ts";
 
 const SOURCE =
   "function greet() {\n  return 'hello';\n}\n\nfunction part() {\n  return 'bye';\n}\n";

@@ -6,7 +6,8 @@ import { resolveInWorkspace } from "./workspace_path.ts";
 import { searchTool } from "./search.ts";
 import { strReplaceTool } from "./str_replace.ts";
 import { viewTool } from "./view.ts";
-import { shellTool } from "./shell.ts";
+import { makeShellTool } from "./shell.ts";
+import { testSandbox } from "../../tests/fakes/test_workspace.ts";
 import { OutputCapture } from "./output_capture.ts";
 
 const DIRS = 40;
@@ -58,6 +59,8 @@ Deno.bench("tools: search glob listing over 2,000 files", { n: 20, warmup: 2 }, 
   await searchTool.execute({ glob: "src/**/file7.ts" }, ctx);
 });
 
+// Sandboxed with bubblewrap (scripts/bench_sandbox.ts compares it with a bare `sh -c true`).
+const shellTool = makeShellTool(testSandbox(dir));
 Deno.bench("tools: shell round trip (`true`)", { n: 50, warmup: 5 }, async () => {
   await shellTool.execute({ command: "true" }, ctx);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { viewTool } from "./view.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { WorkspacePathError } from "./workspace_path.ts";
-import { tempWorkspace } from "./test_workspace.ts";
+import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
 
 Deno.test("view shows a file with 1-based line numbers", async () => {
   await using ws = await tempWorkspace({ "a.txt": "one\ntwo\nthree\n" });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { displayPath, resolveInWorkspace, WorkspacePathError } from "./workspace_path.ts";
-import { tempWorkspace } from "./test_workspace.ts";
+import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
 
 function refused(workdir: string, input: unknown, reason: RegExp): void {
   assert.throws(

@@ -14,6 +14,7 @@ import {
   WireError,
 } from "./errors.ts";
 import type { Endpoint } from "./types.ts";
+import { timingMark } from "../timing_marks.ts";
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so maxRetries + 1 attempts in all). */
@@ -150,7 +151,9 @@ async function postWithRetry(
   for (let attempt = 1;; attempt++) {
     let res: Response;
     try {
+      timingMark("request");
       res = await deps.fetch(req.url, { method: "POST", headers, body: payload, signal });
+      timingMark("response");
     } catch (e) {
       return fail(e, (c) => transportError(req.url, c));
     }

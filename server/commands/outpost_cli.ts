@@ -9,11 +9,13 @@ export const OUTPOST_USAGE = `agent-outpost ${VERSION}: the agent's dashboard an
 usage: agent-outpost [serve] [--host HOST] [--port PORT] [--base-url URL]
        agent-outpost schedule next --kind KIND --expr EXPR [--tz ZONE] [--from ISO] [--count N]
        agent-outpost token create <name> | token list | token revoke <id>
+       agent-outpost ranger init [--force]
        agent-outpost --version
 
 Each command takes --help. Environment: AGENT_HOME (default ~/.agent; data under
 $AGENT_HOME/outpost), AGENT_OUTPOST_HOST, AGENT_OUTPOST_PORT, AGENT_OUTPOST_BASE_URL,
-AGENT_OUTPOST_AGENT_BIN, AGENT_OUTPOST_TRUSTED_USER_HEADER, AGENT_MATRIX_HOLD_TTL.`;
+AGENT_OUTPOST_AGENT_BIN, AGENT_OUTPOST_TRUSTED_USER_HEADER, AGENT_MATRIX_HOLD_TTL,
+AGENT_OUTPOST_WORKSPACES.`;
 
 export interface OutpostIo {
   out(line: string): void;
@@ -65,6 +67,20 @@ export async function runOutpost(args: string[], io: OutpostIo): Promise<number>
       return 1;
     }
     return runToken(rest, { out: io.out, err: io.err, clock: io.clock, home });
+  }
+  if (first === "ranger") {
+    const [{ runRanger }, { agentHome }] = await Promise.all([
+      import("./ranger_init.ts"),
+      import("../../core/settings/project.ts"),
+    ]);
+    let home: string;
+    try {
+      home = agentHome(io.env);
+    } catch (e) {
+      io.err(`error: ${(e as Error).message}`);
+      return 1;
+    }
+    return await runRanger(rest, { out: io.out, err: io.err, env: io.env, home });
   }
   if (first === undefined || first === "serve" || first.startsWith("-")) {
     const { runServe } = await import("./serve.ts");

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { jsonOf, makeTestOutpost, TEST_CSRF_TOKEN, type TestOutpost } from "../test_deps.ts";
+import {
+  jsonOf,
+  makeTestOutpost,
+  TEST_CSRF_TOKEN,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 import { CSRF_COOKIE, CSRF_HEADER } from "./csrf.ts";
 import { mediaTypeRefusal } from "./json_body.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { SqliteStore } from "../../core/store/sqlite_store.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { jsonOf, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 import { sqliteDataVersion } from "./data_version.ts";
 import { JsonBodyCache } from "./json_cache.ts";
 

@@ -65,6 +65,7 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     logger: o.logger,
     baseUrl: o.baseUrl,
     workspacesRoot: o.workspacesRoot,
+    clock: o.clock,
   });
   const gate = new Gate({
     allowlist: config.allowlist,

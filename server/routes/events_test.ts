@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { makeTestOutpost } from "../test_deps.ts";
+import { makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 /** Reads whole SSE frames from a response body. */
 function frames(res: Response) {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { NewRun, RunStatus } from "../../core/store/store.ts";
-import { makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 function seed(t: TestOutpost) {
   const a = t.scheduler.createJob({

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import type { FakeProcess } from "../../tests/fakes/spawner.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import type { Question } from "../../core/tools/types.ts";
-import { jsonOf as json, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import {
+  jsonOf as json,
+  makeTestOutpost,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 
 /** Triggers a strict job that halts with `questions`; returns the job and its open item. */
 async function halt(t: TestOutpost, questions: Question[] | unknown[], session = "sess-42") {

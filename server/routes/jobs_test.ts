@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { jsonOf as json, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf as json, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 Deno.test("POST /api/jobs creates a job (201) and GET /api/jobs lists it newest first with its latest run", async () => {
   await using t = await makeTestOutpost();

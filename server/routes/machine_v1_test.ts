@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { hashMachineToken } from "../http/machine_tokens.ts";
-import { jsonOf as json, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import {
+  jsonOf as json,
+  makeTestOutpost,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 
 function v1(t: TestOutpost, token: string | null, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { "Content-Type": "application/json" };

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { jsonOf, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import { jsonOf, makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 async function seed(t: TestOutpost) {
   const memory = await t.deps.memory();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jsonOf as json, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf as json, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const FACT =
   "---\ncategory: project-fact\nworkspace: /srv/alpha\n---\n# Build\nRun deno task ok before pushing.\n";

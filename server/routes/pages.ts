@@ -7,7 +7,7 @@
 
 import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { assetUrls, SERVICE_WORKER, STATIC_ASSETS } from "../static/assets.ts";
+import { assetUrls, SERVICE_WORKER, STATIC_ASSETS, type StaticAsset } from "../static/assets.ts";
 import { type Rendered, renderPage, renderPartial } from "../views/render.tsx";
 
 export const PAGE_CSP = [
@@ -86,14 +86,17 @@ export function registerPages(app: Hono, deps: AppDeps): void {
   });
 
   // The push service worker lives at the root so its scope covers every page; browsers
-  // revalidate it themselves, and no-cache keeps an update one fetch away.
-  app.get("/sw.js", (c) =>
-    c.body(SERVICE_WORKER.body, 200, {
-      "Content-Type": SERVICE_WORKER.type,
+  // revalidate it themselves, and no-cache keeps an update one fetch away. Its logic module
+  // sits beside it, so sw.js imports "./push_worker_logic.js" both here and on disk.
+  const workerScript = (asset: StaticAsset) => (c: Context) =>
+    c.body(asset.body, 200, {
+      "Content-Type": asset.type,
       "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'",
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-cache",
-    }));
+    });
+  app.get("/sw.js", workerScript(SERVICE_WORKER));
+  app.get("/push_worker_logic.js", workerScript(STATIC_ASSETS.get("push_worker_logic.js")!));
 
   app.get("/static/:file", (c) => {
     const asset = STATIC_ASSETS.get(c.req.param("file"));

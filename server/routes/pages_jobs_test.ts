@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { PROMPT_MAX } from "../../core/scheduler/job_input.ts";
-import { makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 import { JOBS_PER_PAGE } from "../views/jobs_card.tsx";
 
 /** The landing page of an outpost full of jobs with the longest prompts stays under this. */

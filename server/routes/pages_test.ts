@@ -6,7 +6,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Question } from "../../core/tools/types.ts";
 import { createApp } from "../app.ts";
-import { makeTestOutpost, TEST_CSRF_TOKEN, type TestOutpost } from "../test_deps.ts";
+import {
+  makeTestOutpost,
+  TEST_CSRF_TOKEN,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 import { STATIC_ASSETS } from "../static/assets.ts";
 import { PAGE_CSP } from "./pages.ts";
 

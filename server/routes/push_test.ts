@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jsonOf as json, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf as json, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const keys = { p256dh: "B" + "A".repeat(86), auth: "A".repeat(22) };
 

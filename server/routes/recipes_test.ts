@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { deriveSecret, triggerKeyPath } from "../../core/recipes/trigger_secret.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { jsonOf, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 /** A workspace folder inside the test outpost's home (removed with it). */
 async function workdir(t: { home: string }): Promise<string> {

@@ -5,7 +5,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { jsonOf as json, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import {
+  jsonOf as json,
+  makeTestOutpost,
+  type TestOutpost,
+} from "../../tests/fakes/test_outpost.ts";
 import {
   fifoWithWriter,
   replaceWithSymlink,

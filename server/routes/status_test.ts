@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { governorPath } from "../../core/governor/config.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
-import { jsonOf as json, makeTestOutpost } from "../test_deps.ts";
+import { jsonOf as json, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 Deno.test("GET /api/messenger/status: dormant with the missing MX_* names and the allowlist size", async () => {
   await using t = await makeTestOutpost({

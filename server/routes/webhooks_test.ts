@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { githubSignature } from "../../core/recipes/trigger_secret.ts";
 import { FakeGithubApi } from "../../tests/fakes/github_api.ts";
-import { jsonOf, makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import { jsonOf, makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const TOKEN = "ghp_test_token_never_stored_0123456789";
 

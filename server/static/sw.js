@@ -11,7 +11,7 @@ import {
   parsePushData,
   PENDING_NAV_KEY,
   PUSH_CACHE,
-} from "./static/push_worker_logic.js";
+} from "./push_worker_logic.js";
 
 const jsonResponse = (value) =>
   new Response(JSON.stringify(value), { headers: { "Content-Type": "application/json" } });

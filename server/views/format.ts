@@ -60,12 +60,16 @@ export function msText(ms: number): string {
   return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
 }
 
-/** One formatter for every count: toLocaleString builds a new one per call (~20 µs). */
-const GROUPED = new Intl.NumberFormat("en-US");
+/** One formatter for every count: toLocaleString builds a new one per call (~20 µs). Made on
+ * first use, not at import: the first Intl object loads ICU's locale data, ~5 MiB of resident
+ * memory the outpost would otherwise carry from start-up (issue 16) before any page is drawn. */
+let grouped: Intl.NumberFormat | undefined;
 
 /** 12345 → "12,345"; null → "—". */
 export function count(n: number | null | undefined): string {
-  return n === null || n === undefined ? "—" : GROUPED.format(n);
+  if (n === null || n === undefined) return "—";
+  grouped ??= new Intl.NumberFormat("en-US");
+  return grouped.format(n);
 }
 
 /** Cuts `text` to `max` characters with an ellipsis. */

@@ -2,7 +2,7 @@
 // and the landing page / its jobs partial over a full store (100 jobs, runs, open items).
 
 import { join } from "node:path";
-import { makeTestOutpost } from "../test_deps.ts";
+import { makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 import { renderMarkdown } from "./markdown.ts";
 
 const SECTION = [

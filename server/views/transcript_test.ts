@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTestOutpost, type TestOutpost } from "../test_deps.ts";
+import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const JOURNAL = [
   {

@@ -2,13 +2,15 @@
 // package's binary, the sources, `deno run` with the flags of scripts/permissions.ts) on the
 // local debootstrap base. One container lives through the whole story: a job submitted
 // through the machine door reaches ok with its report on the mounted volume, every process
-// runs as the non-root user, an orphan a run's command leaves behind is reaped by tini, the
-// secrets arrive at run time, SIGTERM stops the outpost cleanly, and a restart finds the job.
+// runs as the non-root user, the run's shell command runs in bubblewrap inside the container
+// (started with --security-opt unmask=/proc/*, so bwrap can mount its own /proc), tini reaps
+// orphans, the secrets arrive at run time, SIGTERM stops the outpost cleanly, and a restart
+// finds the job. A second container without that option shows the refusal the run gets.
 // Needs podman (runc) and debootstrap; .ci/run installs them and sets containers.conf.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { type FakeModelServer, reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { peerTest, probes } from "../peers.ts";
 import { OUTPOST_PERMISSIONS, RUN_FLAGS } from "../../scripts/permissions.ts";
 import {
@@ -19,10 +21,22 @@ import {
   podman,
   waitForListening,
 } from "./container_kit.ts";
-import { waitForRun } from "./outpost_process_kit.ts";
+import { waitForRunEnd } from "./outpost_process_kit.ts";
 
 const IMAGE = "localhost/agent-outpost:test";
 const OUTPOST_UID = 10001;
+/** Lets bwrap mount a fresh /proc (docs/sandbox.md, "Containers"); docs/deployment.md runs it. */
+const UNMASK_PROC = ["--security-opt", "unmask=/proc/*"];
+/** The orphan a sandboxed command leaves: a sleep no other process in the container runs. */
+const SANDBOX_ORPHAN = "sleep 86399";
+
+/** What the run's first tool call returned to the model: the `tool` message of model call 2. */
+function firstToolResult(fake: FakeModelServer): string {
+  const body = fake.requests[1]?.body as { messages?: { role: string; content: unknown }[] };
+  const message = body?.messages?.find((m) => m.role === "tool");
+  assert.ok(message, `no tool result in ${JSON.stringify(body?.messages)}`);
+  return String(message.content);
+}
 
 /** A P-256 VAPID private key as PKCS#8 PEM, the file secret push reads. */
 async function vapidPem(): Promise<string> {
@@ -36,7 +50,7 @@ async function vapidPem(): Promise<string> {
 }
 
 peerTest(
-  "the from-source image runs a job to ok as a non-root user, reaps orphans, stops on SIGTERM and keeps its history",
+  "the from-source image runs a job to ok as a non-root user with its commands in bubblewrap, reaps orphans, stops on SIGTERM and keeps its history",
   probes.podman,
   async () => {
     await ensureBaseImage();
@@ -88,6 +102,7 @@ peerTest(
         name,
         "--network=host",
         "--health-interval=disable", // no systemd timers here; the check is run by hand below
+        ...UNMASK_PROC,
         "-v",
         `${data}:/data`,
         "-v",
@@ -143,14 +158,16 @@ peerTest(
       const messenger = await (await fetch(`${url}api/messenger/status`)).json();
       assert.deepEqual(messenger.missing, ["MX_TOKEN"]);
 
-      // A job through the machine door. The run's shell command leaves an orphan behind: a
-      // `cat` blocked on a FIFO until the test releases it, whose parent shell exits at once.
+      // A job through the machine door. Its shell command runs in bubblewrap: it records what
+      // PID 1 is and which processes it can see (not tini, not the outpost), and leaves an
+      // orphan behind that must die with the sandbox's PID namespace.
       const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
         .trim();
-      const orphanCommand =
-        "mkfifo release; sh -c 'exec cat release >/dev/null' </dev/null >/dev/null 2>&1 & echo $! > orphan.pid";
-      fake.enqueue(reply().tool("shell", { command: orphanCommand }));
-      fake.enqueue(reply().text("Left a helper running.").usage(40, 6));
+      const sandboxedCommand = "tr '\\0' ' ' < /proc/1/cmdline > pid1.txt; " +
+        `sh -c 'exec ${SANDBOX_ORPHAN}' </dev/null >/dev/null 2>&1 & ` +
+        "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done > procs.txt";
+      fake.enqueue(reply().tool("shell", { command: sandboxedCommand }));
+      fake.enqueue(reply().text("Looked around the sandbox.").usage(40, 6));
       const door = (path: string, init: RequestInit = {}) =>
         fetch(`${url}${path}`, {
           ...init,
@@ -158,42 +175,71 @@ peerTest(
         });
       const submitted = await door("api/v1/jobs", {
         method: "POST",
-        body: JSON.stringify({ prompt: "start the helper", workdir: "/workspaces/w1" }),
+        body: JSON.stringify({ prompt: "look around", workdir: "/workspaces/w1" }),
       });
       assert.equal(submitted.status, 202, await submitted.clone().text());
       const { job_id: jobId, run_id: runId } = await submitted.json();
-      await waitForRun(url, runId, "ok");
+      assert.equal(await waitForRunEnd(url, runId), "ok");
       const status = await (await door(`api/v1/jobs/${jobId}/runs/${runId}`)).json();
       assert.equal(status.status, "ok");
       assert.equal(status.exit_code, 0);
+      assert.match(firstToolResult(fake), /^exit code 0/);
 
       // The report is on the mounted volume, written by the non-root user.
       const runsDir = join(data, "outpost", "runs", String(jobId));
       const reports = [...Deno.readDirSync(runsDir)].filter((e) => e.name.endsWith(".md"));
       assert.equal(reports.length, 1);
       const reportPath = join(runsDir, reports[0]!.name);
-      assert.match(await Deno.readTextFile(reportPath), /Left a helper running\./);
+      assert.match(await Deno.readTextFile(reportPath), /Looked around the sandbox\./);
       assert.equal((await Deno.stat(reportPath)).uid, OUTPOST_UID);
 
-      // The orphan was handed to PID 1 (tini); once released it exits and must not stay a
-      // zombie: the in-container wait ends only when its /proc entry is gone.
-      const orphan = (await Deno.readTextFile(join(work, "orphan.pid"))).trim();
+      // Inside the sandbox PID 1 was bwrap, and its /proc listed only the sandbox's own few
+      // processes (the orphan among them): neither tini nor the outpost nor the agent.
+      const sandboxPid1 = await Deno.readTextFile(join(work, "pid1.txt"));
+      assert.match(sandboxPid1, /^\/usr\/bin\/bwrap --unshare-all /, sandboxPid1);
+      const seen = (await Deno.readTextFile(join(work, "procs.txt"))).split("\n")
+        .filter((l) => l.trim() !== "");
+      assert.ok(seen.length <= 5, `the sandbox's /proc listed ${seen.length}: ${seen.join(" | ")}`);
+      assert.ok(seen.some((l) => l.startsWith(SANDBOX_ORPHAN)), seen.join(" | "));
+      for (const l of seen) assert.doesNotMatch(l, /tini|deno|agent-outpost|server\/main\.ts/);
+      // In the container the outpost's processes are there, and the orphan is not: it ended
+      // with the sandbox's PID namespace when the command did.
+      const after = (await podman(["top", name, "args"])).stdout;
+      assert.match(after, /\/usr\/bin\/tini/);
+      assert.match(after, /server\/main\.ts serve/);
+      assert.doesNotMatch(after, new RegExp(SANDBOX_ORPHAN), after);
+
+      // tini reaps orphans in the container's own PID namespace: a process whose parent shell
+      // (started by `podman exec`) exits at once is handed to PID 1; a `cat` blocked on a FIFO
+      // until released. Once it exits it must not stay a zombie: the in-container wait ends
+      // only when its /proc entry is gone.
+      const fifo = "/tmp/tini-release";
+      await podman(["exec", name, "mkfifo", fifo]);
+      const orphan = (await podman([
+        "exec",
+        name,
+        "sh",
+        "-c",
+        `sh -c 'exec cat ${fifo} >/dev/null' </dev/null >/dev/null 2>&1 & echo $!`,
+      ])).stdout.trim();
       assert.match(orphan, /^\d+$/);
       const before = (await podman(["exec", name, "cat", `/proc/${orphan}/status`])).stdout;
       assert.match(before, /^PPid:\s+1$/m, before);
       assert.doesNotMatch(before, /^State:\s+Z/m);
-      const fifo = await Deno.open(join(work, "release"), { write: true });
-      fifo.close();
+      await podman(["exec", name, "sh", "-c", `echo > ${fifo}`]);
       const reaped = await podman([
         "exec",
         name,
         "timeout",
-        "60",
+        "30",
         "sh",
         "-c",
         `while [ -e /proc/${orphan} ]; do sleep 0.05; done`,
       ], { allowFail: true });
-      assert.equal(reaped.code, 0, `orphan ${orphan} was not reaped (left a zombie)`);
+      const left = await podman(["exec", name, "cat", `/proc/${orphan}/status`], {
+        allowFail: true,
+      });
+      assert.equal(reaped.code, 0, `orphan ${orphan} was not reaped:\n${left.stdout}`);
 
       // SIGTERM (podman stop) ends the outpost cleanly: exit 0, where a stop that needed the
       // 10 s SIGKILL fallback would be 137.
@@ -212,12 +258,90 @@ peerTest(
       assert.equal(job.latest_run.status, "ok");
       const report = await door(`api/v1/jobs/${jobId}/runs/${runId}/output`);
       assert.equal(report.status, 200);
-      assert.match(await report.text(), /Left a helper running\./);
+      assert.match(await report.text(), /Looked around the sandbox\./);
       assert.equal(again, url);
       fake.assertNoViolations();
     } finally {
       await podman(["rm", "-f", "-t", "0", name], { allowFail: true });
       await podman(["secret", "rm", secret], { allowFail: true });
+      await fake.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+peerTest(
+  "without --security-opt unmask=/proc/*, the run's shell call is refused with the container's fix",
+  probes.podman,
+  async () => {
+    await ensureBaseImage();
+    await ensureDenoImage();
+    await buildSourceImage(IMAGE);
+
+    const name = `agent-outpost-masked-${Deno.pid}`;
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-container-" }));
+    const data = join(dir, "data");
+    const work = join(dir, "workspaces", "w1");
+    await Deno.mkdir(work, { recursive: true });
+    await Deno.mkdir(data);
+    for (const path of [data, join(dir, "workspaces"), work]) {
+      await Deno.chown(path, OUTPOST_UID, OUTPOST_UID);
+    }
+    const fake = await startFakeModelServer({
+      models: [{ id: "served-model", max_model_len: 32768 }],
+    });
+    const port = freePort();
+    try {
+      // The engine's defaults: /proc is masked, so bwrap cannot mount a fresh one.
+      await podman([
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network=host",
+        "--health-interval=disable",
+        "-v",
+        `${data}:/data`,
+        "-v",
+        `${join(dir, "workspaces")}:/workspaces`,
+        "-e",
+        "AGENT_OUTPOST_HOST=127.0.0.1",
+        "-e",
+        `AGENT_OUTPOST_PORT=${port}`,
+        "-e",
+        `AGENT_BASE_URL=${fake.url}`,
+        "-e",
+        "AGENT_PROVIDER=chat_completions",
+        "-e",
+        "AGENT_MEMORY_REFLECT=0",
+        IMAGE,
+      ]);
+      const url = await waitForListening(name, 1);
+      const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
+        .trim();
+      fake.enqueue(reply().tool("shell", { command: "touch ran.txt" }));
+      fake.enqueue(reply().text("The shell was refused.").usage(40, 6));
+      const submitted = await fetch(`${url}api/v1/jobs`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ prompt: "touch a file", workdir: "/workspaces/w1" }),
+      });
+      assert.equal(submitted.status, 202, await submitted.clone().text());
+      const { run_id: runId } = await submitted.json();
+      // The refusal is a tool result, not a failed run: the model is told and answers.
+      assert.equal(await waitForRunEnd(url, runId), "ok");
+
+      // The tool result the model got says why and names the run option that fixes it.
+      const refusal = firstToolResult(fake);
+      assert.match(refusal, /^sandbox: bubblewrap cannot start here \(bwrap: [^)]*proc/);
+      assert.ok(refusal.includes("start it with --security-opt unmask=/proc/*"), refusal);
+      assert.ok(refusal.includes("docker: --security-opt systempaths=unconfined"), refusal);
+      assert.ok(refusal.includes("AGENT_SANDBOX_MODE=off"), refusal);
+      // And the command never ran, not even unsandboxed.
+      await assert.rejects(Deno.stat(join(work, "ran.txt")), Deno.errors.NotFound);
+      fake.assertNoViolations();
+    } finally {
+      await podman(["rm", "-f", "-t", "0", name], { allowFail: true });
       await fake.close();
       await Deno.remove(dir, { recursive: true });
     }

@@ -6,16 +6,22 @@ import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { runAgent, tempHome } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
-import { peerTest } from "../peers.ts";
+import { peerTest, probes } from "../peers.ts";
 import {
   everythingProbe,
   everythingStdioToml,
   noteServerToml,
+  probeServerToml,
   startEverythingHttp,
+  TEST_SERVERS_DIR,
 } from "../mcp/everything.ts";
 import { PLAN_DENIAL } from "../../core/agent/permissions.ts";
 
-async function setup(globalToml: string, provider = "chat_completions") {
+async function setup(
+  globalToml: string,
+  provider = "chat_completions",
+  extraEnv: Record<string, string> = {},
+) {
   const fake = await startFakeModelServer({
     models: [{ id: "served-model", max_model_len: 32768 }],
   });
@@ -31,6 +37,7 @@ async function setup(globalToml: string, provider = "chat_completions") {
     AGENT_MEMORY_REFLECT: "0",
     // Must never reach an MCP server.
     AGENT_API_KEY: "sk-agent-secret-key",
+    ...extraEnv,
   };
   return {
     fake,
@@ -198,7 +205,10 @@ peerTest(
 
 Deno.test("a server that exits mid-call is a tool error for the model; the run finishes", async () => {
   const fixture = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
-  await using t = await setup(`[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n`);
+  await using t = await setup(
+    `[mcp_servers.flaky]\ncommand = "node"\nargs = ["${fixture}"]\n` +
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n`,
+  );
   t.fake.enqueue(reply().tool("mcp__flaky__crash", {}));
   t.fake.enqueue(reply().text("coped"));
   const r = await t.run(["--", "crash it"]);
@@ -212,7 +222,7 @@ Deno.test("a server that exits mid-call is a tool error for the model; the run f
 
 Deno.test("a project-file server does not start until `agent mcp approve` records it", async () => {
   await using t = await setup("");
-  const marker = `${t.home}/started`;
+  const marker = `${t.work}/started`; // the workdir: the one place a sandboxed server can write
   await Deno.mkdir(`${t.work}/.git`);
   await Deno.mkdir(`${t.work}/.agent`);
   await Deno.writeTextFile(
@@ -238,4 +248,127 @@ Deno.test("a project-file server does not start until `agent mcp approve` record
   const second = await t.run(["--", "hi"]);
   assert.equal(second.code, 0, second.stderr);
   await Deno.stat(marker); // started this time
+});
+
+Deno.test("a tool that never answers becomes a tool error after tool_timeout_s and the run goes on", async () => {
+  const raw = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
+  await using t = await setup(
+    `[mcp_servers.slow]\ncommand = "node"\nargs = [${
+      JSON.stringify(raw)
+    }]\ntool_timeout_s = 0.5\n` +
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n`,
+  );
+  t.fake.enqueue(reply().tool("mcp__slow__hang", {}));
+  t.fake.enqueue(reply().text("went on without it"));
+  const r = await t.run(["--", "call the slow tool"]);
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.final_text, "went on without it");
+  const [hang] = toolMessages(t.fake.requests[1]!.body);
+  assert.match(String(hang), /MCP server slow, tool hang: no answer within tool_timeout_s = 0\.5/);
+});
+
+/** What probe_server.mjs reports, one tool call per question, for the checks below. */
+async function probeRun(globalToml: string, extraEnv: Record<string, string> = {}) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const accepting = (async () => {
+    for await (const conn of listener) conn.close();
+  })().catch(() => {});
+  await using t = await setup(globalToml, "chat_completions", extraEnv);
+  await Deno.writeTextFile(`${t.home}/private.txt`, "operator's own file");
+  t.fake.enqueue(
+    reply()
+      .tool("mcp__probe__read", { path: `${t.home}/.agent/settings.toml` })
+      .tool("mcp__probe__read", { path: `${t.home}/private.txt` })
+      .tool("mcp__probe__whoami", {})
+      .tool("mcp__probe__connect", { port }),
+  );
+  t.fake.enqueue(reply().text("probed"));
+  const r = await t.run(["--", "probe"]);
+  listener.close();
+  await accepting;
+  const result = JSON.parse(r.stdout || "{}") as HeadlessResult;
+  const [settings, home, whoami, connect] = t.fake.requests.length > 1
+    ? toolMessages(t.fake.requests[1]!.body)
+    : [];
+  return { r, result, settings, home, whoami, connect };
+}
+
+peerTest(
+  "a sandboxed stdio server cannot read the agent home or the real HOME, see the agent's process or reach the network",
+  probes.bubblewrap,
+  async () => {
+    const p = await probeRun(probeServerToml());
+    assert.equal(p.r.code, 0, p.r.stderr);
+    assert.equal(p.result.mcp_servers?.[0]?.state, "ready", p.r.stderr);
+    assert.equal(p.settings, "error: ENOENT");
+    assert.equal(p.home, "error: ENOENT");
+    // Its own PID namespace: bwrap's pid 1, the server, nothing of the agent's.
+    const who = JSON.parse(p.whoami!) as { pid: number; proc: string[] };
+    assert.ok(who.pid < 10, p.whoami);
+    assert.ok(who.proc.every((pid) => Number(pid) < 10), p.whoami);
+    assert.equal(p.connect, "error: ECONNREFUSED", "sandbox_network off: its own loopback only");
+  },
+);
+
+peerTest(
+  "network = true in the global file lets a sandboxed server reach the host's network",
+  probes.bubblewrap,
+  async () => {
+    const p = await probeRun(probeServerToml("probe", "network = true\n"));
+    assert.equal(p.r.code, 0, p.r.stderr);
+    assert.equal(p.connect, "connected");
+    assert.equal(p.settings, "error: ENOENT", "the files stay hidden");
+  },
+);
+
+Deno.test('with sandbox = "off" a stdio server runs unsandboxed, as the agent\'s user', async () => {
+  const p = await probeRun(`sandbox = "off"\n${probeServerToml()}`);
+  assert.equal(p.r.code, 0, p.r.stderr);
+  assert.match(p.settings ?? "", /sandbox = "off"/);
+  assert.equal(p.home, "operator's own file");
+  assert.equal(p.connect, "connected");
+});
+
+Deno.test("auto without bwrap on PATH: the server is not started, with the hint, and the run goes on", async () => {
+  const bin = await Deno.makeTempDir({ prefix: "no-bwrap-" });
+  try {
+    for (const tool of ["node", "sh"]) {
+      const found = new Deno.Command("sh", { args: ["-c", `command -v ${tool}`] }).outputSync();
+      await Deno.symlink(new TextDecoder().decode(found.stdout).trim(), `${bin}/${tool}`);
+    }
+    await using t = await setup(probeServerToml(), "chat_completions", { PATH: bin });
+    t.fake.enqueue(reply().text("went on"));
+    const r = await t.run(["--", "hi"]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as HeadlessResult;
+    assert.equal(result.final_text, "went on");
+    assert.equal(result.mcp_servers?.[0]?.state, "failed");
+    assert.match(
+      result.mcp_servers?.[0]?.error ?? "",
+      /^not started: sandbox: bubblewrap is not installed \(no bwrap on PATH\): install it .*sandbox = "off"/,
+    );
+    assert.match(r.stderr, /MCP server probe failed: not started: sandbox: bubblewrap/);
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
+});
+
+Deno.test("a project-file server asking for network = true is refused with one line", async () => {
+  await using t = await setup("");
+  await Deno.mkdir(`${t.work}/.git`);
+  await Deno.mkdir(`${t.work}/.agent`);
+  await Deno.writeTextFile(
+    `${t.work}/.agent/settings.toml`,
+    probeServerToml("proj", "network = true\n"),
+  );
+  const approve = await runAgent(["mcp", "approve", "proj"], t.env, t.work);
+  assert.equal(approve.code, 0, approve.stderr);
+  t.fake.enqueue(reply().text("ok"));
+  const r = await t.run(["--", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const server = (JSON.parse(r.stdout) as HeadlessResult).mcp_servers?.[0];
+  assert.equal(server?.state, "failed");
+  assert.match(server?.error ?? "", /^network = true is ignored for a server from a project/);
 });

@@ -4,7 +4,8 @@
 // going to error when Synapse stops and back to ok when it returns. The outpost is the
 // in-process test outpost (fake clock for rate limits and holds, fake child processes);
 // the last steps start the real agent-outpost process with the flags of
-// scripts/permissions.ts.
+// scripts/permissions.ts, the last one running the real agent against the fake model server
+// for `ask` in a ranger workspace made by `agent-outpost ranger init`.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,11 +14,12 @@ import { parseVerbs } from "../../core/messenger/config.ts";
 import { envFrom, systemClock } from "../../core/ports.ts";
 import type { QuestionKind } from "../../core/tools/types.ts";
 import { messengerStatus } from "../../server/http/status.ts";
-import { jsonOf, makeTestOutpost } from "../../server/test_deps.ts";
+import { jsonOf, makeTestOutpost } from "../fakes/test_outpost.ts";
 import { startMessenger } from "../../server/messenger/start.ts";
 import { jobInput, tickAndSpawn } from "../fakes/scheduler_kit.ts";
 import { peerTest, probes } from "../peers.ts";
-import { startOutpost, stop as stopOutpost } from "./outpost_process_kit.ts";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { cli, startOutpost, stop as stopOutpost, waitForRun } from "./outpost_process_kit.ts";
 import { MatrixUser, Synapse } from "./synapse_kit.ts";
 
 const BASE = "http://outpost.test";
@@ -408,6 +410,91 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
           const { stderr } = await stopOutpost(dormant);
           assert.doesNotMatch(stderr, /matrix bot started/);
           await Deno.remove(home, { recursive: true });
+        }
+      },
+    );
+    await t.step(
+      "the real agent-outpost: ask runs the real agent in the ranger workspace, with its brief and the STATUS.md snapshot",
+      async () => {
+        const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "outpost_ranger_" }));
+        const fake = await startFakeModelServer({
+          models: [{ id: "served-model", max_model_len: 32768 }],
+        });
+        const initialized = await cli(home, ["ranger", "init"]);
+        assert.equal(initialized.code, 0, initialized.stderr);
+        const ranger = join(home, ".agent", "workspaces", "ranger");
+        assert.match(initialized.stdout, new RegExp(`wrote ${ranger}/AGENTS\\.md`));
+        const proc = await startOutpost(home, {
+          MX_HOMESERVER: synapse.url,
+          MX_TOKEN: bot.token,
+          MX_ROOM: defaultRoom,
+          MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
+          AGENT_BASE_URL: fake.url,
+          AGENT_PROVIDER: "chat_completions",
+          AGENT_MEMORY_REFLECT: "0",
+        });
+        try {
+          // Overnight, a job failed: no reply is scripted, so its one model call gets a 500.
+          const first = await fetch(`${proc.url}api/jobs`);
+          const csrf = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
+          await first.body?.cancel();
+          const post = async (path: string, body?: unknown) =>
+            await (await fetch(`${proc.url}${path}`, {
+              method: "POST",
+              headers: {
+                Cookie: `outpost_csrf=${csrf}`,
+                "X-CSRF-Token": csrf,
+                "Content-Type": "application/json",
+              },
+              ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            })).json();
+          const work = join(home, "work");
+          await Deno.mkdir(work);
+          const created = await post("api/jobs", {
+            name: "nightly backup",
+            prompt: "back up the notes",
+            schedule: { kind: "every", expr: "1d", tz: "UTC" },
+            workdir: work,
+            max_retries: 0,
+          });
+          const failedRun = (await post(`api/jobs/${created.job.id}/trigger`)).run.id as number;
+          await waitForRun(proc.url, failedRun, "error");
+          const before = fake.requests.length;
+
+          fake.enqueue(
+            reply().tool("view", { path: "STATUS.md" }),
+            reply().text(`Overnight, run ${failedRun} of job #${created.job.id} failed.`),
+          );
+          const ack = await say("ask what failed overnight?");
+          const m = /Submitted job (\d+), run (\d+) \(workspace ranger\)/.exec(ack);
+          assert.ok(m, ack);
+          const answer = await alice.waitFor(room, (x) => x.body.includes(`(run ${m[2]})`));
+          assert.match(answer.body, new RegExp(`Overnight, run ${failedRun} of job #\\d+ failed`));
+
+          const calls = fake.requests.slice(before);
+          assert.equal(calls.length, 2);
+          type Body = { messages: Array<{ role: string; content?: unknown }> };
+          const system = JSON.stringify(
+            (calls[0]!.body as Body).messages.find((x) => x.role === "system")?.content,
+          );
+          assert.ok(system.includes("You are the outpost's ranger"), system);
+          assert.ok(system.includes(`Workspace: ${ranger}`), system);
+          assert.ok(system.includes("Permission mode: strict"), system);
+          // The agent read the snapshot the outpost wrote: it names the failed run.
+          const toolResult = String(
+            (calls[1]!.body as Body).messages.find((x) => x.role === "tool")?.content,
+          );
+          assert.match(toolResult, /# Outpost status snapshot/);
+          assert.match(
+            toolResult,
+            new RegExp(`run ${failedRun} of job #\\d+ "nightly backup": error`),
+          );
+          fake.assertNoViolations();
+        } finally {
+          const { stderr } = await stopOutpost(proc);
+          await fake.close();
+          await Deno.remove(home, { recursive: true });
+          assert.match(stderr, /matrix bot started/);
         }
       },
     );

@@ -77,3 +77,30 @@ export async function waitForRun(url: string, runId: number, status: string): Pr
     await reader.cancel();
   }
 }
+
+/**
+ * Waits (on the event stream) until run `runId` leaves queued/running; returns the status it
+ * ended in, so a test can assert it rather than wait forever for one that never comes.
+ */
+export async function waitForRunEnd(url: string, runId: number): Promise<string> {
+  const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("event stream ended");
+      buffer += value;
+      for (const line of buffer.split("\n")) {
+        if (!line.startsWith("data: ")) continue;
+        const data = JSON.parse(line.slice(6));
+        if (
+          data.type === "run" && data.run_id === runId && data.status !== "queued" &&
+          data.status !== "running"
+        ) return data.status;
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+}

@@ -57,11 +57,11 @@ export function everythingProbe(): string | null {
   return probed = null;
 }
 
-/** A settings table for the stdio server, named `name`. */
+/** A settings table for the stdio server, named `name`; its install is readable in the sandbox. */
 export function everythingStdioToml(name = "everything", extra = ""): string {
   return `[mcp_servers.${name}]\ncommand = "node"\nargs = [${
     JSON.stringify(everythingEntry())
-  }, "stdio"]\n${extra}`;
+  }, "stdio"]\nread_paths = [${JSON.stringify(everythingDir())}]\n${extra}`;
 }
 
 export interface HttpPeer {
@@ -110,9 +110,21 @@ export function everythingModules(): string {
 
 const NOTE_SERVER = new URL("./note_server.mjs", import.meta.url).pathname;
 
+/** This directory: the small test servers, bound read-only into the sandbox by their tables. */
+export const TEST_SERVERS_DIR = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+
 /** A settings table for the write_note server (unannotated: the stricter permission kind). */
 export function noteServerToml(name = "notes"): string {
   return `[mcp_servers.${name}]\ncommand = "node"\nargs = [${JSON.stringify(NOTE_SERVER)}, ${
     JSON.stringify(everythingModules())
-  }]\n`;
+  }]\nread_paths = [${JSON.stringify(TEST_SERVERS_DIR)}, ${JSON.stringify(everythingDir())}]\n`;
+}
+
+const PROBE_SERVER = new URL("./probe_server.mjs", import.meta.url).pathname;
+
+/** A settings table for probe_server.mjs (what a server can read, list, connect to, see). */
+export function probeServerToml(name = "probe", extra = ""): string {
+  return `[mcp_servers.${name}]\ncommand = "node"\nargs = [${
+    JSON.stringify(PROBE_SERVER)
+  }]\nread_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]\n${extra}`;
 }

@@ -2,7 +2,8 @@
 // rules a real SDK server enforces on itself. It answers initialize and tools/list like a real
 // one; a call of `crash` exits the process (code 3, after one stderr line), so the client sees
 // a server that goes away mid-call; `bad_structured` answers with structured content that its
-// declared output schema rejects, which only the client can catch.
+// declared output schema rejects, which only the client can catch; `hang` never answers (for
+// tool_timeout_s), and the server stays usable for the next call.
 import { createInterface } from "node:readline";
 
 const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n");
@@ -28,6 +29,11 @@ rl.on("line", (line) => {
           inputSchema: { type: "object", properties: {} },
           annotations: { readOnlyHint: true },
         }, {
+          name: "hang",
+          description: "Never answers",
+          inputSchema: { type: "object", properties: {} },
+          annotations: { readOnlyHint: true },
+        }, {
           name: "bad_structured",
           description: "Structured content that breaks its output schema",
           inputSchema: { type: "object", properties: {} },
@@ -48,6 +54,8 @@ rl.on("line", (line) => {
         structuredContent: { humidity: "wet" },
       },
     });
+  } else if (msg.method === "tools/call" && msg.params.name === "hang") {
+    // No answer, ever.
   } else if (msg.method === "tools/call") {
     process.stderr.write("raw-server: crashing on purpose\n");
     process.exit(3);

@@ -1,7 +1,7 @@
 // Temp-dir layouts shared by the settings tests: an agent home and a git project with a
 // nested working directory.
 
-import { dirname, join } from "../path.ts";
+import { dirname, join } from "../../core/path.ts";
 
 export interface Layout {
   root: string;

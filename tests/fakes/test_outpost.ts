@@ -1,5 +1,5 @@
 // An outpost app on fakes for route tests and browser tests: the scheduler kit of
-// core/scheduler/test_kit.ts (FakeClock, FakeSpawner, in-memory store, recording delivery,
+// tests/fakes/scheduler_kit.ts (FakeClock, FakeSpawner, in-memory store, recording delivery,
 // temp home) plus the server services, a fixed CSRF token and a temp memory root.
 //
 //   await using t = await makeTestOutpost();
@@ -7,17 +7,17 @@
 //   const raw = await t.app.request("/api/jobs", { method: "POST" }); // nothing added
 
 import type { Hono } from "hono";
-import { GLOBAL_WORKSPACE, openMemory } from "../core/memory/mod.ts";
-import { type Kit, type KitOptions, makeKit } from "../tests/fakes/scheduler_kit.ts";
-import { createApp } from "./app.ts";
-import type { AppDeps } from "./deps.ts";
-import { CSRF_COOKIE, CSRF_HEADER, fixedCsrfToken } from "./http/csrf.ts";
-import { sqliteDataVersion } from "./http/data_version.ts";
-import { generateMachineToken, hashMachineToken } from "./http/machine_tokens.ts";
-import { assembleDeps, lazyMemory } from "./wiring.ts";
+import { GLOBAL_WORKSPACE, openMemory } from "../../core/memory/mod.ts";
+import { type Kit, type KitOptions, makeKit } from "./scheduler_kit.ts";
+import { createApp } from "../../server/app.ts";
+import type { AppDeps } from "../../server/deps.ts";
+import { CSRF_COOKIE, CSRF_HEADER, fixedCsrfToken } from "../../server/http/csrf.ts";
+import { sqliteDataVersion } from "../../server/http/data_version.ts";
+import { generateMachineToken, hashMachineToken } from "../../server/http/machine_tokens.ts";
+import { assembleDeps, lazyMemory } from "../../server/wiring.ts";
 import { join } from "node:path";
-import { envFrom } from "../core/ports.ts";
-import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
+import { envFrom } from "../../core/ports.ts";
+import type { TriggerSecrets } from "../../core/recipes/trigger_secret.ts";
 
 /** Parsed JSON of a response, loosely typed for assertions. */
 // deno-lint-ignore no-explicit-any

@@ -1,0 +1,22 @@
+// The one way into the MCP SDK: loads core/mcp/connection.ts (and so the SDK) once, through a
+// computed specifier so a run without MCP servers never loads it (see cli/main.ts for why).
+// McpManager awaits it when it starts its servers; core/mcp/preload.ts starts it early, with
+// the stdio transport.
+
+type ConnectionModule = typeof import("./connection.ts");
+let connectionModule: Promise<ConnectionModule> | undefined;
+
+function loadConnection(): Promise<ConnectionModule> {
+  connectionModule ??= import(new URL("./connection.ts", import.meta.url).href);
+  return connectionModule;
+}
+
+export async function loadConnect(): Promise<ConnectionModule["connectMcp"]> {
+  return (await loadConnection()).connectMcp;
+}
+
+/** Starts loading the SDK (and the stdio transport); McpManager reports any failure on use. */
+export function preloadSdk(options: { stdio: boolean }): void {
+  const loading = loadConnection();
+  (options.stdio ? loading.then((m) => m.loadStdioTransport()) : loading).catch(() => {});
+}

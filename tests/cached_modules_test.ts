@@ -1,0 +1,134 @@
+// Nothing a run loads may be missing from the module cache that `deno task install` (and the
+// test task's `deno cache` line) fills: the programs run with --cached-only, so a module or npm
+// package outside that graph fails on a fresh install, and without --cached-only it would be
+// fetched from a registry at run time (issue: fast and offline). `deno cache` follows static
+// imports and string-literal `import("…")`; it cannot see a computed specifier. So: every
+// product module must be in the graph of scripts/permissions.ts' cachedModules, and a computed
+// import may only name a listed lazy module (permissions_test.ts) or a Node built-in.
+
+import assert from "node:assert/strict";
+import { cachedModules } from "../scripts/permissions.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** Test and bench support that lives beside product code; no program imports it. */
+const NOT_SHIPPED = new Set([
+  "core/scheduler/simulation.ts",
+  "core/settings/test_support.ts",
+  "core/tools/test_workspace.ts",
+  "server/test_deps.ts",
+]);
+
+async function* productFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(`${ROOT}/${dir}`)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* productFiles(path);
+    else if (/\.tsx?$/.test(entry.name) && !/_(test|bench)\.tsx?$/.test(entry.name)) yield path;
+  }
+}
+
+async function allProductFiles(): Promise<string[]> {
+  const files: string[] = [];
+  for (const dir of ["cli", "core", "server"]) {
+    for await (const file of productFiles(dir)) files.push(file);
+  }
+  return files.sort();
+}
+
+/** The local files `deno cache` would fetch for these roots, as `deno info --json` lists them. */
+async function graphFiles(roots: string[]): Promise<Set<string>> {
+  const files = new Set<string>();
+  await Promise.all(roots.map(async (root) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", "--config", `${ROOT}/deno.json`, root],
+      env: { DENO_NO_UPDATE_CHECK: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    assert.ok(out.success, `deno info ${root}: ${dec.decode(out.stderr)}`);
+    const info = JSON.parse(dec.decode(out.stdout)) as { modules: { specifier: string }[] };
+    for (const { specifier } of info.modules) {
+      if (specifier.startsWith(`file://${ROOT}/`)) {
+        files.add(specifier.slice(`file://${ROOT}/`.length));
+      }
+    }
+  }));
+  return files;
+}
+
+/**
+ * Each `import(` whose argument is not a string literal, with what it names: `new URL("x")`
+ * for a relative module, the string a same-file constant holds, or null when it cannot tell.
+ */
+export function computedImports(source: string): { arg: string; names: string | null }[] {
+  const found: { arg: string; names: string | null }[] = [];
+  for (const m of source.matchAll(/(?<![\w.])import\(\s*([^)"'`\s][^)]*)\)/g)) {
+    const arg = m[1]!.trim();
+    const url = /^new URL\(\s*"([^"]+)"/.exec(arg);
+    if (url) {
+      found.push({ arg, names: url[1]! });
+      continue;
+    }
+    const constant = /^[A-Za-z_$][\w$]*$/.test(arg)
+      ? new RegExp(`\\bconst ${arg}\\s*=\\s*"([^"]+)"`).exec(source)
+      : null;
+    found.push({ arg, names: constant ? constant[1]! : null });
+  }
+  return found;
+}
+
+Deno.test("computedImports finds computed specifiers and what they name", () => {
+  const src = [
+    `const a = await import("./literal.ts");`,
+    `type T = typeof import("node:readline");`,
+    `const run = await import(new URL("./run.ts", import.meta.url).href);`,
+    `const childProcess = "node:child_process";`,
+    `const { spawn } = await import(childProcess);`,
+    `const sdk = "matrix-js-sdk"; await import(sdk);`,
+    `await import(someFunction());`,
+  ].join("\n");
+  assert.deepEqual(computedImports(src).map((i) => i.names), [
+    "./run.ts",
+    "node:child_process",
+    "matrix-js-sdk",
+    null,
+  ]);
+});
+
+Deno.test("a computed import names only a relative module or a Node built-in", async () => {
+  for (const file of await allProductFiles()) {
+    for (const { arg, names } of computedImports(await Deno.readTextFile(`${ROOT}/${file}`))) {
+      assert.ok(
+        names !== null && (names.startsWith("./") || names.startsWith("../") ||
+          names.startsWith("node:")),
+        `${file}: import(${arg}) names ${names ?? "something computed"}; deno cache cannot see ` +
+          `it, so under --cached-only it fails on a fresh install. Use a string literal (or list ` +
+          `a relative module in scripts/permissions.ts' ENTRY_POINTS lazy modules).`,
+      );
+    }
+  }
+});
+
+Deno.test("every product module is in the module graph install and the test task cache", async () => {
+  const graph = await graphFiles(cachedModules(ROOT));
+  const missing = (await allProductFiles()).filter((f) => !graph.has(f) && !NOT_SHIPPED.has(f));
+  assert.deepEqual(
+    missing,
+    [],
+    "reached by no import deno cache can follow from scripts/permissions.ts' cachedModules",
+  );
+  for (const file of NOT_SHIPPED) {
+    assert.ok(!graph.has(file), `${file} is shipped now: take it off NOT_SHIPPED`);
+  }
+});
+
+Deno.test("the test task caches exactly the modules install caches", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const cacheLine = /deno cache --frozen ([^&]+)&&/.exec(config.tasks.test)?.[1]?.trim();
+  assert.ok(cacheLine, "the test task starts with a deno cache --frozen line");
+  assert.deepEqual(
+    cacheLine.split(/\s+/).sort(),
+    cachedModules(ROOT).map((p) => p.slice(ROOT.length + 1)).sort(),
+  );
+});

@@ -1,0 +1,123 @@
+// Issue 14 through the outpost: a real `agent-outpost` runs a scheduled job with the real agent
+// (release permission flags); the job's model tries the job store, the other job's workspace,
+// the outpost's own port, the keys in the outpost's environment and the agent home. All come
+// back empty, the run page says which sandbox ran the job, the child resolved its key from the
+// settings file (the outpost's environment keys never reach it), and no key is on disk.
+
+import assert from "node:assert/strict";
+import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { tempHome } from "./agent_process.ts";
+import { startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
+import { peerTest, probes } from "../peers.ts";
+import {
+  assertNoCanaryUnder,
+  type Attack,
+  attackReply,
+  attacks,
+  CANARY_ENV,
+  CANARY_SETTINGS_KEY,
+  checkAttacks,
+  checkNoEscape,
+  plantProject,
+  plantSecrets,
+  toolResultsById,
+} from "./sandbox_attack.ts";
+
+peerTest(
+  "outpost: a scheduled job's model cannot read the job store or another job's workspace",
+  probes.bubblewrap,
+  async () => {
+    const home = await tempHome();
+    const agentHome = `${home}/.agent`;
+    const fake = await startFakeModelServer({
+      models: [{ id: "served-model", max_model_len: 32768 }],
+    });
+    await plantSecrets({ agentHome, home, other: `${home}/ws-b`, port: 0 });
+    const outpost = await startOutpost(home, {
+      AGENT_BASE_URL: fake.url,
+      AGENT_PROVIDER: "chat_completions",
+      AGENT_MEMORY_REFLECT: "0",
+      // Keys in the outpost's own environment: a job child must never hold them.
+      ...CANARY_ENV,
+    });
+    try {
+      const { url } = outpost;
+      const targets = {
+        agentHome,
+        home,
+        other: `${home}/ws-b`,
+        port: Number(new URL(url).port),
+      };
+      const first = await fetch(`${url}api/jobs`);
+      const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
+      await first.body?.cancel();
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${url}${path}`, {
+          method,
+          headers: {
+            Cookie: `outpost_csrf=${token}`,
+            "X-CSRF-Token": token,
+            "Content-Type": "application/json",
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const text = await res.text();
+        return { status: res.status, json: text ? JSON.parse(text) : null, text };
+      };
+      await Deno.mkdir(`${home}/ws-a`);
+      await plantProject(`${home}/ws-a`);
+      const schedule = { kind: "every", expr: "1h", tz: "UTC" };
+      const other = await api("POST", "api/jobs", {
+        name: "job-b",
+        prompt: "keep b's secret",
+        schedule,
+        workdir: `${home}/ws-b`,
+      });
+      assert.equal(other.status, 201, other.text);
+      const created = await api("POST", "api/jobs", {
+        name: "job-a",
+        prompt: "look around",
+        schedule,
+        workdir: `${home}/ws-a`,
+      });
+      assert.equal(created.status, 201, created.text);
+      const jobId = created.json.job.id as number;
+
+      const store = `${agentHome}/outpost/outpost.db`;
+      const list: Attack[] = [
+        ...attacks(targets),
+        {
+          id: "store",
+          command:
+            `ls ${agentHome}/outpost; sqlite3 ${store} 'select prompt from jobs' || cat ${store}`,
+          check: (c) => {
+            assert.ok(!c.includes("keep b's secret"), c);
+            assert.match(c, /No such file or directory/);
+          },
+        },
+      ];
+      fake.enqueue(attackReply(list), reply().text("Looked around."));
+      const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
+      assert.equal(triggered.status, 202, triggered.text);
+      const runId = triggered.json.run.id as number;
+      // Unsandboxed, `kill -9 $PPID` alone would end the run as an error (the agent killed).
+      assert.equal(await waitForRunEnd(url, runId), "ok");
+
+      checkAttacks(list, toolResultsById(fake.requests.at(-1)!.body));
+      await checkNoEscape(targets);
+      // The child found its key in the settings file: had the outpost's environment reached it,
+      // ANTHROPIC_API_KEY (earlier in spec 4.3's order) would have been sent instead.
+      assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${CANARY_SETTINGS_KEY}`);
+      const runPage = await (await fetch(`${url}runs/${jobId}/${runId}`)).text();
+      assert.match(runPage, /Sandbox:<\/strong> auto \(bubblewrap, network off\)/);
+      // The job store, the run's report and log, the session: no key anywhere.
+      await assertNoCanaryUnder(home, [`${agentHome}/settings.toml`]);
+      fake.assertNoViolations();
+    } finally {
+      const ended = await stop(outpost);
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+      assert.equal(ended.code, 0, ended.stderr);
+    }
+  },
+);
