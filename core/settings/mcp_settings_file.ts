@@ -6,23 +6,7 @@
 import { SettingsError } from "./errors.ts";
 import { MCP_SERVER_NAME } from "./mcp_servers.ts";
 import { globalSettingsPath } from "./project.ts";
-import { type TomlDoc, updateGlobalSettings } from "./settings_file.ts";
-
-function tableAt(doc: TomlDoc, key: string, path: string): Record<string, unknown> {
-  const v = doc[key];
-  if (v === undefined) {
-    const fresh: Record<string, unknown> = {};
-    doc[key] = fresh;
-    return fresh;
-  }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    throw new SettingsError(
-      `Refusing to write ${path}: ${key} is not a table. Fix it by hand; the file was left untouched.`,
-      { key, file: path },
-    );
-  }
-  return v as Record<string, unknown>;
-}
+import { tableAt, updateGlobalSettings } from "./settings_file.ts";
 
 function checkName(name: string, path: string): void {
   if (!MCP_SERVER_NAME.test(name)) {

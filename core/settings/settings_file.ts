@@ -70,7 +70,11 @@ export function updateGlobalSettings<T>(home: string, mutate: (doc: TomlDoc) => 
   return run;
 }
 
-function tableAt(doc: TomlDoc, key: string, path: string): Record<string, unknown> {
+/**
+ * The table `doc[key]`, created empty when absent. Any other value refuses the write: the
+ * file is left as the person wrote it rather than silently replacing their setting.
+ */
+export function tableAt(doc: TomlDoc, key: string, path: string): Record<string, unknown> {
   const v = doc[key];
   if (v === undefined) {
     const fresh: Record<string, unknown> = {};
