@@ -187,7 +187,8 @@ function statOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
-function realOrNull(path: string): string | null {
+/** The canonical path, or null when it (or a parent) does not exist; other errors throw. */
+export function realOrNull(path: string): string | null {
   try {
     return Deno.realPathSync(path);
   } catch (err) {

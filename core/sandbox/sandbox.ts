@@ -10,6 +10,7 @@ import {
   inspectLayout,
   isWithin,
   type ReadPath,
+  realOrNull,
 } from "./bubblewrap.ts";
 import { forbiddenPassEnv, MODEL_KEY_VARS, sandboxEnv, withoutModelKeys } from "./environment.ts";
 
@@ -276,17 +277,6 @@ export function confinedReadPaths(
     out.push({ source: real, target: path });
   }
   return out;
-}
-
-function realOrNull(path: string): string | null {
-  try {
-    return Deno.realPathSync(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw err;
-  }
 }
 
 /** The podman run option that lets bwrap mount its own /proc (docs/sandbox.md, "Containers"). */
