@@ -55,32 +55,18 @@ export async function runOutpost(args: string[], io: OutpostIo): Promise<number>
     return runScheduleNext(more, io.out, { clock: io.clock, err: io.err });
   }
   if (first === "token") {
-    const [{ runToken }, { agentHome }] = await Promise.all([
-      import("./token.ts"),
-      import("../../core/settings/project.ts"),
-    ]);
-    let home: string;
-    try {
-      home = agentHome(io.env);
-    } catch (e) {
-      io.err(`error: ${(e as Error).message}`);
-      return 1;
-    }
-    return runToken(rest, { out: io.out, err: io.err, clock: io.clock, home });
+    const { runToken } = await import("./token.ts");
+    return await withAgentHome(
+      io,
+      (home) => runToken(rest, { out: io.out, err: io.err, clock: io.clock, home }),
+    );
   }
   if (first === "ranger") {
-    const [{ runRanger }, { agentHome }] = await Promise.all([
-      import("./ranger_init.ts"),
-      import("../../core/settings/project.ts"),
-    ]);
-    let home: string;
-    try {
-      home = agentHome(io.env);
-    } catch (e) {
-      io.err(`error: ${(e as Error).message}`);
-      return 1;
-    }
-    return await runRanger(rest, { out: io.out, err: io.err, env: io.env, home });
+    const { runRanger } = await import("./ranger_init.ts");
+    return await withAgentHome(
+      io,
+      (home) => runRanger(rest, { out: io.out, err: io.err, env: io.env, home }),
+    );
   }
   if (first === undefined || first === "serve" || first.startsWith("-")) {
     const { runServe } = await import("./serve.ts");
@@ -97,4 +83,23 @@ export async function runOutpost(args: string[], io: OutpostIo): Promise<number>
   }
   io.err(`error: unknown command ${JSON.stringify(first)}; see agent-outpost --help`);
   return 1;
+}
+
+/**
+ * Runs a command that needs AGENT_HOME (token, ranger). A home that cannot be resolved is one
+ * error line and exit 1, the same for every such command.
+ */
+async function withAgentHome(
+  io: OutpostIo,
+  command: (home: string) => number | Promise<number>,
+): Promise<number> {
+  const { agentHome } = await import("../../core/settings/project.ts");
+  let home: string;
+  try {
+    home = agentHome(io.env);
+  } catch (e) {
+    io.err(`error: ${(e as Error).message}`);
+    return 1;
+  }
+  return await command(home);
 }

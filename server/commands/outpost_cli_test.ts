@@ -56,6 +56,10 @@ Deno.test("agent-outpost: unknown commands and bad flags are one line and exit 1
   const noHome = io({});
   assert.equal(await runOutpost(["token", "list"], noHome.io), 1);
   assert.match(noHome.err[0]!, /AGENT_HOME/);
+  const rangerNoHome = io({});
+  assert.equal(await runOutpost(["ranger", "init"], rangerNoHome.io), 1);
+  assert.equal(rangerNoHome.err.length, 1, rangerNoHome.err.join("|"));
+  assert.match(rangerNoHome.err[0]!, /AGENT_HOME/);
 });
 
 Deno.test("agent-outpost schedule next prints fires", async () => {
