@@ -8,6 +8,7 @@ import type { AuditRow, Job } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
 import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { CLASSES, type FieldError, RUN_STATUSES } from "./history_query.ts";
+import { JobHoldNote } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
 import type { Run } from "../../core/store/store.ts";
@@ -199,15 +200,7 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
             {median === null ? "—" : msText(median)}
           </Setting>
         </dl>
-        {job.dead_letter_reason
-          ? (
-            <p class="dead-letter" role="note">
-              <strong>Dead-letter:</strong> {job.dead_letter_reason}
-            </p>
-          )
-          : !job.enabled && job.disabled_reason
-          ? <p class="muted small">Disabled: {job.disabled_reason}</p>
-          : null}
+        <JobHoldNote job={job} />
         <h2 class="sub-head">Next fires</h2>
         {data.nextFiresError
           ? <p class="error-note">{data.nextFiresError}</p>

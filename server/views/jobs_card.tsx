@@ -4,7 +4,7 @@
 // GET /api/jobs/<id> when clicked, so no prompt (up to 32,000 chars) is carried in the page.
 
 import type { FC } from "hono/jsx";
-import type { JobWithLatestRun } from "../../core/store/store.ts";
+import type { Job, JobWithLatestRun } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
 import { relativeTime, scheduleText, shortTime } from "./format.ts";
 
@@ -19,6 +19,23 @@ export interface JobsPage {
   /** Where this page starts (null: the newest page). */
   before: number | null;
 }
+
+type HoldFields = Pick<Job, "dead_letter_reason" | "enabled" | "disabled_reason">;
+
+/**
+ * Why a job is not firing, under its name on the jobs list and on its own page: the
+ * dead-letter reason first, else the reason a disabled job was switched off; nothing otherwise.
+ */
+export const JobHoldNote: FC<{ job: HoldFields }> = ({ job }) =>
+  job.dead_letter_reason
+    ? (
+      <p class="dead-letter" role="note">
+        <strong>Dead-letter:</strong> {job.dead_letter_reason}
+      </p>
+    )
+    : !job.enabled && job.disabled_reason
+    ? <p class="muted small">Disabled: {job.disabled_reason}</p>
+    : null;
 
 export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) => {
   const latest = job.latest_run;
@@ -62,15 +79,7 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
           <span>{job.mode}</span>
           <span>#{job.id}</span>
         </div>
-        {job.dead_letter_reason
-          ? (
-            <p class="dead-letter" role="note">
-              <strong>Dead-letter:</strong> {job.dead_letter_reason}
-            </p>
-          )
-          : !job.enabled && job.disabled_reason
-          ? <p class="muted small">Disabled: {job.disabled_reason}</p>
-          : null}
+        <JobHoldNote job={job} />
       </div>
       <div class="row-actions">
         <label class="switch" title={job.enabled ? "Disable" : "Enable"}>
