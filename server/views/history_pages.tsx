@@ -31,6 +31,36 @@ const Field: FC<{ label: string; for: string; children?: Child }> = (p) => (
   </label>
 );
 
+/** One filter of a GET filter form: its query name (the input's id is f-<name>), as queried. */
+interface FilterProps {
+  label: string;
+  name: string;
+  raw: Record<string, string>;
+}
+
+/** A filter drop-down: "any" (the empty value) first, then each value, the queried one selected. */
+const SelectFilter: FC<FilterProps & { any: string; values: readonly string[] }> = (p) => (
+  <Field label={p.label} for={`f-${p.name}`}>
+    <select id={`f-${p.name}`} name={p.name}>
+      <option value="">{p.any}</option>
+      {p.values.map((v) => <option key={v} value={v} selected={p.raw[p.name] === v}>{v}</option>)}
+    </select>
+  </Field>
+);
+
+/** A free-text filter box, showing back what the query held (valid or not). */
+const TextFilter: FC<FilterProps & { placeholder: string }> = (p) => (
+  <Field label={p.label} for={`f-${p.name}`}>
+    <input
+      id={`f-${p.name}`}
+      name={p.name}
+      type="text"
+      placeholder={p.placeholder}
+      value={p.raw[p.name] ?? ""}
+    />
+  </Field>
+);
+
 export interface RunsPageData {
   now: Date;
   page: RunsTablePage;
@@ -59,40 +89,16 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
             ))}
           </select>
         </Field>
-        <Field label="Status" for="f-status">
-          <select id="f-status" name="status">
-            <option value="">Any status</option>
-            {RUN_STATUSES.map((s) => (
-              <option key={s} value={s} selected={data.raw.status === s}>{s}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Class" for="f-class">
-          <select id="f-class" name="class">
-            <option value="">Any class</option>
-            {CLASSES.map((c) => (
-              <option key={c} value={c} selected={data.raw.class === c}>{c}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="From (UTC)" for="f-from">
-          <input
-            id="f-from"
-            name="from"
-            type="text"
-            placeholder="2026-03-02"
-            value={data.raw.from ?? ""}
-          />
-        </Field>
-        <Field label="To (UTC)" for="f-to">
-          <input
-            id="f-to"
-            name="to"
-            type="text"
-            placeholder="2026-03-03T06:00"
-            value={data.raw.to ?? ""}
-          />
-        </Field>
+        <SelectFilter
+          label="Status"
+          name="status"
+          any="Any status"
+          values={RUN_STATUSES}
+          raw={data.raw}
+        />
+        <SelectFilter label="Class" name="class" any="Any class" values={CLASSES} raw={data.raw} />
+        <TextFilter label="From (UTC)" name="from" placeholder="2026-03-02" raw={data.raw} />
+        <TextFilter label="To (UTC)" name="to" placeholder="2026-03-03T06:00" raw={data.raw} />
         {data.raw.span ? <input type="hidden" name="span" value={data.raw.span} /> : null}
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
@@ -251,32 +257,15 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
   <div class="stack">
     <Card id="card-audit" title="Audit log" wide>
       <form class="filters" method="get" action="/audit" id="audit-filter">
-        <Field label="Action" for="f-action">
-          <select id="f-action" name="action">
-            <option value="">Any action</option>
-            {data.actions.map((a) => (
-              <option key={a} value={a} selected={data.raw.action === a}>{a}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Actor" for="f-actor">
-          <input
-            id="f-actor"
-            name="actor"
-            type="text"
-            placeholder="dashboard"
-            value={data.raw.actor ?? ""}
-          />
-        </Field>
-        <Field label="Target" for="f-target">
-          <input
-            id="f-target"
-            name="target"
-            type="text"
-            placeholder="job:3"
-            value={data.raw.target ?? ""}
-          />
-        </Field>
+        <SelectFilter
+          label="Action"
+          name="action"
+          any="Any action"
+          values={data.actions}
+          raw={data.raw}
+        />
+        <TextFilter label="Actor" name="actor" placeholder="dashboard" raw={data.raw} />
+        <TextFilter label="Target" name="target" placeholder="job:3" raw={data.raw} />
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
           {data.filtered ? <a class="btn btn-quiet" href="/audit">Clear</a> : null}
