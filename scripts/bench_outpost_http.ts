@@ -393,18 +393,7 @@ async function processAndDiagnostic(): Promise<void> {
   bare.get("/api/jobs", (c) => c.json(constant));
   const bareServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, bare.fetch);
 
-  const outpost = await openOutpost({
-    home,
-    env: envFrom({ PATH: "/usr/bin:/bin" }),
-    clock: systemClock,
-    logger: silentLogger,
-    spawner: new FakeSpawner(),
-    agentCommand: { command: "false", args: [] },
-    fetch: globalThis.fetch,
-    baseUrl: "http://127.0.0.1",
-    memoryRoot: `${home}/memory`,
-    jobDefaults: {},
-  });
+  const outpost = await openBenchOutpost();
   const app = createApp(outpost.deps);
   const appServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
 
@@ -443,12 +432,9 @@ async function processAndDiagnostic(): Promise<void> {
   );
 }
 
-/** 4. The history pages in process, each against the same in-process bare handler. */
-async function historyPages(): Promise<void> {
-  const bare = new Hono();
-  bare.get("*", (c) => c.html("<p>bare</p>"));
-  const bareServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, bare.fetch);
-  const outpost = await openOutpost({
+/** The outpost the in-process runs measure: the seeded home, a fake spawner, no agent binary. */
+function openBenchOutpost(): ReturnType<typeof openOutpost> {
+  return openOutpost({
     home,
     env: envFrom({ PATH: "/usr/bin:/bin" }),
     clock: systemClock,
@@ -460,6 +446,14 @@ async function historyPages(): Promise<void> {
     memoryRoot: `${home}/memory`,
     jobDefaults: {},
   });
+}
+
+/** 4. The history pages in process, each against the same in-process bare handler. */
+async function historyPages(): Promise<void> {
+  const bare = new Hono();
+  bare.get("*", (c) => c.html("<p>bare</p>"));
+  const bareServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, bare.fetch);
+  const outpost = await openBenchOutpost();
   const app = createApp(outpost.deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;
