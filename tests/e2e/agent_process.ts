@@ -1,7 +1,13 @@
 // Runs the real `agent` entry point as a child process with exactly the permission flags
-// the release binary gets (scripts/permissions.ts), in an isolated AGENT_HOME.
+// the release binary gets (scripts/permissions.ts), in an isolated AGENT_HOME; and the
+// common set-up of the headless tests (fake model server, temp home, environment).
 
 import { denoRunArgs, RUN_ENV } from "../../scripts/permissions.ts";
+import {
+  type FakeModelServer,
+  type FakeServerOptions,
+  startFakeModelServer,
+} from "../fakes/model_server.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -49,4 +55,57 @@ export async function runAgent(args: string[], env: AgentEnv, cwd?: string): Pro
 
 export async function tempHome(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-home-" }));
+}
+
+/** What a headless test changes about the common set-up; each field has the common default. */
+export interface HeadlessSetupOptions {
+  /** Fake model server options; `models` defaults to one `served-model` with a 32k window. */
+  server?: FakeServerOptions;
+  /** AGENT_PROVIDER (default "chat_completions"). */
+  provider?: string;
+  /** AGENT_MEMORY_REFLECT: run the end-of-run reflection pass (default false, so a run sends
+   * only its own requests). */
+  reflect?: boolean;
+  /** Set AGENT_BASE_URL to the fake (default true; false for a test whose settings file
+   * names the server). */
+  baseUrlInEnv?: boolean;
+  /** More environment, applied last (it may override the above). */
+  env?: Record<string, string>;
+}
+
+export interface HeadlessSetup extends AsyncDisposable {
+  fake: FakeModelServer;
+  home: string;
+  /** `${home}/work`, created empty: the workspace to pass as --workdir. */
+  work: string;
+  env: AgentEnv;
+}
+
+/** A fake model server, a temp home holding an empty `work` folder, and the environment that
+ * points the agent at them; disposing closes the server and removes the home. */
+export async function headlessSetup(options: HeadlessSetupOptions = {}): Promise<HeadlessSetup> {
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+    ...options.server,
+  });
+  const home = await tempHome();
+  const work = `${home}/work`;
+  await Deno.mkdir(work);
+  const env: AgentEnv = {
+    home,
+    ...(options.baseUrlInEnv === false ? {} : { AGENT_BASE_URL: fake.url }),
+    AGENT_PROVIDER: options.provider ?? "chat_completions",
+    AGENT_MEMORY_REFLECT: options.reflect ? "1" : "0",
+    ...options.env,
+  };
+  return {
+    fake,
+    home,
+    work,
+    env,
+    async [Symbol.asyncDispose]() {
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+    },
+  };
 }

@@ -5,36 +5,11 @@
 // subprocess that Deno does not confine.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
-
-async function setup() {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
-}
+import { reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 
 Deno.test("Deno refuses /proc paths under the agent's flags: one clear line, exit 1, no crash", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const workdir = await runAgent(["-p", "--workdir", "/proc/self", "--", "hi"], t.env);
   assert.equal(workdir.code, 1);
   assert.equal(
@@ -55,7 +30,7 @@ Deno.test("Deno refuses /proc paths under the agent's flags: one clear line, exi
 });
 
 Deno.test("file and memory tools refuse paths outside their roots; inside works; shell is not confined by Deno", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   await Deno.writeTextFile(`${t.work}/notes.txt`, "inside\n");
   await Deno.writeTextFile(`${t.home}/outside.txt`, "secret\n");
   await Deno.symlink(t.home, `${t.work}/up`);

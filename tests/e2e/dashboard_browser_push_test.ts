@@ -61,25 +61,55 @@ async function shown(worker: Worker, tag: string): Promise<ShownNotification[]> 
   }, tag);
 }
 
-/** Waits (in the worker, like waitForFunction) until a notification under `tag` has `body`. */
-async function notificationShown(worker: Worker, tag: string, body: string): Promise<void> {
-  await worker.evaluate(async ([t, b]) => {
-    const until = Date.now() + 30_000; // a bound, so a missing notification fails, not hangs
+/**
+ * Waits (in the worker, like waitForFunction) until a notification under `tag` has `body`,
+ * for at most `ms`; false when it did not appear, with `throwWhy` an error saying why.
+ */
+async function notificationShown(
+  worker: Worker,
+  tag: string,
+  body: string,
+  ms = 30_000,
+  throwWhy = true,
+): Promise<boolean> {
+  return await worker.evaluate(async ([t, b, limit, loud]) => {
+    const until = Date.now() + limit; // a bound, so a missing notification fails, not hangs
     while (Date.now() < until) {
       const list = await (self as any).registration.getNotifications({ tag: t });
-      if (list.some((n: any) => n.body === b)) return;
+      if (list.some((n: any) => n.body === b)) return true;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    if (!loud) return false;
     // Say what happened: which shows the worker's handler made (and how they ended), and
     // what Chromium lists now. A show that resolved yet is not listed is Chromium dropping
     // it (seen under load in headless Chromium), not the worker failing to show it.
     const all = await (self as any).registration.getNotifications();
     throw new Error(
-      `no notification under ${t} with body ${b} within 30 s; shows: ${
+      `no notification under ${t} with body ${b} within ${limit} ms; shows: ${
         JSON.stringify((self as any).__shows ?? "not recorded")
       }; listed: ${JSON.stringify(all.map((n: any) => [n.tag, n.body]))}`,
     );
-  }, [tag, body] as const);
+  }, [tag, body, ms, throwWhy] as const);
+}
+
+/**
+ * Delivers a push through the browser until its notification is listed. Under load headless
+ * Chromium sometimes drops a notification whose showNotification resolved (about 1 run in
+ * 20): the worker did its part, so the push is delivered again (same tag: it replaces), at
+ * most three times, and every show the worker made must have resolved.
+ */
+async function pushUntilShown(
+  worker: Worker,
+  deliver: () => Promise<unknown>,
+  tag: string,
+  body: string,
+): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await deliver();
+    if (await notificationShown(worker, tag, body, 10_000, attempt === 3)) break;
+  }
+  const shows = await worker.evaluate(() => (self as any).__shows as unknown[][]);
+  for (const show of shows) assert.equal(show[2], "resolved", JSON.stringify(shows));
 }
 
 /**
@@ -167,12 +197,18 @@ peerTest(
       });
       await cdp.send("ServiceWorker.enable");
       const tag = `inbox-${item.id}`;
-      await cdp.send("ServiceWorker.deliverPushMessage", {
-        origin: d.base,
-        registrationId: await registrationId,
-        data: JSON.stringify(inboxEnvelope(item.id, item.job_id, item.run_id)),
-      });
-      await notificationShown(worker, tag, "Which branch?");
+      const regId = await registrationId;
+      await pushUntilShown(
+        worker,
+        () =>
+          cdp.send("ServiceWorker.deliverPushMessage", {
+            origin: d.base,
+            registrationId: regId,
+            data: JSON.stringify(inboxEnvelope(item.id, item.job_id, item.run_id)),
+          }),
+        tag,
+        "Which branch?",
+      );
       assert.deepEqual(await shown(worker, tag), [{
         title: "branch picker needs you",
         body: "Which branch?",
@@ -200,12 +236,17 @@ peerTest(
       const second = await halted(d, other.id);
       d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard" });
       const tag2 = `inbox-${second.id}`;
-      await cdp.send("ServiceWorker.deliverPushMessage", {
-        origin: d.base,
-        registrationId: await registrationId,
-        data: JSON.stringify(inboxEnvelope(second.id, second.job_id, second.run_id)),
-      });
-      await notificationShown(worker, tag2, "Which branch?");
+      await pushUntilShown(
+        worker,
+        () =>
+          cdp.send("ServiceWorker.deliverPushMessage", {
+            origin: d.base,
+            registrationId: regId,
+            data: JSON.stringify(inboxEnvelope(second.id, second.job_id, second.run_id)),
+          }),
+        tag2,
+        "Which branch?",
+      );
       await tap(worker, tag2, "approve");
       await page.waitForURL(`**/inbox/${second.id}`);
       assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1, "not applied");

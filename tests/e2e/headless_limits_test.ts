@@ -4,36 +4,12 @@
 // cost_usd is rounded, and a server echoing the `default` sentinel never names the model.
 
 import assert from "node:assert/strict";
-import { type FakeServerOptions, reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
+import { type FakeServerOptions, reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 import { COST_DECIMALS, costOf } from "../../core/pricing/pricing.ts";
 
-async function setup(options: FakeServerOptions = {}) {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-    ...options,
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
-}
+const setup = (server: FakeServerOptions = {}) => headlessSetup({ server });
 
 const total = (r: HeadlessResult) => r.usage.input_tokens + r.usage.output_tokens;
 

@@ -3,8 +3,8 @@
 // Streamable HTTP, plus the small fixtures in tests/mcp/).
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
@@ -22,35 +22,17 @@ async function setup(
   provider = "chat_completions",
   extraEnv: Record<string, string> = {},
 ) {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
+  const t = await headlessSetup({
+    provider,
+    // The key must never reach an MCP server.
+    env: { AGENT_API_KEY: "sk-agent-secret-key", ...extraEnv },
   });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  await Deno.mkdir(`${home}/.agent`);
-  await Deno.writeTextFile(`${home}/.agent/settings.toml`, globalToml);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: provider,
-    AGENT_MEMORY_REFLECT: "0",
-    // Must never reach an MCP server.
-    AGENT_API_KEY: "sk-agent-secret-key",
-    ...extraEnv,
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
+  await Deno.mkdir(`${t.home}/.agent`);
+  await Deno.writeTextFile(`${t.home}/.agent/settings.toml`, globalToml);
+  return Object.assign(t, {
     run: (args: string[]) =>
-      runAgent(["-p", "--workdir", work, "--output-format", "json", ...args], env),
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+      runAgent(["-p", "--workdir", t.work, "--output-format", "json", ...args], t.env),
+  });
 }
 
 type ChatBody = {

@@ -3,35 +3,13 @@
 // mode writes no memory at the end of a run, and a bad memory_dir is one line naming it.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
-async function setup(extraEnv: Record<string, string> = {}) {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-    ...extraEnv,
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    memory: `${home}/.agent/memory`,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+async function setup(reflect = false) {
+  const t = await headlessSetup({ reflect });
+  return Object.assign(t, { memory: `${t.home}/.agent/memory` });
 }
 
 /** Every memory file under `root` (the recall index left out). */
@@ -79,7 +57,7 @@ Deno.test("agent -p: a foreign workspace's memory text never reaches the model r
 });
 
 Deno.test("agent -p --mode strict with reflection on writes no memory file", async () => {
-  await using t = await setup({ AGENT_MEMORY_REFLECT: "1" });
+  await using t = await setup(true);
   await Deno.writeTextFile(`${t.work}/notes.txt`, "status: draft\n");
   // A read-only tool call makes the run worth reflecting on; strict mode allows reads.
   t.fake.enqueue(reply().tool("view", { path: "notes.txt" }));

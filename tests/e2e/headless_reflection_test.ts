@@ -3,35 +3,15 @@
 // tool-less exchange skips it, and the journal records the pass and its tokens.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { childEnv, ROOT, runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
 async function setup() {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  await Deno.writeTextFile(`${work}/notes.txt`, "status: draft\n");
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "1",
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+  const t = await headlessSetup({ reflect: true });
+  await Deno.writeTextFile(`${t.work}/notes.txt`, "status: draft\n");
+  return t;
 }
 
 async function journalEntries(home: string, sessionId: string) {

@@ -4,29 +4,15 @@
 // `agent config set-key` then fixes (the key read from stdin, never from the command line).
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { childEnv, ROOT, runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
 import { denoRunArgs } from "../../scripts/permissions.ts";
 
+/** The tests write the server's address into settings.toml themselves, so none in the env. */
 async function setup() {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  await Deno.mkdir(`${home}/.agent`);
-  const env = { home, AGENT_PROVIDER: "chat_completions", AGENT_MEMORY_REFLECT: "0" };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+  const t = await headlessSetup({ baseUrlInEnv: false });
+  await Deno.mkdir(`${t.home}/.agent`);
+  return t;
 }
 
 Deno.test("a misspelled settings key is warned about on stderr, and the run goes on", async () => {

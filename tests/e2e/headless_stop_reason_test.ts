@@ -2,24 +2,17 @@
 // a refused `default` model end as errors that say so, in the JSON and in the report.
 
 import assert from "node:assert/strict";
-import { httpError, reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
+import { httpError, reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
 async function setup(provider: string) {
-  const fake = await startFakeModelServer({
-    models: [{ id: "mock-text" }, { id: "mock-tool" }],
+  const t = await headlessSetup({
+    server: { models: [{ id: "mock-text" }, { id: "mock-tool" }] },
+    provider,
+    env: { AGENT_MAX_TOKENS: "3" },
   });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: provider,
-    AGENT_MEMORY_REFLECT: "0",
-    AGENT_MAX_TOKENS: "3",
-  };
+  const { home, work, env } = t;
   const run = async () => {
     const r = await runAgent([
       "-p",
@@ -39,14 +32,7 @@ async function setup(provider: string) {
       report: await Deno.readTextFile(`${home}/r.md`),
     };
   };
-  return {
-    fake,
-    run,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+  return Object.assign(t, { run });
 }
 
 for (const provider of ["chat_completions", "messages"]) {

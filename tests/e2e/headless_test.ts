@@ -2,35 +2,12 @@
 // permission flags. Covers the issue's headless cases end to end.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
-async function setup(models = [{ id: "served-model", max_model_len: 32768 }]) {
-  const fake = await startFakeModelServer({ models });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
-}
-
 Deno.test("a tool-calling headless run edits a file, writes the report and exits 0", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   await Deno.writeTextFile(`${t.work}/notes.txt`, "status: draft\n");
   t.fake.enqueue(
     reply().tool("str_replace", { path: "notes.txt", old_str: "draft", new_str: "final" }),
@@ -64,7 +41,7 @@ Deno.test("a tool-calling headless run edits a file, writes the report and exits
 });
 
 Deno.test("strict mode ends with exit 2, the intended edit recorded and not applied; resume applies it", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
   const r = await runAgent([
     "-p",
@@ -123,7 +100,7 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
 });
 
 Deno.test("resume runs in the session's saved workdir, not the cwd; another --workdir is refused", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const elsewhere = `${t.home}/elsewhere`;
   await Deno.mkdir(elsewhere);
   t.fake.enqueue(reply().tool("create", { path: "deploy.sh", file_text: "echo hi\n" }));
@@ -163,7 +140,7 @@ Deno.test("resume runs in the session's saved workdir, not the cwd; another --wo
 });
 
 Deno.test("plan mode denies the edit and the run still completes", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(reply().tool("create", { path: "x.txt", file_text: "x" }));
   t.fake.enqueue(reply().text("Plan: create x.txt with x."));
   const r = await runAgent(["-p", "--workdir", t.work, "--mode", "plan", "--", "make x"], t.env);
@@ -176,7 +153,7 @@ Deno.test("plan mode denies the edit and the run still completes", async () => {
 });
 
 Deno.test("the model's shell commands cannot read the agent's model key back", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(
     reply().tool("shell", { command: 'echo "key=[$OPENAI_API_KEY] home=[$HOME]"' }),
   );
@@ -195,7 +172,7 @@ Deno.test("the model's shell commands cannot read the agent's model key back", a
 });
 
 Deno.test("the ask tool ends with exit 2 and the questions with their kinds in JSON and report", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(
     reply().tool("ask", {
       questions: [{ kind: "question", text: "Which region?" }, {
@@ -227,7 +204,7 @@ Deno.test("the ask tool ends with exit 2 and the questions with their kinds in J
 });
 
 Deno.test("done reasons: token_budget and turn_cap exit 1 with the reason", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   // 20,200 used, and the next prompt holds the 20,200 of this turn: over 30,000, not sent.
   t.fake.enqueue(reply().tool("view", { path: "." }).usage(20_000, 200));
   const budget = await runAgent([
@@ -262,7 +239,7 @@ Deno.test("done reasons: token_budget and turn_cap exit 1 with the reason", asyn
 });
 
 Deno.test("a dash-leading prompt after -- is a prompt, not an option", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue((req) =>
     reply().text(
       `got: ${
@@ -281,7 +258,7 @@ Deno.test("a dash-leading prompt after -- is a prompt, not an option", async () 
 });
 
 Deno.test("a single trailing positional works without --", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(reply().text("hi"));
   const r = await runAgent(["-p", "--workdir", t.work, "say hi"], t.env);
   assert.equal(r.code, 0, r.stderr);
@@ -289,7 +266,7 @@ Deno.test("a single trailing positional works without --", async () => {
 });
 
 Deno.test("JSON output carries outcome, exit code, done_reason, usage, cost, final text", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(reply().text("answer").usage(11, 7));
   const r = await runAgent(["-p", "--workdir", t.work, "--output-format", "json", "--", "q"], {
     ...t.env,
@@ -316,7 +293,7 @@ function closedPort(): number {
 }
 
 Deno.test("bad input: each gives a one-line error and exit 1, never a stack trace", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const port = closedPort();
   const cases: Array<[string[], Record<string, string>, RegExp]> = [
     [["-p", "--bogus", "--", "x"], {}, /unknown option --bogus/],
@@ -354,7 +331,7 @@ Deno.test("bad input: each gives a one-line error and exit 1, never a stack trac
 });
 
 Deno.test("a run that fails before its first turn still gives JSON and a report with the cause", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const report = `${t.home}/reports/r.md`;
   const noKey = { ...t.env, AGENT_BASE_URL: "", AGENT_PROVIDER: "messages" };
   const args = ["-p", "--workdir", t.work, "--output", report, "--output-format", "json"];
@@ -380,7 +357,7 @@ Deno.test("a run that fails before its first turn still gives JSON and a report 
 });
 
 Deno.test("the Messages wire works end to end too", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   t.fake.enqueue(reply().reasoning("hmm").text("messages ok"));
   const r = await runAgent(
     ["-p", "--workdir", t.work, "--provider", "messages", "--", "hello"],
@@ -393,7 +370,7 @@ Deno.test("the Messages wire works end to end too", async () => {
 });
 
 Deno.test("after a stop, reflection writes durable memory; its failure never changes the outcome", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const env = { ...t.env, AGENT_MEMORY_REFLECT: "1" };
   // A tool call makes the run worth reflecting on (a short tool-less one is skipped).
   await Deno.writeTextFile(`${t.work}/Makefile`, "all:\n\tcc main.c\n");
@@ -446,7 +423,7 @@ Deno.test("after a stop, reflection writes durable memory; its failure never cha
 });
 
 Deno.test("memory_enabled=false unregisters the memory tool and recall; enabled sends both", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const toolNames = (i: number) =>
     ((t.fake.requests[i]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [])
       .map((x) => x.function.name);
@@ -476,7 +453,7 @@ Deno.test("memory_enabled=false unregisters the memory tool and recall; enabled 
 });
 
 Deno.test("start-up sweep: expired session and episodic files go, fresh ones stay, failures only warn", async () => {
-  await using t = await setup();
+  await using t = await headlessSetup();
   const root = `${t.home}/.agent/memory`;
   const ago = (ms: number) => new Date(Date.now() - ms);
   const DAY = 24 * 3600 * 1000;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { lastUserText, TmuxAgent, toolResults } from "./interactive_tmux.ts";
+import { fakeModelSession, lastUserText, TmuxAgent, toolResults } from "./interactive_tmux.ts";
 import { runAgent, tempHome } from "./agent_process.ts";
 
 const QUIET = { AGENT_MEMORY_REFLECT: "0" };
@@ -22,50 +22,45 @@ peerTest(
   "/mode changes what the loop allows and what the prompt says; /diff shows the edits",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await Deno.writeTextFile(`${agent.workdir}/app.txt`, "version 1\n");
-      await agent.idle();
-      await agent.submit("/diff");
-      await agent.waitFor("no file edits in this session yet");
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await Deno.writeTextFile(`${agent.workdir}/app.txt`, "version 1\n");
+    await agent.idle();
+    await agent.submit("/diff");
+    await agent.waitFor("no file edits in this session yet");
 
-      // auto: the edit runs without a question.
-      fake.enqueue(
-        reply().tool("str_replace", { path: "app.txt", old_str: "1", new_str: "2" }),
-        reply().text("Bumped."),
-      );
-      await agent.submit("bump it");
-      await agent.waitFor("Bumped.");
-      assert.equal(await Deno.readTextFile(`${agent.workdir}/app.txt`), "version 2\n");
+    // auto: the edit runs without a question.
+    fake.enqueue(
+      reply().tool("str_replace", { path: "app.txt", old_str: "1", new_str: "2" }),
+      reply().text("Bumped."),
+    );
+    await agent.submit("bump it");
+    await agent.waitFor("Bumped.");
+    assert.equal(await Deno.readTextFile(`${agent.workdir}/app.txt`), "version 2\n");
 
-      await agent.submit("/mode plan");
-      await agent.waitFor("mode plan: edits and shell commands are refused");
-      fake.enqueue(
-        reply().tool("create", { path: "new.txt", file_text: "x" }),
-        reply().text("Planned instead."),
-      );
-      await agent.submit("make a file");
-      await agent.waitFor("Planned instead.");
-      await assert.rejects(Deno.stat(`${agent.workdir}/new.txt`));
-      const planReq = fake.requests.at(-1)!.body;
-      assert.match(toolResults(planReq).at(-1)!, /plan mode/);
-      assert.match(systemOf(planReq), /Permission mode: plan/);
-      await agent.submit("/mode yolo");
-      await agent.waitFor('Unknown mode "yolo": use auto, strict, plan.');
-      await agent.submit("/mode");
-      await agent.waitFor("mode plan (choose with /mode auto | strict | plan)");
+    await agent.submit("/mode plan");
+    await agent.waitFor("mode plan: edits and shell commands are refused");
+    fake.enqueue(
+      reply().tool("create", { path: "new.txt", file_text: "x" }),
+      reply().text("Planned instead."),
+    );
+    await agent.submit("make a file");
+    await agent.waitFor("Planned instead.");
+    await assert.rejects(Deno.stat(`${agent.workdir}/new.txt`));
+    const planReq = fake.requests.at(-1)!.body;
+    assert.match(toolResults(planReq).at(-1)!, /plan mode/);
+    assert.match(systemOf(planReq), /Permission mode: plan/);
+    await agent.submit("/mode yolo");
+    await agent.waitFor('Unknown mode "yolo": use auto, strict, plan.');
+    await agent.submit("/mode");
+    await agent.waitFor("mode plan (choose with /mode auto | strict | plan)");
 
-      await agent.submit("/diff");
-      const screen = await agent.waitFor("1 file changed by this session's edits");
-      assert.match(
-        screen,
-        /--- a\/app\.txt\s+\+\+\+ b\/app\.txt\s+@@ -1,1 \+1,1 @@\s+-version 1\s+\+version 2/,
-      );
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    await agent.submit("/diff");
+    const screen = await agent.waitFor("1 file changed by this session's edits");
+    assert.match(
+      screen,
+      /--- a\/app\.txt\s+\+\+\+ b\/app\.txt\s+@@ -1,1 \+1,1 @@\s+-version 1\s+\+version 2/,
+    );
   },
 );
 
@@ -73,55 +68,50 @@ peerTest(
   "/clear starts over, /resume goes back to the saved conversation, /compact summarizes",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await agent.idle();
-      fake.enqueue(reply().text("First answer."), reply().text("Second answer."));
-      await agent.submit("remember the word heron");
-      await agent.waitFor("First answer.");
-      await agent.submit("and the word kestrel");
-      await agent.waitFor("Second answer.");
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("First answer."), reply().text("Second answer."));
+    await agent.submit("remember the word heron");
+    await agent.waitFor("First answer.");
+    await agent.submit("and the word kestrel");
+    await agent.waitFor("Second answer.");
 
-      await agent.submit("/clear");
-      const cleared = await agent.waitFor(
-        /new conversation; the previous one is saved \(\/resume, or agent --resume (\S+)\)/,
-      );
-      const savedId = /agent --resume (\S+)\)/.exec(cleared)![1]!;
-      fake.enqueue(reply().text("Fresh."));
-      await agent.submit("hello again");
-      await agent.waitFor("Fresh.");
-      const fresh = fake.requests.at(-1)!.body as { messages: unknown[] };
-      assert.ok(!JSON.stringify(fresh).includes("heron"), "a cleared conversation is not sent");
-      await agent.submit("/compact"); // one exchange: less than what is kept verbatim
-      await agent.waitFor("nothing to compact yet");
+    await agent.submit("/clear");
+    const cleared = await agent.waitFor(
+      /new conversation; the previous one is saved \(\/resume, or agent --resume (\S+)\)/,
+    );
+    const savedId = /agent --resume (\S+)\)/.exec(cleared)![1]!;
+    fake.enqueue(reply().text("Fresh."));
+    await agent.submit("hello again");
+    await agent.waitFor("Fresh.");
+    const fresh = fake.requests.at(-1)!.body as { messages: unknown[] };
+    assert.ok(!JSON.stringify(fresh).includes("heron"), "a cleared conversation is not sent");
+    await agent.submit("/compact"); // one exchange: less than what is kept verbatim
+    await agent.waitFor("nothing to compact yet");
 
-      await agent.submit("/resume");
-      await agent.waitFor("Resume which conversation?");
-      await agent.waitFor("remember the word heron");
-      await agent.keys("Enter");
-      await agent.waitFor(`resumed ${savedId} (4 messages)`);
-      fake.enqueue(reply().text("Back."));
-      await agent.submit("which words?");
-      await agent.waitFor("Back.");
-      const resumed = JSON.stringify(fake.requests.at(-1)!.body);
-      assert.ok(resumed.includes("heron") && resumed.includes("kestrel"));
-      assert.ok(!resumed.includes("hello again"));
+    await agent.submit("/resume");
+    await agent.waitFor("Resume which conversation?");
+    await agent.waitFor("remember the word heron");
+    await agent.keys("Enter");
+    await agent.waitFor(`resumed ${savedId} (4 messages)`);
+    fake.enqueue(reply().text("Back."));
+    await agent.submit("which words?");
+    await agent.waitFor("Back.");
+    const resumed = JSON.stringify(fake.requests.at(-1)!.body);
+    assert.ok(resumed.includes("heron") && resumed.includes("kestrel"));
+    assert.ok(!resumed.includes("hello again"));
 
-      // Three exchanges: the oldest is summarized, the summary replaces it.
-      fake.enqueue(reply().text("SUMMARY: heron and kestrel were named."));
-      await agent.submit("/compact");
-      await agent.waitFor(/history compacted: \d+ → \d+ messages/);
-      fake.enqueue(reply().text("Still with you."));
-      await agent.submit("go on");
-      await agent.waitFor("Still with you.");
-      const after = JSON.stringify(fake.requests.at(-1)!.body);
-      assert.match(after, /SUMMARY: heron and kestrel were named\./);
-      assert.equal(lastUserText(fake.requests.at(-1)!.body), "go on");
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    // Three exchanges: the oldest is summarized, the summary replaces it.
+    fake.enqueue(reply().text("SUMMARY: heron and kestrel were named."));
+    await agent.submit("/compact");
+    await agent.waitFor(/history compacted: \d+ → \d+ messages/);
+    fake.enqueue(reply().text("Still with you."));
+    await agent.submit("go on");
+    await agent.waitFor("Still with you.");
+    const after = JSON.stringify(fake.requests.at(-1)!.body);
+    assert.match(after, /SUMMARY: heron and kestrel were named\./);
+    assert.equal(lastUserText(fake.requests.at(-1)!.body), "go on");
   },
 );
 

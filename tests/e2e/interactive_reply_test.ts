@@ -5,7 +5,13 @@
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { lastUserText, TmuxAgent, toolResults, userTexts } from "./interactive_tmux.ts";
+import {
+  fakeModelSession,
+  lastUserText,
+  TmuxAgent,
+  toolResults,
+  userTexts,
+} from "./interactive_tmux.ts";
 import { runAgent, tempHome } from "./agent_process.ts";
 
 const QUIET = { AGENT_MEMORY_REFLECT: "0" };
@@ -14,45 +20,41 @@ peerTest(
   "a streamed reply: banner, reasoning collapsed, text, status line",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer({
-      models: [{ id: "served-7b", max_model_len: 65536 }],
+    await using s = await fakeModelSession({
+      server: {
+        models: [{ id: "served-7b", max_model_len: 65536 }],
+      },
+      env: { AGENT_PROVIDER: "chat_completions" },
     });
-    const agent = await TmuxAgent.start({
-      env: { ...QUIET, AGENT_BASE_URL: fake.url, AGENT_PROVIDER: "chat_completions" },
-    });
-    try {
-      // The banner shows the served model resolved from GET /v1/models, not "default".
-      let screen = await agent.idle();
-      assert.match(screen, /model served-7b/);
-      assert.match(
-        screen,
-        /─ served-7b · http:\/\/127\.0\.0\.1:\d+\/v1 · effort default · ctx 0\/66k ─/,
-      );
+    const { fake, agent } = s;
+    // The banner shows the served model resolved from GET /v1/models, not "default".
+    let screen = await agent.idle();
+    assert.match(screen, /model served-7b/);
+    assert.match(
+      screen,
+      /─ served-7b · http:\/\/127\.0\.0\.1:\d+\/v1 · effort default · ctx 0\/66k ─/,
+    );
 
-      fake.enqueue(
-        reply().reasoning("Let me think about the greeting carefully.").text("Hello from the fake!")
-          .usage(1200, 30),
-      );
-      await agent.submit("say hello");
-      screen = await agent.waitFor(/ctx 1\.2k\/66k/);
-      assert.match(screen, /Hello from the fake!/);
-      // Reasoning collapsed to one line; its text is gone from the screen.
-      assert.match(screen, /✻ thought for 7 words \(\/reasoning shows it\)/);
-      assert.doesNotMatch(screen, /greeting carefully/);
-      await agent.submit("/reasoning");
-      screen = await agent.waitFor("Let me think about the greeting carefully.");
+    fake.enqueue(
+      reply().reasoning("Let me think about the greeting carefully.").text("Hello from the fake!")
+        .usage(1200, 30),
+    );
+    await agent.submit("say hello");
+    screen = await agent.waitFor(/ctx 1\.2k\/66k/);
+    assert.match(screen, /Hello from the fake!/);
+    // Reasoning collapsed to one line; its text is gone from the screen.
+    assert.match(screen, /✻ thought for 7 words \(\/reasoning shows it\)/);
+    assert.doesNotMatch(screen, /greeting carefully/);
+    await agent.submit("/reasoning");
+    screen = await agent.waitFor("Let me think about the greeting carefully.");
 
-      const body = fake.requests[0]!.body!;
-      assert.equal(body.model, "default");
-      assert.equal(lastUserText(body), "say hello");
-      fake.assertNoViolations();
+    const body = fake.requests[0]!.body!;
+    assert.equal(body.model, "default");
+    assert.equal(lastUserText(body), "say hello");
+    fake.assertNoViolations();
 
-      await agent.submit("/exit");
-      assert.equal(await agent.waitForExit(), 0);
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    await agent.submit("/exit");
+    assert.equal(await agent.waitForExit(), 0);
   },
 );
 
@@ -123,66 +125,56 @@ peerTest(
 );
 
 peerTest("ctrl+c interrupts a reply and the conversation goes on", probes.tmux, async () => {
-  const fake = await startFakeModelServer();
-  const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-  try {
-    await agent.idle();
-    fake.enqueue(reply().text("This reply starts and then").hang());
-    await agent.submit("tell me a long story");
-    await agent.waitFor("This reply starts and then");
-    await agent.keys("C-c");
-    await agent.waitFor("⏹ interrupted");
-    await agent.idle();
+  await using s = await fakeModelSession();
+  const { fake, agent } = s;
+  await agent.idle();
+  fake.enqueue(reply().text("This reply starts and then").hang());
+  await agent.submit("tell me a long story");
+  await agent.waitFor("This reply starts and then");
+  await agent.keys("C-c");
+  await agent.waitFor("⏹ interrupted");
+  await agent.idle();
 
-    fake.enqueue(reply().text("Short answer."));
-    await agent.submit("just the ending");
-    await agent.waitFor("Short answer.");
-    // The interrupted turn left a user message; the new text joins it (valid on both wires).
-    const users = userTexts(fake.requests[1]!.body);
-    assert.equal(users.length, 1);
-    assert.equal(users[0], "tell me a long story\njust the ending");
-    fake.assertNoViolations();
-  } finally {
-    await agent.close();
-    await fake.close();
-  }
+  fake.enqueue(reply().text("Short answer."));
+  await agent.submit("just the ending");
+  await agent.waitFor("Short answer.");
+  // The interrupted turn left a user message; the new text joins it (valid on both wires).
+  const users = userTexts(fake.requests[1]!.body);
+  assert.equal(users.length, 1);
+  assert.equal(users[0], "tell me a long story\njust the ending");
+  fake.assertNoViolations();
 });
 
 peerTest(
   "a trailing backslash continues the message; ↑ recalls earlier input",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await agent.idle();
-      fake.enqueue(reply().text("Got both lines."), reply().text("Again."));
-      await agent.submit("first line\\");
-      await agent.waitFor(/…$/);
-      await agent.submit("second line");
-      await agent.waitFor("Got both lines.");
-      assert.equal(lastUserText(fake.requests[0]!.body), "first line\nsecond line");
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("Got both lines."), reply().text("Again."));
+    await agent.submit("first line\\");
+    await agent.waitFor(/…$/);
+    await agent.submit("second line");
+    await agent.waitFor("Got both lines.");
+    assert.equal(lastUserText(fake.requests[0]!.body), "first line\nsecond line");
 
-      await agent.keys("Up", "Enter");
-      await agent.waitFor("Again.");
-      assert.equal(lastUserText(fake.requests[1]!.body), "second line");
+    await agent.keys("Up", "Enter");
+    await agent.waitFor("Again.");
+    assert.equal(lastUserText(fake.requests[1]!.body), "second line");
 
-      // ctrl+c at an empty prompt asks for a second one; the session goes on meanwhile.
-      await agent.keys("C-c");
-      await agent.waitFor("press ctrl+c again within 2 s to quit");
-      fake.enqueue(reply().text("Still here."));
-      await agent.submit("are you there?");
-      await agent.waitFor("Still here.");
-      await agent.idle();
-      // A message in between resets it: one ctrl+c asks again, the second quits.
-      await agent.keys("C-c");
-      await agent.waitFor(/press ctrl\+c again within 2 s to quit[\s\S]*press ctrl\+c again/);
-      await agent.keys("C-c");
-      assert.equal(await agent.waitForExit(), 0);
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    // ctrl+c at an empty prompt asks for a second one; the session goes on meanwhile.
+    await agent.keys("C-c");
+    await agent.waitFor("press ctrl+c again within 2 s to quit");
+    fake.enqueue(reply().text("Still here."));
+    await agent.submit("are you there?");
+    await agent.waitFor("Still here.");
+    await agent.idle();
+    // A message in between resets it: one ctrl+c asks again, the second quits.
+    await agent.keys("C-c");
+    await agent.waitFor(/press ctrl\+c again within 2 s to quit[\s\S]*press ctrl\+c again/);
+    await agent.keys("C-c");
+    assert.equal(await agent.waitForExit(), 0);
   },
 );
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { lastUserText, TmuxAgent } from "./interactive_tmux.ts";
+import { fakeModelSession, lastUserText, TmuxAgent } from "./interactive_tmux.ts";
 
 const QUIET = { AGENT_MEMORY_REFLECT: "0" };
 
@@ -20,43 +20,38 @@ peerTest(
   "an activity line runs from the request to the first token and while a tool runs",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await agent.idle();
-      const first = gate();
-      fake.enqueue(reply().gate(first.opened).text("Here you go."));
-      await agent.submit("hello");
-      // Nothing has streamed yet: the line says so, with the elapsed time and the way out.
-      await agent.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \d+(\.\d)?s · esc to interrupt/);
-      // It keeps moving: the elapsed time changes while the model is silent.
-      const before = /waiting for the model · ([\d.]+)s/.exec(await agent.screen())![1];
-      await agent.waitFor(new RegExp(`waiting for the model · (?!${before}s)[\\d.]+s`));
-      first.open();
-      let screen = await agent.waitFor("Here you go.");
-      await agent.idle();
-      screen = await agent.screen();
-      assert.doesNotMatch(screen, /waiting for the model/, "the line is gone once text came");
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await agent.idle();
+    const first = gate();
+    fake.enqueue(reply().gate(first.opened).text("Here you go."));
+    await agent.submit("hello");
+    // Nothing has streamed yet: the line says so, with the elapsed time and the way out.
+    await agent.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model · \d+(\.\d)?s · esc to interrupt/);
+    // It keeps moving: the elapsed time changes while the model is silent.
+    const before = /waiting for the model · ([\d.]+)s/.exec(await agent.screen())![1];
+    await agent.waitFor(new RegExp(`waiting for the model · (?!${before}s)[\\d.]+s`));
+    first.open();
+    let screen = await agent.waitFor("Here you go.");
+    await agent.idle();
+    screen = await agent.screen();
+    assert.doesNotMatch(screen, /waiting for the model/, "the line is gone once text came");
 
-      // A tool that waits for a file the test creates: the line names it while it runs.
-      fake.enqueue(
-        reply().tool("shell", {
-          command: "while [ ! -e go ]; do sleep 0.05; done; echo finished",
-        }).usage(100, 42),
-        reply().text("The command finished."),
-      );
-      await agent.submit("run it");
-      screen = await agent.waitFor(/running shell · \d+(\.\d)?s · 42 tokens · esc to interrupt/);
-      await Deno.writeTextFile(`${agent.workdir}/go`, "");
-      await agent.waitFor("The command finished.");
-      screen = await agent.idle();
-      assert.match(screen, /⎿ exit code 0 \(\+1 lines/);
-      assert.doesNotMatch(screen, /running shell ·/);
-      fake.assertNoViolations();
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    // A tool that waits for a file the test creates: the line names it while it runs.
+    fake.enqueue(
+      reply().tool("shell", {
+        command: "while [ ! -e go ]; do sleep 0.05; done; echo finished",
+      }).usage(100, 42),
+      reply().text("The command finished."),
+    );
+    await agent.submit("run it");
+    screen = await agent.waitFor(/running shell · \d+(\.\d)?s · 42 tokens · esc to interrupt/);
+    await Deno.writeTextFile(`${agent.workdir}/go`, "");
+    await agent.waitFor("The command finished.");
+    screen = await agent.idle();
+    assert.match(screen, /⎿ exit code 0 \(\+1 lines/);
+    assert.doesNotMatch(screen, /running shell ·/);
+    fake.assertNoViolations();
   },
 );
 
@@ -140,36 +135,31 @@ peerTest(
   "text typed while a reply streams is sent as the next message; a draft waits at the prompt",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await agent.idle();
-      const held = gate();
-      fake.enqueue(
-        reply().text("Working on it").gate(held.opened).text(", done."),
-        reply().text("Second answer."),
-      );
-      await agent.submit("first question");
-      await agent.waitFor("Working on it");
-      await agent.submit("and a follow-up");
-      await agent.type("half a thoughtxx");
-      await agent.keys("BSpace", "BSpace");
-      held.open();
-      await agent.waitFor("Second answer.");
-      assert.equal(lastUserText(fake.requests[1]!.body), "and a follow-up");
-      // The queued message is shown as if typed at the prompt; the unfinished line waits there.
-      const screen = await agent.waitFor(/› half a thought$/);
-      assert.match(screen, /Working on it, done\.[\s\S]*› and a follow-up\s+Second answer\./);
-      assert.equal(fake.requests.length, 2);
-      fake.enqueue(reply().text("Third."));
-      await agent.keys("Enter");
-      await agent.waitFor("Third.");
-      assert.equal(lastUserText(fake.requests[2]!.body), "half a thought");
-      fake.assertNoViolations();
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await agent.idle();
+    const held = gate();
+    fake.enqueue(
+      reply().text("Working on it").gate(held.opened).text(", done."),
+      reply().text("Second answer."),
+    );
+    await agent.submit("first question");
+    await agent.waitFor("Working on it");
+    await agent.submit("and a follow-up");
+    await agent.type("half a thoughtxx");
+    await agent.keys("BSpace", "BSpace");
+    held.open();
+    await agent.waitFor("Second answer.");
+    assert.equal(lastUserText(fake.requests[1]!.body), "and a follow-up");
+    // The queued message is shown as if typed at the prompt; the unfinished line waits there.
+    const screen = await agent.waitFor(/› half a thought$/);
+    assert.match(screen, /Working on it, done\.[\s\S]*› and a follow-up\s+Second answer\./);
+    assert.equal(fake.requests.length, 2);
+    fake.enqueue(reply().text("Third."));
+    await agent.keys("Enter");
+    await agent.waitFor("Third.");
+    assert.equal(lastUserText(fake.requests[2]!.body), "half a thought");
+    fake.assertNoViolations();
   },
 );
 
@@ -203,34 +193,29 @@ peerTest(
   "tool output is collapsed to one line; ctrl+o and /expand show it whole",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer();
-    const agent = await TmuxAgent.start({ env: { ...QUIET, AGENT_BASE_URL: fake.url } });
-    try {
-      await agent.idle();
-      fake.enqueue(
-        reply().tool("shell", { command: "seq 101 104" }),
-        reply().text("Listed."),
-      );
-      await agent.submit("list rows");
-      await agent.waitFor("Listed.");
-      let screen = await agent.idle();
-      assert.match(screen, /⎿ exit code 0 \(\+4 lines · ctrl\+o expands\)/);
-      assert.doesNotMatch(screen, /^\s*103$/m);
+    await using s = await fakeModelSession();
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(
+      reply().tool("shell", { command: "seq 101 104" }),
+      reply().text("Listed."),
+    );
+    await agent.submit("list rows");
+    await agent.waitFor("Listed.");
+    let screen = await agent.idle();
+    assert.match(screen, /⎿ exit code 0 \(\+4 lines · ctrl\+o expands\)/);
+    assert.doesNotMatch(screen, /^\s*103$/m);
 
-      await agent.keys("C-o");
-      screen = await agent.waitFor(/^ {2}103$/m);
-      assert.match(
-        screen,
-        /\n⏺ shell: seq 101 104\n {2}exit code 0\n {2}101\n {2}102\n {2}103\n {2}104/,
-      );
-      await agent.idle();
-      await agent.submit("/expand");
-      await agent.waitFor(/^ {2}104$/m, { count: 2 });
-      fake.assertNoViolations();
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    await agent.keys("C-o");
+    screen = await agent.waitFor(/^ {2}103$/m);
+    assert.match(
+      screen,
+      /\n⏺ shell: seq 101 104\n {2}exit code 0\n {2}101\n {2}102\n {2}103\n {2}104/,
+    );
+    await agent.idle();
+    await agent.submit("/expand");
+    await agent.waitFor(/^ {2}104$/m, { count: 2 });
+    fake.assertNoViolations();
   },
 );
 
@@ -238,27 +223,23 @@ peerTest(
   "one model name: banner, status line and /model picker show the served name, never `default` beside it",
   probes.tmux,
   async () => {
-    const fake = await startFakeModelServer({
-      models: [{ id: "served-7b", max_model_len: 65536 }, { id: "other-3b" }],
+    await using s = await fakeModelSession({
+      server: {
+        models: [{ id: "served-7b", max_model_len: 65536 }, { id: "other-3b" }],
+      },
+      env: { AGENT_PROVIDER: "chat_completions" },
     });
-    const agent = await TmuxAgent.start({
-      env: { ...QUIET, AGENT_BASE_URL: fake.url, AGENT_PROVIDER: "chat_completions" },
-    });
-    try {
-      let screen = await agent.idle();
-      assert.match(screen, /model served-7b/);
-      assert.match(screen, /─ served-7b · /);
-      await agent.submit("/model");
-      screen = await agent.waitFor(/Served by the active endpoint[\s\S]*other-3b/);
-      const picker = screen.slice(screen.lastIndexOf("Switch model"));
-      assert.match(picker, /served-7b\s+current/);
-      assert.doesNotMatch(picker, /^\W*default\b/m);
-      await agent.keys("Escape");
-      await agent.waitFor("model unchanged");
-      fake.assertNoViolations();
-    } finally {
-      await agent.close();
-      await fake.close();
-    }
+    const { fake, agent } = s;
+    let screen = await agent.idle();
+    assert.match(screen, /model served-7b/);
+    assert.match(screen, /─ served-7b · /);
+    await agent.submit("/model");
+    screen = await agent.waitFor(/Served by the active endpoint[\s\S]*other-3b/);
+    const picker = screen.slice(screen.lastIndexOf("Switch model"));
+    assert.match(picker, /served-7b\s+current/);
+    assert.doesNotMatch(picker, /^\W*default\b/m);
+    await agent.keys("Escape");
+    await agent.waitFor("model unchanged");
+    fake.assertNoViolations();
   },
 );

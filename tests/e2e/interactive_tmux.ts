@@ -4,6 +4,11 @@
 
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { type AgentEnv, childEnv, ROOT, tempHome } from "./agent_process.ts";
+import {
+  type FakeModelServer,
+  type FakeServerOptions,
+  startFakeModelServer,
+} from "../fakes/model_server.ts";
 
 export interface TmuxAgentOptions {
   args?: string[];
@@ -159,6 +164,32 @@ export class TmuxAgent {
     }
     return new TextDecoder().decode(out.stdout);
   }
+}
+
+/** A fake model server and an agent session pointed at it, reflection off
+ * (AGENT_MEMORY_REFLECT=0, so the requests are only the conversation's); disposing closes the
+ * session, then the server. */
+export async function fakeModelSession(
+  opts: { server?: FakeServerOptions; env?: Record<string, string> } = {},
+): Promise<{ fake: FakeModelServer; agent: TmuxAgent } & AsyncDisposable> {
+  const fake = await startFakeModelServer(opts.server);
+  let agent: TmuxAgent;
+  try {
+    agent = await TmuxAgent.start({
+      env: { AGENT_MEMORY_REFLECT: "0", AGENT_BASE_URL: fake.url, ...opts.env },
+    });
+  } catch (err) {
+    await fake.close();
+    throw err;
+  }
+  return {
+    fake,
+    agent,
+    async [Symbol.asyncDispose]() {
+      await agent.close();
+      await fake.close();
+    },
+  };
 }
 
 function shellQuote(s: string): string {

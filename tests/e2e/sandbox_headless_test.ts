@@ -5,8 +5,8 @@
 // (off); and a sandboxed command dies with the agent when the agent is killed.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { childEnv, ROOT, runAgent, tempHome } from "./agent_process.ts";
+import { reply } from "../fakes/model_server.ts";
+import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
@@ -22,36 +22,15 @@ import {
 } from "./sandbox_attack.ts";
 
 async function setup() {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const home = await tempHome();
-  const work = `${home}/work`;
-  await Deno.mkdir(work);
+  const t = await headlessSetup();
   const targets = {
-    agentHome: `${home}/.agent`,
-    home,
-    other: `${home}/other-workspace`,
-    port: Number(new URL(fake.url).port),
+    agentHome: `${t.home}/.agent`,
+    home: t.home,
+    other: `${t.home}/other-workspace`,
+    port: Number(new URL(t.fake.url).port),
   };
   await plantSecrets(targets);
-  const env = {
-    home,
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  };
-  return {
-    fake,
-    home,
-    work,
-    env,
-    targets,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+  return Object.assign(t, { targets });
 }
 
 peerTest(
