@@ -57,20 +57,28 @@ export async function cli(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** Waits (on the event stream, not a timer) until run `runId` reports `status`. */
-export async function waitForRun(url: string, runId: number, status: string): Promise<void> {
+/**
+ * Reads the outpost's event stream (a signal, not a timer) until a `run` event of `runId`
+ * satisfies `done`; returns that event's status. Only whole lines are parsed.
+ */
+async function waitForRunEvent(
+  url: string,
+  runId: number,
+  done: (status: string) => boolean,
+): Promise<string> {
   const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
+  let partial = "";
   try {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("event stream ended");
-      buffer += value;
-      for (const line of buffer.split("\n")) {
+      const { value, done: ended } = await reader.read();
+      if (ended) throw new Error("event stream ended");
+      const lines = (partial + value).split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
         if (!line.startsWith("data: ")) continue;
         const data = JSON.parse(line.slice(6));
-        if (data.type === "run" && data.run_id === runId && data.status === status) return;
+        if (data.type === "run" && data.run_id === runId && done(data.status)) return data.status;
       }
     }
   } finally {
@@ -78,29 +86,15 @@ export async function waitForRun(url: string, runId: number, status: string): Pr
   }
 }
 
+/** Waits until run `runId` reports `status`. */
+export async function waitForRun(url: string, runId: number, status: string): Promise<void> {
+  await waitForRunEvent(url, runId, (s) => s === status);
+}
+
 /**
- * Waits (on the event stream) until run `runId` leaves queued/running; returns the status it
- * ended in, so a test can assert it rather than wait forever for one that never comes.
+ * Waits until run `runId` leaves queued/running; returns the status it ended in, so a test
+ * can assert it rather than wait forever for one that never comes.
  */
-export async function waitForRunEnd(url: string, runId: number): Promise<string> {
-  const res = await fetch(`${url}api/events`, { headers: { "Last-Event-ID": "0" } });
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error("event stream ended");
-      buffer += value;
-      for (const line of buffer.split("\n")) {
-        if (!line.startsWith("data: ")) continue;
-        const data = JSON.parse(line.slice(6));
-        if (
-          data.type === "run" && data.run_id === runId && data.status !== "queued" &&
-          data.status !== "running"
-        ) return data.status;
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
+export function waitForRunEnd(url: string, runId: number): Promise<string> {
+  return waitForRunEvent(url, runId, (s) => s !== "queued" && s !== "running");
 }
