@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
-import { startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import { dashboardApi, startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
 
 Deno.test("outpost runs the real agent: ok with a report; needs_human → inbox → answer → resumed run", async () => {
   const home = await tempHome();
@@ -20,22 +20,7 @@ Deno.test("outpost runs the real agent: ok with a report; needs_human → inbox 
   });
   try {
     const { url } = outpost;
-    const first = await fetch(`${url}api/jobs`);
-    const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
-    await first.body?.cancel();
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          Cookie: `outpost_csrf=${token}`,
-          "X-CSRF-Token": token,
-          "Content-Type": "application/json",
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return { status: res.status, json: text ? JSON.parse(text) : null, text };
-    };
+    const api = await dashboardApi(url);
     const work = `${home}/work`;
     await Deno.mkdir(work);
 

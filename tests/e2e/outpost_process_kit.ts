@@ -98,3 +98,28 @@ export async function waitForRun(url: string, runId: number, status: string): Pr
 export function waitForRunEnd(url: string, runId: number): Promise<string> {
   return waitForRunEvent(url, runId, (s) => s !== "queued" && s !== "running");
 }
+
+/**
+ * The dashboard API as a page calls it: the CSRF cookie and header (`csrf = false` leaves the
+ * header out, to see the refusal) and a JSON body; answers status, parsed JSON and raw text.
+ */
+export async function dashboardApi(url: string) {
+  const first = await fetch(`${url}api/jobs`);
+  const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
+  await first.body?.cancel();
+  return async (method: string, path: string, body?: unknown, csrf = true) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        Cookie: `outpost_csrf=${token}`,
+        ...(csrf ? { "X-CSRF-Token": token } : {}),
+        "Content-Type": "application/json",
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : null, text };
+  };
+}
+
+export type DashboardApi = Awaited<ReturnType<typeof dashboardApi>>;

@@ -12,7 +12,13 @@ import { generateKeyPairSync } from "node:crypto";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { startPushService } from "../fakes/push_service.ts";
 import { tempHome } from "./agent_process.ts";
-import { startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import {
+  type DashboardApi,
+  dashboardApi,
+  startOutpost,
+  stop,
+  waitForRun,
+} from "./outpost_process_kit.ts";
 
 // Long enough that the push envelope must cap them (titles 200, bodies 120 characters).
 const JOB_NAME = "deploy-" + "x".repeat(188);
@@ -43,27 +49,7 @@ async function vapidKeyFile(
   return { path, pem, publicKey: raw };
 }
 
-/** The dashboard API with the CSRF cookie and header a page would send. */
-async function dashboardApi(url: string) {
-  const first = await fetch(`${url}api/jobs`);
-  const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
-  await first.body?.cancel();
-  return async (method: string, path: string, body?: unknown, csrf = true) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        Cookie: `outpost_csrf=${token}`,
-        ...(csrf ? { "X-CSRF-Token": token } : {}),
-        "Content-Type": "application/json",
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : null, text };
-  };
-}
-
-type Api = Awaited<ReturnType<typeof dashboardApi>>;
+type Api = DashboardApi;
 
 /** Creates a job whose model asks one question, runs it, and returns the open inbox item. */
 async function haltedRun(

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
-import { startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
+import { dashboardApi, startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
   assertNoCanaryUnder,
@@ -48,22 +48,7 @@ peerTest(
         other: `${home}/ws-b`,
         port: Number(new URL(url).port),
       };
-      const first = await fetch(`${url}api/jobs`);
-      const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
-      await first.body?.cancel();
-      const api = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${url}${path}`, {
-          method,
-          headers: {
-            Cookie: `outpost_csrf=${token}`,
-            "X-CSRF-Token": token,
-            "Content-Type": "application/json",
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        const text = await res.text();
-        return { status: res.status, json: text ? JSON.parse(text) : null, text };
-      };
+      const api = await dashboardApi(url);
       await Deno.mkdir(`${home}/ws-a`);
       await plantProject(`${home}/ws-a`);
       const schedule = { kind: "every", expr: "1h", tz: "UTC" };
