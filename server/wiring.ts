@@ -151,6 +151,7 @@ function assembleRecipes(
     ...(parts.recipesDir ? { dir: parts.recipesDir } : {}),
   });
   const githubComments = new GithubCommentPoster({
+    home: parts.home,
     store: parts.store,
     env: parts.env,
     fetch: parts.fetch ?? globalThis.fetch,

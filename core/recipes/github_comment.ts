@@ -11,10 +11,13 @@ import { withDeadline } from "../deadline.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock, Env, Fetch } from "../ports.ts";
 import type { Job, Store } from "../store/store.ts";
+import { readReport } from "../scheduler/report_reader.ts";
 
 export const GITHUB_TOKEN_ENV = "AGENT_OUTPOST_GITHUB_TOKEN";
 export const GITHUB_API_URL_ENV = "AGENT_OUTPOST_GITHUB_API_URL";
 export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+/** A report larger than this is not posted: its answer is last, so a cut one would lose it. */
+const REPORT_MAX_BYTES = 1024 * 1024;
 /** GitHub refuses comment bodies over 65,536 characters. */
 export const COMMENT_MAX = 60_000;
 const SEND_TIMEOUT_MS = 15_000;
@@ -71,6 +74,8 @@ export function finalAnswerOf(report: string): string | null {
 }
 
 export interface CommentPosterOptions {
+  /** The agent home: reports are read only from <home>/outpost/runs/ (report_reader.ts). */
+  home: string;
   store: Store;
   env: Env;
   fetch: Fetch;
@@ -111,9 +116,25 @@ export class GithubCommentPoster {
     const record = (action: string, detail: string) =>
       audit(store, logger, { action, target: `job:${job.id}`, actor: "recipe:github", detail });
     try {
-      const run = store.getRun(runId);
-      const report = run?.report_path ? await Deno.readTextFile(run.report_path) : "";
-      const answer = finalAnswerOf(report);
+      // The run wrote its report and can swap it for a symlink or a FIFO: read it through the
+      // one guarded reader, so no other file's text can reach a public comment.
+      const read = await readReport({
+        home: this.#o.home,
+        path: store.getRun(runId)?.report_path ?? null,
+        maxBytes: REPORT_MAX_BYTES,
+        oversize: "refuse",
+      });
+      if (read.kind !== "text") {
+        const why = read.kind === "too_large"
+          ? `its report is larger than ${REPORT_MAX_BYTES} bytes`
+          : read.why;
+        record(
+          AUDIT_RECIPES.githubCommentFailed,
+          `run ${runId}: nothing posted to ${where}: ${why}`,
+        );
+        return;
+      }
+      const answer = finalAnswerOf(read.text);
       if (answer === null) {
         record(
           AUDIT_RECIPES.githubCommentFailed,

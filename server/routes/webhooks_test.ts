@@ -279,3 +279,37 @@ Deno.test("github_pr_comment: a machine-door one-shot with forged meta posts not
   assert.equal(github.requests.length, 0, "no recipe stamp, no comment");
   assert.equal(t.store.listAudit({ action: "github_comment" }).length, 0);
 });
+
+Deno.test("github_pr_comment: a report swapped for a symlink or a FIFO posts nothing and says why", async () => {
+  await using github = new FakeGithubApi();
+  await using t = await makeTestOutpost({
+    env: { AGENT_OUTPOST_GITHUB_TOKEN: TOKEN, AGENT_OUTPOST_GITHUB_API_URL: github.url },
+  });
+  const { id, secret } = await enableTriage(t);
+  const outside = join(t.home, "outside.md");
+  await Deno.writeTextFile(outside, "# other\n\n## Final answer\n\nSECRET from another file\n");
+  const swaps: Array<(report: string) => Promise<void>> = [
+    (report) => Deno.symlink(outside, report),
+    async (report) => {
+      const made = await new Deno.Command("mkfifo", { args: [report] }).output();
+      assert.ok(made.success, "mkfifo");
+    },
+  ];
+  for (const [i, swap] of swaps.entries()) {
+    const { fired } = await jsonOf(await deliver(t, id, { secret, delivery: `d-swap-${i}` }));
+    const spawned = t.spawner.nextSpawn();
+    await t.scheduler.step();
+    const child = await spawned;
+    await swap(child.arg("--output")!);
+    child.exit(0, { outcome: "ok", exit_code: 0, final_text: "x", session_id: `s${i}` });
+    assert.equal(await t.scheduler.whenSettled(fired.run_id), "ok");
+    await t.deps.githubComments.idle();
+  }
+  assert.equal(github.requests.length, 0, "nothing reached the code host");
+  const failed = t.store.listAudit({ action: "github_comment_failed" });
+  assert.equal(failed.length, 2);
+  for (const row of failed) {
+    assert.match(row.detail, /nothing posted to acme\/widgets#42: .*(symlink|regular file)/);
+    assert.ok(!row.detail.includes("SECRET"));
+  }
+});
