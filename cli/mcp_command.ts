@@ -3,7 +3,8 @@
 //   add NAME -- COMMAND ARGS  a stdio server in the global settings (--env K=V, --cwd DIR)
 //   add NAME --url URL        a Streamable HTTP server (--header K=V, --bearer-key ID)
 //   remove NAME               drop it from the global settings
-//   test NAME                 connect now and list its tools (exit 0 ready, 1 not)
+//   test NAME                 connect now and list its tools (exit 0 ready, 1 not); a stdio
+//                             server runs in the same sandbox as in a run
 //   approve NAME              let a project-file server start in this project (recorded in
 //                             the global settings, pinned to its current command/url)
 //   set-key ID                store a key for bearer_key = ID, read from stdin
@@ -27,6 +28,7 @@ import {
   setMcpKey,
 } from "../core/settings/mcp_settings_file.ts";
 import { McpManager } from "../core/mcp/manager.ts";
+import { launcherFor } from "../core/mcp/launch.ts";
 import { readFirstLine, readHidden } from "./config_main.ts";
 import { VERSION } from "./version.ts";
 
@@ -193,12 +195,19 @@ async function test(
 ): Promise<number> {
   // Only this server, enabled for the test whatever the file says.
   const only = { ...settings, mcp_servers: [{ ...server, enabled: true }] } as Settings;
+  const workdir = await Deno.realPath(cwd);
+  // The run's sandbox and launcher, so a stdio server is confined here exactly as in a run
+  // (a check that ran it unconfined would both expose the agent home and pass a server that
+  // cannot work in the sandbox). Loaded here only: list/add/remove need none of setup.ts.
+  const { sandboxFor } = await import("./setup.ts");
+  const sandbox = await sandboxFor(settings, workdir, agentHome(env), env);
   const manager = new McpManager(only, {
     env,
     fetch: globalThis.fetch,
     clock: systemClock,
-    workdir: await Deno.realPath(cwd),
+    workdir,
     clientVersion: VERSION,
+    launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
   });
   try {
     await manager.start();

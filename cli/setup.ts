@@ -169,9 +169,10 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
  * home, the memory root, the settings files and the real HOME are never mounted (masked when
  * they lie inside the workdir); the project settings file stays readable but not writable.
  * `sandbox = "bubblewrap"` insists: a bwrap that cannot start stops the run here. `auto`
- * finds out at the first shell call and refuses that call instead.
+ * finds out at the first shell call and refuses that call instead. `agent mcp test` uses it too,
+ * so a server it checks runs confined exactly as in a run.
  */
-async function sandboxFor(
+export async function sandboxFor(
   settings: Settings,
   workdir: string,
   home: string,
