@@ -4,7 +4,7 @@
 // the repository and are edited by hand.
 
 import { SettingsError } from "./errors.ts";
-import { MCP_SERVER_NAME } from "./mcp_servers.ts";
+import { MCP_SERVER_NAME, parseMcpServers } from "./mcp_servers.ts";
 import { globalSettingsPath } from "./project.ts";
 import { tableAt, updateGlobalSettings } from "./settings_file.ts";
 
@@ -18,7 +18,11 @@ function checkName(name: string, path: string): void {
   }
 }
 
-/** Adds [mcp_servers.<name>]; refuses to replace an existing one (remove it first). */
+/**
+ * Adds [mcp_servers.<name>]; refuses to replace an existing one (remove it first), and refuses
+ * a table the parser would reject (a bad url, say): written, it would stop every later start
+ * with a settings error until the file was fixed by hand.
+ */
 export function addMcpServer(
   home: string,
   name: string,
@@ -34,6 +38,7 @@ export function addMcpServer(
         { key: `mcp_servers.${name}`, file: path },
       );
     }
+    parseMcpServers({ path, text: "", table: { mcp_servers: { [name]: table } } }, "global", []);
     servers[name] = table;
   });
 }
