@@ -40,15 +40,28 @@ export function childEnv(env: AgentEnv): Record<string, string> {
   };
 }
 
-export async function runAgent(args: string[], env: AgentEnv, cwd?: string): Promise<AgentRun> {
-  const out = await new Deno.Command(Deno.execPath(), {
+/** `input`, when given, is the child's whole stdin (a pipe, so not a terminal); otherwise the test's. */
+export async function runAgent(
+  args: string[],
+  env: AgentEnv,
+  cwd?: string,
+  input?: string,
+): Promise<AgentRun> {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [...denoRunArgs("agent", ROOT), ...args],
     env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? env.home,
+    stdin: input === undefined ? "inherit" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
+  const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
