@@ -127,6 +127,30 @@ peerTest("Streamable HTTP server-everything: echo and an allow list", everything
   assert.match(sum.content, /5/);
 });
 
+Deno.test("disabled_tools hides those tools; a server with enabled = false is never spawned", async () => {
+  const marker = await Deno.makeTempFile();
+  await Deno.remove(marker);
+  await using t = await managerFor(
+    `[mcp_servers.raw]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n` +
+      `disabled_tools = ["crash", "hang"]\n` +
+      `[mcp_servers.off]\ncommand = "sh"\nargs = ["-c", "touch ${marker}; exec node ${RAW_SERVER}"]\n` +
+      `enabled = false\n`,
+  );
+  await t.manager.start();
+  const [raw, off] = t.manager.statuses();
+  assert.equal(raw?.state, "ready", raw?.error);
+  assert.deepEqual(raw?.tools, ["mcp__raw__bad_structured"]);
+  assert.deepEqual(t.manager.tools().map((x) => x.name), ["mcp__raw__bad_structured"]);
+  assert.deepEqual(off, {
+    name: "off",
+    transport: "stdio",
+    scope: "global",
+    state: "disabled",
+    tools: [],
+  });
+  await assert.rejects(Deno.stat(marker), Deno.errors.NotFound, "the disabled server never ran");
+});
+
 Deno.test("a server that never answers initialize fails after its startup_timeout_s, with no tools", async () => {
   const clock = new FakeClock();
   await using t = await managerFor(

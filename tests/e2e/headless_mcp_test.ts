@@ -185,6 +185,67 @@ peerTest(
   },
 );
 
+peerTest(
+  "auto mode applies a non-read-only MCP tool without asking",
+  everythingProbe,
+  async () => {
+    await using t = await setup(noteServerToml());
+    t.fake.enqueue(reply().tool("mcp__notes__write_note", { path: "n.txt", text: "auto text" }));
+    t.fake.enqueue(reply().text("written"));
+    const r = await t.run(["--mode", "auto", "--", "write a note"]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as HeadlessResult;
+    assert.deepEqual(result.questions, []);
+    assert.equal(await Deno.readTextFile(`${t.work}/n.txt`), "auto text");
+    assert.deepEqual(toolMessages(t.fake.requests[1]!.body), [
+      "wrote 9 characters to n.txt",
+    ]);
+  },
+);
+
+type StrictTool = { function: { name: string; strict?: boolean; parameters: unknown } };
+
+peerTest(
+  "--strict-tools normalizes an MCP tool's schema like a built-in's and leaves an open one as the server wrote it",
+  everythingProbe,
+  async () => {
+    await using t = await setup(everythingStdioToml());
+    // count is optional, so strict mode makes it nullable: a null the model sends must reach
+    // the server as "absent" (the server's zod schema rejects null).
+    t.fake.enqueue(reply().tool("mcp__everything__get-resource-links", { count: null }));
+    t.fake.enqueue(reply().text("ok"));
+    const r = await t.run(["--strict-tools", "--", "links"]);
+    assert.equal(r.code, 0, r.stderr);
+    const tools = (t.fake.requests[0]!.body as { tools: StrictTool[] }).tools;
+    const fn = (name: string) => tools.find((x) => x.function.name === name)!.function;
+    assert.equal(fn("view").strict, true, "the built-ins are strict in this run");
+    const echo = fn("mcp__everything__echo");
+    assert.equal(echo.strict, true);
+    assert.deepEqual(echo.parameters, {
+      type: "object",
+      properties: { message: { type: "string", description: "Message to echo" } },
+      required: ["message"],
+      additionalProperties: false,
+      $schema: "http://json-schema.org/draft-07/schema#",
+    });
+    const links = fn("mcp__everything__get-resource-links");
+    assert.equal(links.strict, true);
+    assert.deepEqual(
+      (links.parameters as { properties: { count: { type: unknown } } }).properties.count.type,
+      ["number", "null"],
+    );
+    // An open object (no properties) cannot be normalized: sent unchanged, without strict.
+    const image = fn("mcp__everything__get-tiny-image");
+    assert.equal(image.strict, undefined);
+    assert.deepEqual(image.parameters, {
+      type: "object",
+      properties: {},
+      $schema: "http://json-schema.org/draft-07/schema#",
+    });
+    assert.match(toolMessages(t.fake.requests[1]!.body)[0]!, /^Here are 3 resource links/);
+  },
+);
+
 Deno.test("a server that exits mid-call is a tool error for the model; the run finishes", async () => {
   const fixture = new URL("../mcp/raw_server.mjs", import.meta.url).pathname;
   await using t = await setup(
