@@ -104,6 +104,7 @@ export async function connectMcp(
       tools.push(...(page.tools as McpToolInfo[]));
       cursor = page.nextCursor;
     } while (cursor);
+    if (server.transport === "http") watchHttpStreams(client, () => closed, giveUp);
     return connection;
   } catch (err) {
     giveUp();
@@ -113,4 +114,25 @@ export async function connectMcp(
   } finally {
     options.signal.removeEventListener("abort", giveUp);
   }
+}
+
+/** How long a Streamable HTTP server has to answer the ping after one of its streams broke. */
+const HTTP_LIVENESS_MS = 5_000;
+const STREAM_LOST = /^(SSE stream disconnected|Maximum reconnection attempts)/;
+
+/**
+ * The SDK's Streamable HTTP transport reports a response stream cut mid-call (the server died,
+ * or a proxy dropped the connection) only through onerror, and leaves the call pending until
+ * its tool_timeout_s (60 s by default): resumption may still deliver the answer. A ping tells
+ * the two apart. A server that does not answer it has gone: the client closes, which fails
+ * every pending call at once and reports the server gone, as a stdio server's exit does. One
+ * that answers is left to the SDK's resumption.
+ */
+function watchHttpStreams(client: Client, isClosed: () => boolean, giveUp: () => void): void {
+  let checking = false;
+  client.onerror = (err: Error) => {
+    if (checking || isClosed() || !STREAM_LOST.test(err.message)) return;
+    checking = true;
+    client.ping({ timeout: HTTP_LIVENESS_MS }).then(() => checking = false, giveUp);
+  };
 }
