@@ -15,6 +15,7 @@ import {
   startEverythingHttp,
   TEST_SERVERS_DIR,
 } from "../mcp/everything.ts";
+import { startHttpTap } from "../mcp/http_tap.ts";
 import { PLAN_DENIAL } from "../../core/agent/permissions.ts";
 
 async function setup(
@@ -108,15 +109,65 @@ peerTest(
   },
 );
 
-peerTest("Streamable HTTP server-everything: echo through the agent", everythingProbe, async () => {
-  await using peer = await startEverythingHttp();
-  await using t = await setup(`[mcp_servers.web]\nurl = "${peer.url}"\n`);
-  t.fake.enqueue(reply().tool("mcp__web__echo", { message: "over http" }));
-  t.fake.enqueue(reply().text("ok"));
-  const r = await t.run(["--", "echo"]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(toolMessages(t.fake.requests[1]!.body), ["Echo: over http"]);
-});
+peerTest(
+  "Streamable HTTP server-everything: echo, structured, image and a tool error reach the model, with the stored key",
+  everythingProbe,
+  async () => {
+    await using peer = await startEverythingHttp();
+    await using tap = startHttpTap(peer.url);
+    await using t = await setup(
+      `[mcp_servers.web]\nurl = "${tap.url}"\nbearer_key = "web"\n[mcp_keys]\nweb = "sk-web-5e1d"\n`,
+    );
+    t.fake.enqueue(
+      reply()
+        .tool("mcp__web__echo", { message: "over http" })
+        .tool("mcp__web__get-structured-content", { location: "Chicago" })
+        .tool("mcp__web__get-tiny-image", {})
+        .tool("mcp__web__get-sum", { a: "not a number" }),
+    );
+    t.fake.enqueue(reply().text("ok"));
+    const r = await t.run(["--", "use the tools"]);
+    assert.equal(r.code, 0, r.stderr);
+    const [echo, weather, image, sum] = toolMessages(t.fake.requests[1]!.body);
+    assert.equal(echo, "Echo: over http");
+    assert.match(String(weather), /"temperature":36/);
+    assert.match(String(image), /\[image 1: image\/png, \d+ bytes\]/);
+    assert.match(String(sum), /Input validation error/);
+    // Every request of the run carried the stored key; the four calls went over this server.
+    assert.deepEqual(
+      tap.requests.filter((q) => q.tool).map((q) => q.tool),
+      ["echo", "get-structured-content", "get-tiny-image", "get-sum"],
+    );
+    for (const q of tap.requests) {
+      assert.equal(q.headers.get("authorization"), "Bearer sk-web-5e1d");
+    }
+    assert.ok(!(r.stdout + r.stderr).includes("sk-web-5e1d"));
+  },
+);
+
+peerTest(
+  "a Streamable HTTP server that exits mid-call is a tool error for the model; the run finishes",
+  everythingProbe,
+  async () => {
+    await using peer = await startEverythingHttp();
+    // The server is killed the moment the call reaches it (the tap sees it pass).
+    await using tap = startHttpTap(peer.url, () => void peer[Symbol.asyncDispose]());
+    await using t = await setup(`[mcp_servers.web]\nurl = "${tap.url}"\ntool_timeout_s = 20\n`);
+    t.fake.enqueue(
+      reply().tool("mcp__web__trigger-long-running-operation", { duration: 30, steps: 3 }),
+    );
+    t.fake.enqueue(reply().text("coped"));
+    const r = await t.run(["--", "run it"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as HeadlessResult).final_text, "coped");
+    const [content] = toolMessages(t.fake.requests[1]!.body);
+    // Seen as gone at once (a ping after the broken stream), not waited out to tool_timeout_s.
+    assert.match(
+      String(content),
+      /^MCP server web, tool trigger-long-running-operation: .*; the server went away$/,
+    );
+  },
+);
 
 Deno.test("a server that never answers initialize: the run goes on without it after startup_timeout_s", async () => {
   await using t = await setup(

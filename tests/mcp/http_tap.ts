@@ -17,7 +17,8 @@ export interface HttpTap extends AsyncDisposable {
   requests: TappedRequest[];
 }
 
-/** Listens on a free loopback port and relays to `target`; `onCall` runs as a call passes. */
+/** Listens on a free loopback port and relays to `target`; `onCall` runs once the server
+ * behind has begun answering a tools/call (its response headers are in). */
 export function startHttpTap(
   target: string,
   onCall?: (tool: string) => void,
@@ -46,9 +47,10 @@ export function startHttpTap(
         ...(body !== undefined ? { body } : {}),
         signal: upstream.signal,
       });
-      if (tapped.tool) onCall?.(tapped.tool);
       try {
         const res = await relayed;
+        // The server has taken the call (its answer has begun): now the hook may act.
+        if (tapped.tool) onCall?.(tapped.tool);
         return new Response(res.body, { status: res.status, headers: res.headers });
       } catch {
         // The server behind went away: what a client sees from a dead server, a refused request.
