@@ -40,9 +40,19 @@ export function childEnv(env: AgentEnv): Record<string, string> {
   };
 }
 
-export async function runAgent(args: string[], env: AgentEnv, cwd?: string): Promise<AgentRun> {
+/**
+ * Runs the agent. `denyFlags` (`--deny-read=…`, `--deny-write=…`) are added to the release
+ * flags so Deno itself refuses those paths: tests run as root, where chmod refuses nothing.
+ */
+export async function runAgent(
+  args: string[],
+  env: AgentEnv,
+  cwd?: string,
+  denyFlags: readonly string[] = [],
+): Promise<AgentRun> {
+  const run = denoRunArgs("agent", ROOT);
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent", ROOT), ...args],
+    args: [...run.slice(0, -1), ...denyFlags, ...run.slice(-1), ...args],
     env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? env.home,
