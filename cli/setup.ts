@@ -257,17 +257,20 @@ async function openMemoryFor(
   clock: Clock,
 ): Promise<MemoryStore> {
   const { openMemory } = await import("../core/memory/store.ts");
-  const { MemoryRootError } = await import("../core/memory/errors.ts");
+  const { MemoryRootError, memoryDirProblem } = await import("../core/memory/errors.ts");
   try {
     return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
   } catch (err) {
     if (!(err instanceof MemoryRootError)) throw err;
     // One line naming the setting, where its value came from and what to do.
     const source = settings.sources.memory_dir;
-    const from = source ? ` (from ${describeSource(source)})` : "";
     throw new SetupError(
-      `memory_dir ${settings.memory_dir}${from}: ${err.problem}; point memory_dir at a ` +
-        `directory you can write, or set memory_enabled = false`,
+      memoryDirProblem(
+        settings.memory_dir,
+        source && describeSource(source),
+        err,
+        "point memory_dir at a directory you can write, or set memory_enabled = false",
+      ),
       { cause: err },
     );
   }

@@ -126,7 +126,7 @@ Deno.test("sweeper: a failing sweep is logged, never thrown, and tomorrow's swee
   const sweeper = new MemorySweeper({
     memory: () => {
       opens++;
-      if (opens === 1) return Promise.reject(new Error("memory root /nope is not a directory"));
+      if (opens === 1) return Promise.reject(new Error("memory_dir /nope is not a directory"));
       return Promise.resolve({ sweep: () => results.shift()!() });
     },
     store,
@@ -139,7 +139,7 @@ Deno.test("sweeper: a failing sweep is logged, never thrown, and tomorrow's swee
   assert.equal(logger.entries.length, 1);
   assert.equal(logger.entries[0]!.level, "warn");
   assert.match(logger.entries[0]!.message, /memory sweep failed/);
-  assert.equal(logger.entries[0]!.data?.error, "memory root /nope is not a directory");
+  assert.equal(logger.entries[0]!.data?.error, "memory_dir /nope is not a directory");
 
   for (const n of [2, 3, 4]) {
     await clock.advance(DAY);

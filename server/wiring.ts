@@ -195,7 +195,9 @@ export interface OpenOutpostOptions {
   agentCommand: AgentCommand;
   fetch: Fetch;
   baseUrl: string;
+  /** The memory_dir setting's value, and where it came from ("env AGENT_MEMORY_DIR", …). */
   memoryRoot: string;
+  memorySource?: string;
   jobDefaults: JobDefaults;
   processes?: ProcessTable;
   /** Recipe files (default: the shipped recipes/ folder). */
@@ -263,14 +265,26 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     const csrf = await loadOrCreateCsrfToken(o.home);
     const version = sqliteDataVersion(store.path);
     const memory = lazyMemory(async () => {
-      const { openMemory, GLOBAL_WORKSPACE } = await import("../core/memory/mod.ts");
-      // Dashboard list and search are unfiltered, so no workspace needs resolving.
-      return await openMemory({
-        root: o.memoryRoot,
-        cwd: o.home,
-        clock: o.clock,
-        workspace: GLOBAL_WORKSPACE,
-      });
+      const { openMemory, GLOBAL_WORKSPACE, MemoryRootError, memoryDirProblem } = await import(
+        "../core/memory/mod.ts"
+      );
+      try {
+        // Dashboard list and search are unfiltered, so no workspace needs resolving.
+        return await openMemory({
+          root: o.memoryRoot,
+          cwd: o.home,
+          clock: o.clock,
+          workspace: GLOBAL_WORKSPACE,
+        });
+      } catch (err) {
+        if (!(err instanceof MemoryRootError)) throw err;
+        // The memory pane, the 503 and the sweep's log line say which setting to change and
+        // where its value came from, as the agent does.
+        const fix = "point memory_dir at a directory the outpost can write";
+        throw new Error(memoryDirProblem(o.memoryRoot, o.memorySource, err, fix), {
+          cause: err,
+        });
+      }
     });
     let messenger: Messenger | null = null;
     const deps = assembleDeps({

@@ -57,18 +57,33 @@ export class MemoryCommandError extends Error {
 
 /**
  * The memory root itself cannot be used: it is a file, a parent is a file, it cannot be
- * created or written. `problem` is plain words without the OS error code; callers that know
- * which setting chose the root (memory_dir and its source) say so around it.
+ * created or written. `problem` is plain words without the OS error code. The message names
+ * the `memory_dir` setting, the only thing that chooses a root (the agent and the outpost),
+ * so the operator knows what to change; callers that know where its value came from say so
+ * with memoryDirProblem().
  */
 export class MemoryRootError extends Error {
   override name = "MemoryRootError";
   readonly root: string;
   readonly problem: string;
   constructor(root: string, problem: string, options?: ErrorOptions) {
-    super(`memory root ${root} ${problem}`, options);
+    super(`memory_dir ${root} ${problem}`, options);
     this.root = root;
     this.problem = problem;
   }
+}
+
+/**
+ * One line for a memory_dir that cannot be used: the setting's value, where it came from
+ * (describeSource's words, when known), what is wrong and `fix`, what to do about it.
+ */
+export function memoryDirProblem(
+  dir: string,
+  from: string | undefined,
+  err: MemoryRootError,
+  fix: string,
+): string {
+  return `memory_dir ${dir}${from ? ` (from ${from})` : ""}: ${err.problem}; ${fix}`;
 }
 
 /** Plain words for a file-system error met while preparing `path` (no "(os error N)"). */

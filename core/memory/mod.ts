@@ -15,6 +15,7 @@ export { isInside, parseVirtualPath, resolveMemoryPath, VIRTUAL_ROOT } from "./p
 export type { MemoryPath } from "./path_guard.ts";
 export {
   MemoryCommandError,
+  memoryDirProblem,
   MemoryNotFoundError,
   MemoryPathError,
   MemoryRootError,

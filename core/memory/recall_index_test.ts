@@ -249,7 +249,7 @@ console.log(await outcome(async () => {
     assert.deepEqual(indexFiles(dir), before, lines.join("\n"));
     assert.match(
       lines[0] ?? "",
-      /^error: memory root .* \(cannot open the recall index \S+\/recall\.db \(Requires write access/,
+      /^error: memory_dir .* \(cannot open the recall index \S+\/recall\.db \(Requires write access/,
     );
     assert.deepEqual(hits(sb.store, "kiwi"), ["/memories/a.md"], "the live index still works");
   } finally {

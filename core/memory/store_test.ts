@@ -142,6 +142,47 @@ Deno.test("store: names no command could open are neither listed nor indexed", a
   }
 });
 
+Deno.test("store: a memory_dir Deno refuses to write is one clear error naming memory_dir and the path", async () => {
+  // The agent's flags plus --deny-write: Deno refuses the writes (NotCapable), as the kernel
+  // would for a read-only folder (EACCES; tests run as root, where chmod refuses nothing).
+  const sb = await sandbox();
+  try {
+    const existing = `${sb.base}/readonly`;
+    Deno.mkdirSync(existing);
+    const parent = `${sb.base}/locked`;
+    Deno.mkdirSync(parent);
+    const missing = `${parent}/memory`;
+    const lines = await runRefused(
+      `const { openMemory } = await import(repo + "core/memory/store.ts");
+const { FakeClock } = await import(repo + "tests/fakes/clock.ts");
+for (const root of ${JSON.stringify([existing, missing])}) {
+  console.log(await outcome(async () => {
+    try {
+      await openMemory({ root, cwd: ${
+        JSON.stringify(sb.cwd)
+      }, clock: new FakeClock(), workspace: "/w" });
+    } catch (err) {
+      throw new Error(err.name + " " + err.message);
+    }
+  }));
+}`,
+      [`--deny-write=${existing},${parent}`],
+    );
+    assert.deepEqual(
+      lines,
+      [existing, missing].map((root) =>
+        `error: MemoryRootError memory_dir ${root} cannot be created or written ` +
+        `(permission denied at ${root})`
+      ),
+    );
+    for (const line of lines) assert.doesNotMatch(line, /--allow-write|os error/);
+    assert.deepEqual([...Deno.readDirSync(existing)], [], "nothing was written in the folder");
+    assert.deepEqual([...Deno.readDirSync(parent)], []);
+  } finally {
+    await sb.cleanup();
+  }
+});
+
 Deno.test("store: a folder or file in the root it may not read fails the walk, listing or index naming it", async () => {
   // Deno refuses the named paths (the agent's flags plus --deny-read). The old code skipped
   // them: the files below looked deleted to the recall index, view left them out or listed

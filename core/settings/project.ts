@@ -25,10 +25,14 @@ export function globalSettingsPath(home: string): string {
   return join(home, SETTINGS_FILE_NAME);
 }
 
+/** The canonical path, or the lexical one for a path that does not exist (yet). */
 function real(p: string): string {
   try {
     return Deno.realPathSync(p);
-  } catch {
+  } catch (err) {
+    // A refused home read as its lexical path would no longer match a symlinked spelling of
+    // it, and the global file would be read a second time as a project file.
+    absent(p, err);
     return resolve(p);
   }
 }

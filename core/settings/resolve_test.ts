@@ -5,6 +5,7 @@ import { SettingsError } from "./errors.ts";
 import { agentHome, findProjectSettingsFile } from "./project.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
 import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
   const layout = await makeLayout();
@@ -377,4 +378,33 @@ Deno.test("secret values are not echoed in errors", () =>
       assert.equal(e.key, "provider_keys.x");
       assert.doesNotMatch(e.message, /12345678/);
     });
+  }));
+
+Deno.test("project discovery: a path Deno refuses to read stops with its name, never reads as absent", () =>
+  withLayout(async (l) => {
+    await writeFile(l.projectFile, `model = "project"`);
+    const find = (cwd: string) =>
+      `console.log(await outcome(() => findProjectSettingsFile(${JSON.stringify(cwd)}, ${
+        JSON.stringify(l.home)
+      })));`;
+    const probe = (deny: string, cwd = l.cwd) =>
+      runRefused(
+        `const { findProjectSettingsFile } = await import(repo + "core/settings/project.ts");
+${find(cwd)}`,
+        [`--deny-read=${deny}`],
+      );
+    const cases: Array<[string, string]> = [
+      // A refused candidate: the project file above it must not win in its place.
+      [join(l.cwd, ".agent"), join(l.cwd, ".agent", "settings.toml")],
+      // A refused .git: the walk must not go on past what may be the git root.
+      [join(l.project, "src", ".git"), join(l.project, "src", ".git")],
+      // A refused agent home: it cannot be told apart from the project's .agent any more.
+      [l.home, l.home],
+    ];
+    for (const [deny, named] of cases) {
+      const [line] = await probe(deny);
+      assert.ok(line?.startsWith(`error: cannot look for settings at ${named}: `), line);
+    }
+    // Unrefused, the same walk finds the project file.
+    assert.equal(findProjectSettingsFile(l.cwd, l.home), l.projectFile);
   }));

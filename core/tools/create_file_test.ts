@@ -8,6 +8,7 @@ import {
   tempWorkspace,
   type TestWorkspace,
 } from "../../tests/fakes/test_workspace.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 async function assertOutsideUntouched(ws: TestWorkspace): Promise<void> {
   const names: string[] = [];
@@ -121,4 +122,35 @@ Deno.test("create never writes outside the workspace", async () => {
   }
   await assertOutsideUntouched(ws);
   await assert.rejects(Deno.stat(`${ws.base}/new.txt`), Deno.errors.NotFound);
+});
+
+Deno.test("an existing file Deno refuses is never taken for a new one: the error names it and it stays as it was", async () => {
+  await using ws = await tempWorkspace({ "secret.txt": "secret\n", "locked.txt": "locked\n" });
+  await Deno.chmod(`${ws.dir}/locked.txt`, 0o640);
+  const at = (rel: string) => JSON.stringify(`${ws.dir}/${rel}`);
+  const ctx = `{ workdir: ${JSON.stringify(ws.dir)}, signal: new AbortController().signal }`;
+  const lines = await runRefused(
+    `const { createFileTool } = await import(repo + "core/tools/create_file.ts");
+const { existingMode } = await import(repo + "core/tools/text_file.ts");
+const input = (path: string) => ({ path, file_text: "replaced\\n" });
+console.log(await outcome(() => createFileTool.preview!(input("secret.txt"), ${ctx})));
+console.log(await outcome(() => createFileTool.execute(input("secret.txt"), ${ctx})));
+console.log(await outcome(() => existingMode(${at("secret.txt")})));
+console.log(await outcome(() => existingMode(${at("locked.txt")})));
+console.log(await outcome(() => existingMode(${at("missing.txt")})));
+console.log(await outcome(() => createFileTool.execute(input("locked.txt"), ${ctx})));`,
+    [`--deny-read=${ws.dir}/secret.txt`, `--deny-write=${ws.dir}/locked.txt`],
+  );
+  assert.equal(lines.length, 6, lines.join("\n"));
+  // Unreadable: the preview and the write stop with the path named, never "Created" over it;
+  // existingMode throws rather than answering "no such file, no mode to keep".
+  for (const i of [0, 1, 2]) {
+    assert.ok(lines[i]!.startsWith("error: ") && lines[i]!.includes(at("secret.txt")), lines[i]);
+  }
+  // Readable but not writable: its mode is known; the write is refused, naming the file.
+  assert.deepEqual(lines.slice(3, 5), [`ok: ${0o640}`, "ok: undefined"]);
+  assert.ok(lines[5]!.startsWith("error: ") && lines[5]!.includes(at("locked.txt")), lines[5]);
+  assert.equal(await ws.read("secret.txt"), "secret\n");
+  assert.equal(await ws.read("locked.txt"), "locked\n");
+  assert.deepEqual(await leftoverTempFiles(ws.dir), []);
 });

@@ -3,6 +3,7 @@ import { globToRegExp, searchTool } from "./search.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { WorkspacePathError } from "./workspace_path.ts";
 import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 const TREE = {
   "README.md": "# Demo\nhello from the readme\n",
@@ -164,4 +165,33 @@ Deno.test("globToRegExp: ** spans directories, * and ? stay in one segment, {a,b
   assert.ok(m("a+b(1).txt", "a+b(1).txt"));
   assert.ok(!m("a.b", "axb"));
   assert.ok(m("{unclosed", "{unclosed"));
+});
+
+Deno.test("a folder or file Deno refuses to read is an error naming it, never skipped as absent", async () => {
+  await using ws = await tempWorkspace({
+    "open/a.txt": "needle\n",
+    "private/p.txt": "needle\n",
+    "z-secret.txt": "needle\n",
+  });
+  const ctx = `{ workdir: ${JSON.stringify(ws.dir)}, signal: new AbortController().signal }`;
+  const lines = await runRefused(
+    `const { searchTool } = await import(repo + "core/tools/search.ts");
+for (const input of [{ pattern: "needle", path: "private" }, { pattern: "needle", path: "z-secret.txt" }, { pattern: "needle" }, { pattern: "needle", path: "open" }]) {
+  console.log(await outcome(() => searchTool.execute(input, ${ctx})));
+}`,
+    [`--deny-read=${ws.dir}/private,${ws.dir}/z-secret.txt`],
+  );
+  assert.equal(lines.length, 4, lines.join("\n"));
+  // The refused search root, a refused file root, and a refused folder met on the walk: each an
+  // error naming the path, never "no such directory" or a result that leaves its matches out.
+  for (const [i, path] of [[0, "private"], [1, "z-secret.txt"], [2, "private"]] as const) {
+    assert.ok(lines[i]!.startsWith("error: "), lines[i]);
+    assert.ok(lines[i]!.includes(`"${ws.dir}/${path}"`), lines[i]);
+    assert.doesNotMatch(lines[i]!, /no such/);
+  }
+  // What may be read is still searched.
+  assert.equal(
+    lines[3],
+    `ok: ${JSON.stringify({ type: "result", content: "open/a.txt:1: needle" })}`,
+  );
 });

@@ -3,6 +3,7 @@ import { viewTool } from "./view.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { WorkspacePathError } from "./workspace_path.ts";
 import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 Deno.test("view shows a file with 1-based line numbers", async () => {
   await using ws = await tempWorkspace({ "a.txt": "one\ntwo\nthree\n" });
@@ -152,4 +153,23 @@ Deno.test("view refuses a FIFO instead of blocking on it", async () => {
     ws.run(viewTool, { path: "pipe" }),
     /pipe is not a regular file or directory/,
   );
+});
+
+Deno.test("a file or folder Deno refuses to read is an error naming it, never 'no such file'", async () => {
+  await using ws = await tempWorkspace({ "secret.txt": "secret\n", "private/p.txt": "p\n" });
+  const ctx = `{ workdir: ${JSON.stringify(ws.dir)}, signal: new AbortController().signal }`;
+  const lines = await runRefused(
+    `const { viewTool } = await import(repo + "core/tools/view.ts");
+for (const path of ["secret.txt", "private", "private/p.txt", "."]) {
+  console.log(await outcome(() => viewTool.execute({ path }, ${ctx})));
+}`,
+    [`--deny-read=${ws.dir}/secret.txt,${ws.dir}/private`],
+  );
+  // The listing of "." meets the refused folder when it walks into it.
+  const named = ["secret.txt", "private", "private/p.txt", "private"].map((p) => `${ws.dir}/${p}`);
+  assert.equal(lines.length, named.length, lines.join("\n"));
+  lines.forEach((line, i) => {
+    assert.ok(line.startsWith("error: ") && line.includes(`"${named[i]}"`), line);
+    assert.doesNotMatch(line, /no such file/);
+  });
 });

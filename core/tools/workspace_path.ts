@@ -92,10 +92,21 @@ function realpathOfNearest(path: string, input: string): string {
   }
 }
 
-function isSymlink(path: string): boolean {
+/**
+ * True when `path` itself is a symlink; false only when nothing is there. Any other failure
+ * (a refused lstat) is thrown with the path named: taking it for "not a symlink" would let
+ * the walk go on as if the path were simply missing. Exported for its test: realpath fails
+ * first with the same refusal on every path Deno or the kernel refuses, so the walk cannot
+ * be made to reach this failure on purpose.
+ */
+export function isSymlink(path: string): boolean {
   try {
     return Deno.lstatSync(path).isSymlink;
-  } catch {
-    return false;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`cannot check whether ${JSON.stringify(path)} is a symlink: ${why}`, {
+      cause: err,
+    });
   }
 }

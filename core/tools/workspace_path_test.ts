@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { displayPath, resolveInWorkspace, WorkspacePathError } from "./workspace_path.ts";
 import { tempWorkspace } from "../../tests/fakes/test_workspace.ts";
+import { runRefused } from "../../tests/fixtures/refused.ts";
 
 function refused(workdir: string, input: unknown, reason: RegExp): void {
   assert.throws(
@@ -120,4 +121,24 @@ Deno.test("displayPath is workspace-relative", async () => {
   await using ws = await tempWorkspace();
   assert.equal(displayPath(ws.dir, ws.dir), ".");
   assert.equal(displayPath(ws.dir, `${ws.dir}/sub/b.txt`), "sub/b.txt");
+});
+
+Deno.test("a refused lstat is an error naming the path, never 'not a symlink'", async () => {
+  await using ws = await tempWorkspace({ "a.txt": "a" });
+  await Deno.symlink(`${ws.base}/nowhere`, `${ws.dir}/dangling`);
+  const denied = `${ws.dir}/denied-link`;
+  await Deno.symlink(`${ws.base}/nowhere`, denied);
+  const lines = await runRefused(
+    `const { isSymlink, resolveInWorkspace } = await import(repo + "core/tools/workspace_path.ts");
+console.log(await outcome(() => isSymlink(${JSON.stringify(denied)})));
+console.log(await outcome(() => isSymlink(${JSON.stringify(`${ws.dir}/dangling`)})));
+console.log(await outcome(() => isSymlink(${JSON.stringify(`${ws.dir}/missing`)})));
+console.log(await outcome(() => resolveInWorkspace(${JSON.stringify(ws.dir)}, "denied-link")));`,
+    [`--deny-read=${denied}`],
+  );
+  const at = JSON.stringify(denied).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  assert.match(lines[0]!, new RegExp(`^error: cannot check whether ${at} is a symlink: `));
+  assert.deepEqual(lines.slice(1, 3), ["ok: true", "ok: false"]);
+  // The walk meets the refusal at realpath first: an error naming the path, not a new file.
+  assert.match(lines[3]!, new RegExp(`^error: .*${at.slice(1, -1)}`));
 });

@@ -124,16 +124,21 @@ async function outpostSettings(
   env: Env,
   home: string,
   logger: Logger,
-): Promise<{ memoryRoot: string; jobDefaults: JobDefaults }> {
+): Promise<{ memoryRoot: string; memorySource: string; jobDefaults: JobDefaults }> {
+  const envDir = env.get("AGENT_MEMORY_DIR")?.trim();
   const fallback = {
-    memoryRoot: env.get("AGENT_MEMORY_DIR")?.trim() || join(home, "memory"),
+    memoryRoot: envDir || join(home, "memory"),
+    memorySource: envDir ? "env AGENT_MEMORY_DIR" : "default",
     jobDefaults: {},
   };
   try {
     const { resolveSettings } = await import("../../core/settings/resolve.ts");
+    const { describeSource } = await import("../../core/settings/errors.ts");
     const s = resolveSettings({ flags: {}, env, cwd: home, home });
+    const source = s.sources.memory_dir;
     return {
       memoryRoot: s.memory_dir,
+      memorySource: source ? describeSource(source) : "default",
       jobDefaults: { ...(s.base_url ? { base_url: s.base_url } : {}), model: s.model },
     };
   } catch (err) {
@@ -177,6 +182,7 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
       fetch: io.fetch,
       baseUrl: config.baseUrl ?? `http://${config.host}:${config.port}`,
       memoryRoot: settings.memoryRoot,
+      memorySource: settings.memorySource,
       jobDefaults: settings.jobDefaults,
     });
   } catch (e) {

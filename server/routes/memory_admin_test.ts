@@ -74,6 +74,25 @@ Deno.test("memory writes refuse a missing CSRF token, bad values, folders and pa
   assert.deepEqual(t.store.listAudit({ action: "memory_delete" }), []);
 });
 
+Deno.test("PUT /api/memory/file refuses the curated MEMORY.md: 400, the file unchanged, no audit row", async () => {
+  await using t = await makeTestOutpost();
+  const memory = await seed(t);
+  // Written by the tool as given (never categorized); a root MEMORY.md is the curated index.
+  memory.create("/memories/MEMORY.md", "# Index\n- preferences/style.md: commit style\n");
+  const file = join(t.memoryRoot, "MEMORY.md");
+  const before = await Deno.readFile(file);
+  for (const change of [{ category: "preference" }, { workspace: "/repo/app" }]) {
+    const res = await t.request("PUT", "/api/memory/file", {
+      path: "/memories/MEMORY.md",
+      ...change,
+    });
+    assert.equal(res.status, 400, JSON.stringify(change));
+    assert.match((await jsonOf(res)).error.message, /MEMORY\.md is the curated index/);
+  }
+  assert.deepEqual(await Deno.readFile(file), before, "the file is unchanged byte for byte");
+  assert.deepEqual(t.store.listAudit({ action: "memory_reclassify" }), []);
+});
+
 Deno.test("DELETE /api/memory/file deletes one file through the store and audits it", async () => {
   await using t = await makeTestOutpost();
   const memory = await seed(t);

@@ -160,7 +160,7 @@ Deno.test("GET /api/memory/body refuses guard escapes (400), missing files (404)
 
 Deno.test("memory routes answer 503 when the memory root cannot be opened", async () => {
   await using t = await makeTestOutpost();
-  t.deps.memory = () => Promise.reject(new TypeError("memory root /nope is not a directory"));
+  t.deps.memory = () => Promise.reject(new TypeError("memory_dir /nope is not a directory"));
   for (
     const path of ["/api/memory", "/api/memory/search?q=x", "/api/memory/body?path=/memories/a.md"]
   ) {

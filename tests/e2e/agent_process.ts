@@ -40,15 +40,22 @@ export function childEnv(env: AgentEnv): Record<string, string> {
   };
 }
 
-/** `input`, when given, is the child's whole stdin (a pipe, so not a terminal); otherwise the test's. */
+/**
+ * Runs the agent. `input`, when given, is the child's whole stdin (a pipe, so not a terminal);
+ * otherwise the test's. `denyFlags` (`--deny-read=…`, `--deny-write=…`) are added to the
+ * release flags so Deno itself refuses those paths: tests run as root, where chmod refuses
+ * nothing.
+ */
 export async function runAgent(
   args: string[],
   env: AgentEnv,
   cwd?: string,
   input?: string,
+  denyFlags: readonly string[] = [],
 ): Promise<AgentRun> {
+  const run = denoRunArgs("agent", ROOT);
   const child = new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent", ROOT), ...args],
+    args: [...run.slice(0, -1), ...denyFlags, ...run.slice(-1), ...args],
     env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? env.home,

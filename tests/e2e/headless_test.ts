@@ -330,6 +330,19 @@ Deno.test("bad input: each gives a one-line error and exit 1, never a stack trac
   }
 });
 
+Deno.test("a workdir Deno refuses to read is one line naming it, never 'does not exist'", async () => {
+  await using t = await headlessSetup();
+  const r = await runAgent(["-p", "--workdir", t.work, "--", "x"], t.env, undefined, undefined, [
+    `--deny-read=${t.work}`,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.trim().split("\n");
+  assert.equal(lines.length, 1, `not one line: ${r.stderr}`);
+  assert.ok(lines[0]!.startsWith(`agent: workdir ${t.work}: `), lines[0]);
+  assert.doesNotMatch(lines[0]!, /does not exist|not a directory/);
+  assert.equal(t.fake.allRequests.length, 0, "nothing reached the model server");
+});
+
 Deno.test("a run that fails before its first turn still gives JSON and a report with the cause", async () => {
   await using t = await headlessSetup();
   const report = `${t.home}/reports/r.md`;

@@ -258,3 +258,31 @@ peerTest(
     }
   },
 );
+
+peerTest(
+  "agent --effort with a level the backend does not offer: one line naming the flag, exit 1, no request",
+  probes.tmux,
+  async () => {
+    // base_url and no provider: the Messages wire, levels low … max.
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({
+      args: ["--effort", "ultra"],
+      env: { ...QUIET, AGENT_BASE_URL: fake.url },
+    });
+    try {
+      assert.equal(await agent.waitForExit(), 1);
+      const lines = (await agent.screen()).split("\n").filter((l) => l.trim() !== "");
+      // The session never opened: the only lines are the error and the kit's exit marker.
+      assert.deepEqual(lines, [
+        'agent: --effort "ultra" is not offered by the Messages wire; use one of: low, medium, ' +
+        "high, xhigh, max",
+        "[agent exited 1]",
+      ]);
+      // Refused before the /v1/models probe: nothing reached the server.
+      assert.equal(fake.allRequests.length, 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);

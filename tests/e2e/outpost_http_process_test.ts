@@ -116,3 +116,30 @@ Deno.test("agent-outpost as a process: a bad port is one line on stderr and exit
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("agent-outpost as a process: a memory_dir it cannot use is named with its source, never as a bare 'memory root'", async () => {
+  const home = await tempHome();
+  try {
+    const file = `${home}/not-a-folder`;
+    await Deno.writeTextFile(file, "x");
+    const outpost = await startOutpost(home, { AGENT_MEMORY_DIR: file });
+    const expected = `memory_dir ${file} (from env AGENT_MEMORY_DIR): is not usable as a ` +
+      `directory: ${file} or one of its parents is a file; point memory_dir at a directory ` +
+      `the outpost can write`;
+    const res = await fetch(`${outpost.url}api/memory`);
+    assert.equal(res.status, 503);
+    const { error } = await res.json();
+    assert.equal(error.code, "memory_unavailable");
+    assert.equal(error.message, `memory is unavailable: ${expected}`);
+    // The rest of the dashboard goes on without memory.
+    const jobs = await fetch(`${outpost.url}api/jobs`);
+    assert.equal(jobs.status, 200);
+    await jobs.body?.cancel();
+    const { code, stderr } = await stop(outpost);
+    assert.equal(code, 0, stderr);
+    assert.ok(stderr.includes(expected), stderr);
+    assert.doesNotMatch(stderr, /memory root|os error/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
