@@ -25,6 +25,42 @@ Deno.test("GET /api/recipes: the six shipped recipes with zero counts and no loa
   assert.equal(triage.enabled_count, 0);
 });
 
+Deno.test("GET /api/recipes: a broken recipe file is left out of the catalog and listed in load_errors with the reason", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "recipes_bad_" });
+  try {
+    const shipped = await Deno.readTextFile(
+      new URL("../../recipes/daily-brief-9am.json", import.meta.url),
+    );
+    await Deno.writeTextFile(join(dir, "daily-brief-9am.json"), shipped);
+    await Deno.writeTextFile(join(dir, "broken.json"), '{"id": "broken", ');
+    await Deno.writeTextFile(
+      join(dir, "helper.json"),
+      JSON.stringify({
+        ...JSON.parse(shipped),
+        id: "helper",
+        prompt_template: "{{#if workdir}}brief{{/if}}",
+      }),
+    );
+    await using t = await makeTestOutpost({ recipesDir: dir });
+    const res = await t.app.request("/api/recipes");
+    assert.equal(res.status, 200);
+    const body = await jsonOf(res);
+    assert.deepEqual(body.recipes.map((r: { id: string }) => r.id), ["daily-brief-9am"]);
+    assert.deepEqual(body.enabled_counts, { "daily-brief-9am": 0 });
+    assert.deepEqual(body.load_errors.map((e: { file: string }) => e.file), [
+      "broken.json",
+      "helper.json",
+    ]);
+    assert.match(body.load_errors[0].error, /JSON/);
+    assert.match(body.load_errors[1].error, /unsupported placeholder/);
+    // A file that failed to load cannot be enabled.
+    const enable = await t.request("POST", "/api/recipes/helper/enable", { config: {} });
+    assert.equal(enable.status, 404);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("enable: a schedule recipe makes a stamped job with the rendered prompt, frozen for life", async () => {
   await using t = await makeTestOutpost();
   const wd = await workdir(t);
