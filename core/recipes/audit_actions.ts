@@ -5,6 +5,8 @@
 export const AUDIT_RECIPES = {
   /** A recipe enabled: a job (schedule) or a trigger row (trigger) made. */
   recipeEnable: "recipe_enable",
+  /** An enable refused (a config value or the body): the recipe, the field and the rule, never the value. */
+  recipeRefused: "recipe_refused",
   /** A trigger row soft-disabled (a failure after it was made, or the operator). */
   triggerDisable: "trigger_disable",
   /** A webhook delivery accepted: a one-shot job fired. */

@@ -30,6 +30,7 @@ export function templatePlaceholders(template: string): string[] {
       "prompt_template",
       `unsupported placeholder ${JSON.stringify(bad[0])}: only {{name}} with a config field ` +
         `name (lower case, digits, _) is allowed, no expressions or helpers`,
+      "unsupported placeholder in the template",
     );
   }
   return names;
@@ -44,7 +45,11 @@ export function renderTemplate(template: string, values: Record<string, ConfigVa
   return template.replace(PLACEHOLDER, (_all, name: string) => {
     const value = Object.hasOwn(values, name) ? values[name] : undefined;
     if (value === undefined) {
-      throw new RecipeError(`{{${name}}}`, "the template uses this key but no value was given");
+      throw new RecipeError(
+        `{{${name}}}`,
+        "the template uses this key but no value was given",
+        "missing template key",
+      );
     }
     return String(value);
   });
@@ -57,7 +62,11 @@ export function renderTemplate(template: string, values: Record<string, ConfigVa
 export function validateConfig(recipe: Recipe, raw: unknown): Record<string, ConfigValue> {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== "object" || Array.isArray(raw)) {
-    throw new RecipeError("config", "expected a JSON object of field name to value");
+    throw new RecipeError(
+      "config",
+      "expected a JSON object of field name to value",
+      "not a JSON object",
+    );
   }
   const input = raw as Record<string, unknown>;
   const names = recipe.config_fields.map((f) => f.name);
@@ -66,6 +75,7 @@ export function validateConfig(recipe: Recipe, raw: unknown): Record<string, Con
       throw new RecipeError(
         key.slice(0, 60),
         `not a config field of ${recipe.id}; its fields are ${names.join(", ")}`,
+        "unknown key",
       );
     }
   }
@@ -76,7 +86,7 @@ export function validateConfig(recipe: Recipe, raw: unknown): Record<string, Con
     if (blank) {
       if (field.default !== undefined) out[field.name] = checkValue(field, field.default);
       else if (field.required !== false) {
-        throw new RecipeError(field.name, `required (${field.label})`);
+        throw new RecipeError(field.name, `required (${field.label})`, "missing");
       } else if (field.type !== "integer") out[field.name] = "";
       continue;
     }
@@ -98,10 +108,18 @@ function checkValue(field: ConfigField, value: unknown): ConfigValue {
   switch (field.type) {
     case "integer": {
       if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-        throw new RecipeError(field.name, `expected a whole number, got ${describe(value)}`);
+        throw new RecipeError(
+          field.name,
+          `expected a whole number, got ${describe(value)}`,
+          "not a whole number",
+        );
       }
       if (value < field.min || value > field.max) {
-        throw new RecipeError(field.name, `${value} is out of range ${field.min}..${field.max}`);
+        throw new RecipeError(
+          field.name,
+          `${value} is out of range ${field.min}..${field.max}`,
+          `out of range ${field.min}..${field.max}`,
+        );
       }
       return value;
     }
@@ -110,6 +128,7 @@ function checkValue(field: ConfigField, value: unknown): ConfigValue {
         throw new RecipeError(
           field.name,
           `expected one of ${field.values.join(", ")}, got ${describe(value)}`,
+          "not one of the choices",
         );
       }
       return value;
@@ -134,16 +153,21 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u200B-\u200F\u202A-\u20
 
 function asString(field: string, value: unknown, cap: number): string {
   if (typeof value !== "string") {
-    throw new RecipeError(field, `expected a string, got ${describe(value)}`);
+    throw new RecipeError(field, `expected a string, got ${describe(value)}`, "not a string");
   }
   if (value.length > cap) {
-    throw new RecipeError(field, `${value.length} characters is over this field's cap of ${cap}`);
+    throw new RecipeError(
+      field,
+      `${value.length} characters is over this field's cap of ${cap}`,
+      `over its cap of ${cap} characters`,
+    );
   }
   if (CONTROL.test(value)) {
     throw new RecipeError(
       field,
       "contains control or invisible formatting characters (newlines included); use one " +
         "line of plain text",
+      "control or invisible characters",
     );
   }
   if (value.includes("{{") || value.includes("}}") || /\{%|%\}|\$\{|<%/.test(value)) {
@@ -151,6 +175,7 @@ function asString(field: string, value: unknown, cap: number): string {
       field,
       "contains placeholder or template syntax ({{ }}, {% %}, ${ }, <% %>); values are " +
         "plain text and are never rendered as templates",
+      "placeholder or template syntax",
     );
   }
   return value;
@@ -167,6 +192,7 @@ export function plainText(field: string, value: unknown, cap: number): string {
     throw new RecipeError(
       field,
       "starts with markdown block syntax (heading, quote, list, table or rule); write plain words",
+      "markdown block syntax",
     );
   }
   const bad = /[`<>[\]{}"\\$]/.exec(text);
@@ -175,6 +201,7 @@ export function plainText(field: string, value: unknown, cap: number): string {
       field,
       `contains ${JSON.stringify(bad[0])}: markdown, markup, quotes and template characters ` +
         "are refused in recipe values; write plain words",
+      "markdown, markup, quote or template characters",
     );
   }
   return text;
@@ -186,7 +213,11 @@ function repo(field: string, value: unknown): string {
     !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/.test(text) ||
     /\/\.\.?$/.test(text)
   ) {
-    throw new RecipeError(field, `expected owner/name (e.g. acme/widgets), got ${describe(text)}`);
+    throw new RecipeError(
+      field,
+      `expected owner/name (e.g. acme/widgets), got ${describe(text)}`,
+      "not owner/name",
+    );
   }
   return text;
 }
@@ -194,15 +225,24 @@ function repo(field: string, value: unknown): string {
 function absolutePath(field: string, value: unknown): string {
   const text = asString(field, value, PATH_MAX).trim();
   if (!text.startsWith("/")) {
-    throw new RecipeError(field, `${JSON.stringify(text.slice(0, 60))} is not an absolute path`);
+    throw new RecipeError(
+      field,
+      `${JSON.stringify(text.slice(0, 60))} is not an absolute path`,
+      "not an absolute path",
+    );
   }
   if (text.split("/").some((part) => part === "..")) {
-    throw new RecipeError(field, "must not contain .. segments; give the folder's real path");
+    throw new RecipeError(
+      field,
+      "must not contain .. segments; give the folder's real path",
+      ".. segments",
+    );
   }
   if (/[`<>{}"\\$]/.test(text)) {
     throw new RecipeError(
       field,
       'contains characters a folder path here may not use (` < > { } " \\ $)',
+      "characters a path may not use",
     );
   }
   return text;

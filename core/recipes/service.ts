@@ -8,7 +8,7 @@ import { audit } from "../audit/audit.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { previewFires } from "../scheduler/schedule.ts";
-import { type JobStamp, validateJobInput } from "../scheduler/job_input.ts";
+import { type JobStamp, JobValidationError, validateJobInput } from "../scheduler/job_input.ts";
 import { checkWorkdirExists } from "../scheduler/workdir_check.ts";
 import type { Job, Store } from "../store/store.ts";
 import type { RecipeTrigger } from "../store/triggers.ts";
@@ -130,10 +130,17 @@ export class RecipeService {
    */
   async enable(id: string, body: unknown, actor: string): Promise<EnableResult> {
     const recipe = await this.#recipe(id);
-    const { config: raw, name } = enableBody(body);
-    const { prompt, config } = renderRecipe(recipe, raw);
+    let checked: { name?: string; prompt: string; config: Record<string, ConfigValue> };
+    try {
+      const { config: raw, name } = enableBody(body);
+      checked = { ...renderRecipe(recipe, raw), ...(name === undefined ? {} : { name }) };
+      await checkWorkdirExists(String(checked.config.workdir));
+    } catch (err) {
+      this.#auditRefusal(recipe, err, actor);
+      throw err;
+    }
+    const { prompt, config, name } = checked;
     const workdir = String(config.workdir);
-    await checkWorkdirExists(workdir);
     const job = {
       name: name ?? recipe.title,
       prompt,
@@ -167,15 +174,21 @@ export class RecipeService {
     actor: string,
   ): Promise<EnableResult> {
     const repo = config.repo;
-    if (typeof repo !== "string" || repo === "") {
-      throw new RecipeError("repo", "a trigger recipe needs the repository its events come from");
+    let settings: ReturnType<typeof validateJobInput>;
+    try {
+      if (typeof repo !== "string" || repo === "") {
+        throw new RecipeError(
+          "repo",
+          "a trigger recipe needs the repository its events come from",
+          "missing",
+        );
+      }
+      // The same checks a one-shot gets at fire time, now, so a bad setting fails the enable.
+      settings = validateJobInput(job, { now: this.#o.clock.now(), oneShot: true, class: "api" });
+    } catch (err) {
+      this.#auditRefusal(recipe, err, actor);
+      throw err;
     }
-    // The same checks a one-shot gets at fire time, now, so a bad setting fails the enable.
-    const settings = validateJobInput(job, {
-      now: this.#o.clock.now(),
-      oneShot: true,
-      class: "api",
-    });
     const { store } = this.#o;
     const trigger = store.triggers.create({
       recipe_id: recipe.id,
@@ -242,6 +255,33 @@ export class RecipeService {
     };
   }
 
+  /**
+   * A refused enable (spec 2.7: attacker config is refused and audited). The row names the
+   * recipe and the field and says what rule refused it, never the value: a secret pasted
+   * into the wrong field must not land in the audit log. A field name the recipe does not
+   * declare came from the request body, so it is left out too. Errors other than a
+   * refusal (a store failure) are not refusals and write nothing here.
+   */
+  #auditRefusal(recipe: Recipe, err: unknown, actor: string): void {
+    let why: string;
+    let field: string;
+    if (err instanceof RecipeError) {
+      why = err.rule;
+      field = knownField(recipe, err.field);
+    } else if (err instanceof JobValidationError) {
+      // The job checks run on a job this code built, so the field is one of its own keys.
+      // The message is left out: it quotes the value (the workdir path).
+      why = "refused by the job checks";
+      field = `field ${err.field}:`;
+    } else return;
+    audit(this.#o.store, this.#o.logger, {
+      action: AUDIT_RECIPES.recipeRefused,
+      target: `recipe:${recipe.id}`,
+      actor,
+      detail: `${recipe.id} v${recipe.version}: ${field} ${why}`,
+    });
+  }
+
   #audit(actor: string, target: string, detail: string): void {
     audit(this.#o.store, this.#o.logger, {
       action: AUDIT_RECIPES.recipeEnable,
@@ -265,10 +305,24 @@ export function publicTrigger(t: RecipeTrigger): PublicTrigger {
   return rest;
 }
 
+/** Field names a refusal may come with that are not config fields but are ours, not the caller's. */
+const FIXED_FIELDS = new Set(["body", "config", "name", "prompt_template"]);
+
+/** "field X:" when X is a name the recipe or this code owns; a caller's unknown key is not echoed. */
+function knownField(recipe: Recipe, field: string): string {
+  const known = FIXED_FIELDS.has(field) || recipe.config_fields.some((f) => f.name === field) ||
+    /^\{\{[a-z][a-z0-9_]{0,39}\}\}$/.test(field) && recipe.prompt_template.includes(field);
+  return known ? `field ${field}:` : "an unknown key:";
+}
+
 function enableBody(body: unknown): { config: unknown; name?: string } {
   if (body === undefined || body === null) return { config: {} };
   if (typeof body !== "object" || Array.isArray(body)) {
-    throw new RecipeError("body", 'expected a JSON object {"config": {...}, "name"?: "..."}');
+    throw new RecipeError(
+      "body",
+      'expected a JSON object {"config": {...}, "name"?: "..."}',
+      "not a JSON object",
+    );
   }
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input)) {
@@ -276,11 +330,12 @@ function enableBody(body: unknown): { config: unknown; name?: string } {
       throw new RecipeError(
         key.slice(0, 60),
         'unknown field; send {"config": {...}, "name"?: "..."}',
+        "unknown key",
       );
     }
   }
   if (input.name !== undefined && typeof input.name !== "string") {
-    throw new RecipeError("name", "expected a string");
+    throw new RecipeError("name", "expected a string", "not a string");
   }
   const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name : undefined;
   return name === undefined ? { config: input.config } : { config: input.config, name };

@@ -64,8 +64,15 @@ export type ConfigValue = string | number;
 export class RecipeError extends Error {
   override readonly name = "RecipeError";
   readonly field: string;
-  constructor(field: string, detail: string) {
+  /**
+   * What was wrong, in words that never quote the value (the message may, to help the person
+   * at the form). The audit row of a refusal uses this, because a refused value can be a
+   * secret pasted into the wrong field.
+   */
+  readonly rule: string;
+  constructor(field: string, detail: string, rule = "refused") {
     super(`${field}: ${detail}`);
     this.field = field;
+    this.rule = rule;
   }
 }

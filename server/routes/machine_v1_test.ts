@@ -112,6 +112,11 @@ Deno.test("POST /api/v1/jobs: bad fields are 400 naming the field and store noth
     [{ ...SUBMIT, output_surface: "pager" }, "output_surface"],
     [{ ...SUBMIT, meta: [1] }, "meta"],
     [{ ...SUBMIT, name: "a\nb" }, "name"],
+    // Only the recipe route stamps a job (spec 4.5): the machine door cannot claim to be a
+    // recipe (which would make a github_pr_comment run trust its meta) nor choose enabled.
+    [{ ...SUBMIT, recipe_id: "issue-triage" }, "recipe_id"],
+    [{ ...SUBMIT, recipe_version: 1 }, "recipe_version"],
+    [{ ...SUBMIT, enabled: false }, "enabled"],
     ["{bad", "body"],
     ["[]", "body"],
   ];
@@ -122,6 +127,7 @@ Deno.test("POST /api/v1/jobs: bad fields are 400 naming the field and store noth
   }
   assert.equal(t.store.countJobs(), 0);
   assert.equal(t.store.countQueued(), 0);
+  assert.equal(t.store.listAudit({ action: "api_submit" }).length, 0);
 });
 
 Deno.test("POST /api/v1/jobs answers 503 capacity-exceeded once queue_depth_max runs are queued", async () => {

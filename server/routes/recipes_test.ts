@@ -25,6 +25,42 @@ Deno.test("GET /api/recipes: the six shipped recipes with zero counts and no loa
   assert.equal(triage.enabled_count, 0);
 });
 
+Deno.test("GET /api/recipes: a broken recipe file is left out of the catalog and listed in load_errors with the reason", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "recipes_bad_" });
+  try {
+    const shipped = await Deno.readTextFile(
+      new URL("../../recipes/daily-brief-9am.json", import.meta.url),
+    );
+    await Deno.writeTextFile(join(dir, "daily-brief-9am.json"), shipped);
+    await Deno.writeTextFile(join(dir, "broken.json"), '{"id": "broken", ');
+    await Deno.writeTextFile(
+      join(dir, "helper.json"),
+      JSON.stringify({
+        ...JSON.parse(shipped),
+        id: "helper",
+        prompt_template: "{{#if workdir}}brief{{/if}}",
+      }),
+    );
+    await using t = await makeTestOutpost({ recipesDir: dir });
+    const res = await t.app.request("/api/recipes");
+    assert.equal(res.status, 200);
+    const body = await jsonOf(res);
+    assert.deepEqual(body.recipes.map((r: { id: string }) => r.id), ["daily-brief-9am"]);
+    assert.deepEqual(body.enabled_counts, { "daily-brief-9am": 0 });
+    assert.deepEqual(body.load_errors.map((e: { file: string }) => e.file), [
+      "broken.json",
+      "helper.json",
+    ]);
+    assert.match(body.load_errors[0].error, /JSON/);
+    assert.match(body.load_errors[1].error, /unsupported placeholder/);
+    // A file that failed to load cannot be enabled.
+    const enable = await t.request("POST", "/api/recipes/helper/enable", { config: {} });
+    assert.equal(enable.status, 404);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("enable: a schedule recipe makes a stamped job with the rendered prompt, frozen for life", async () => {
   await using t = await makeTestOutpost();
   const wd = await workdir(t);
@@ -67,26 +103,62 @@ Deno.test("enable: a schedule recipe makes a stamped job with the rendered promp
   assert.equal((await jsonOf(forged)).error.field, "recipe_id");
 });
 
-Deno.test("enable refuses attacker config with 400 recipe_error naming the field, and makes nothing", async () => {
+Deno.test("enable refuses attacker config with 400 recipe_error naming the field, makes nothing, and audits each refusal without the value", async () => {
   await using t = await makeTestOutpost();
   const wd = await workdir(t);
-  const cases: Array<[Record<string, unknown>, string]> = [
-    [{ workdir: wd, repo: "acme/widgets", focus: "{{repo}}" }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", focus: "{% raw %}" }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", focus: "## New instructions" }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", focus: "see [here](http://x)" }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", focus: "a\u0007b" }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", focus: "x".repeat(201) }, "focus"],
-    [{ workdir: wd, repo: "acme/widgets", max_prs: 21 }, "max_prs"],
-    [{ workdir: wd }, "repo"],
-    [{ workdir: wd, repo: "acme/widgets", prompt_template: "x" }, "prompt_template"],
+  // A secret pasted into the wrong field (or sent on purpose) must be refused and must not
+  // be written down: the audit row names the recipe, the field and the rule, never the value.
+  const secret = "sk-ant-CANARY7f3a9e";
+  const ok = { workdir: wd, repo: "acme/widgets" };
+  const cases: Array<[Record<string, unknown>, string, string]> = [
+    [
+      { ...ok, focus: `{{repo}} ${secret}` },
+      "focus",
+      "field focus: placeholder or template syntax",
+    ],
+    [
+      { ...ok, focus: `{% raw %} ${secret}` },
+      "focus",
+      "field focus: placeholder or template syntax",
+    ],
+    [
+      { ...ok, focus: `## New instructions ${secret}` },
+      "focus",
+      "field focus: markdown block syntax",
+    ],
+    [
+      { ...ok, focus: `see [here](http://x/${secret})` },
+      "focus",
+      "field focus: markdown, markup, quote or template characters",
+    ],
+    [
+      { ...ok, focus: `a\u0007b${secret}` },
+      "focus",
+      "field focus: control or invisible characters",
+    ],
+    [{ ...ok, focus: "x".repeat(201) }, "focus", "field focus: over its cap of 200 characters"],
+    [{ ...ok, max_prs: 21 }, "max_prs", "field max_prs: out of range 1..20"],
+    [{ workdir: wd }, "repo", "field repo: missing"],
+    [{ workdir: wd, repo: secret }, "repo", "field repo: not owner/name"],
+    [{ workdir: `/${secret}/x"y` }, "workdir", "field workdir: characters a path may not use"],
+    [{ ...ok, prompt_template: "x" }, "prompt_template", "field prompt_template: unknown key"],
+    [{ ...ok, [secret]: 1 }, secret, "an unknown key: unknown key"],
+    [{ ...ok, workdir: join(wd, secret) }, "workdir", "field workdir: refused by the job checks"],
   ];
-  for (const [config, field] of cases) {
+  for (const [config, field, detail] of cases) {
+    const before = t.store.listAudit({ action: "recipe_refused" }).length;
     const res = await t.request("POST", "/api/recipes/morning-pr-review/enable", { config });
     assert.equal(res.status, 400, JSON.stringify(config));
     const err = (await jsonOf(res)).error;
-    assert.equal(err.code, "recipe_error");
+    // The workdir's existence is the job checks' (validation_failed); the rest are the recipe's.
+    assert.equal(err.code, detail.includes("job checks") ? "validation_failed" : "recipe_error");
     assert.equal(err.field, field);
+    const rows = t.store.listAudit({ action: "recipe_refused" });
+    assert.equal(rows.length, before + 1, `one audit row for ${JSON.stringify(config)}`);
+    const row = rows.reduce((a, b) => (b.id > a.id ? b : a));
+    assert.equal(row.target, "recipe:morning-pr-review");
+    assert.equal(row.actor, "dashboard");
+    assert.equal(row.detail, `morning-pr-review v1: ${detail}`);
   }
   const missing = await t.request("POST", "/api/recipes/morning-pr-review/enable", {
     config: { workdir: join(wd, "nope"), repo: "acme/widgets" },
@@ -103,6 +175,20 @@ Deno.test("enable refuses attacker config with 400 recipe_error naming the field
   assert.equal(t.store.countJobs(), 0);
   assert.equal(t.store.triggers.list().length, 0);
   assert.equal(t.store.listAudit({ action: "recipe_enable" }).length, 0);
+  // Two more refusals (the missing workdir, the body key recipe_version); a 404 names no
+  // recipe of ours and writes nothing (its id is the caller's text).
+  const refused = t.store.listAudit({ action: "recipe_refused" });
+  assert.equal(refused.length, cases.length + 2);
+  assert.equal(
+    refused.filter((r) => r.detail === "morning-pr-review v1: an unknown key: unknown key").length,
+    2,
+  );
+  assert.ok(refused.every((r) => r.target === "recipe:morning-pr-review"));
+  // The value was refused and written nowhere: not in any audit row, job or trigger.
+  assert.doesNotMatch(
+    JSON.stringify([t.store.listAudit(), t.store.listJobs(), t.store.triggers.list()]),
+    /CANARY7f3a9e/,
+  );
 });
 
 Deno.test("preview renders the prompt and the next fires without making anything", async () => {
@@ -121,6 +207,9 @@ Deno.test("preview renders the prompt and the next fires without making anything
   assert.equal(bad.status, 400);
   assert.equal((await jsonOf(bad)).error.field, "stale_days");
   assert.equal(t.store.countJobs(), 0);
+  // The enable form previews as the operator types, so a preview refusal is not audited
+  // (it would bury the log); the enable that follows is.
+  assert.equal(t.store.listAudit({ action: "recipe_refused" }).length, 0);
 });
 
 Deno.test("enable issue-triage: a trigger row, a one-time secret that is stored nowhere, and setup steps", async () => {

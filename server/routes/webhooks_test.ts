@@ -183,13 +183,32 @@ Deno.test("a disabled trigger refuses deliveries with 409 trigger_disabled; a pi
   const { id, secret } = await enableTriage(t);
   const ping = await deliver(t, id, { secret, event: "ping", body: '{"zen":"x"}' });
   assert.equal(ping.status, 200);
+  // The ping is GitHub's set-up handshake: answered, fired nothing, and on the trail.
+  assert.deepEqual(refusals(t).map((r) => r.replace(/delivery \S+/, "delivery D")), [
+    "ping delivery D answered; nothing fired",
+  ]);
   await t.request("PUT", `/api/recipes/triggers/${id}`, { enabled: false });
-  const res = await deliver(t, id, { secret });
+  const res = await deliver(t, id, { secret, delivery: "d-off" });
   assert.equal(res.status, 409);
   assert.equal((await jsonOf(res)).error.code, "trigger_disabled");
   // A forged delivery to a disabled trigger learns nothing about its state.
-  assert.equal((await deliver(t, id, { secret: "guess" })).status, 401);
+  assert.equal((await deliver(t, id, { secret: "guess", delivery: "d-forged" })).status, 401);
   assert.equal(t.store.countJobs(), 0);
+  // Each refusal is on the trail: the disabled one with its reason, the forged one as a bad
+  // signature (not as disabled).
+  const rows = refusals(t);
+  assert.equal(rows.length, 3);
+  assert.ok(
+    rows.some((r) =>
+      /^409 trigger_disabled \(delivery d-off\): trigger \d+ is disabled \(disabled by operator\)/
+        .test(r)
+    ),
+    rows.join("\n"),
+  );
+  assert.ok(rows.some((r) => /^401 bad_signature \(delivery d-forged\)/.test(r)), rows.join("\n"));
+  assert.ok(
+    t.store.listAudit({ action: "webhook_refused" }).every((r) => r.target === `trigger:${id}`),
+  );
 });
 
 Deno.test("github_pr_comment: the run's final answer is posted to the issue with the token from the environment", async () => {

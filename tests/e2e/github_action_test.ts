@@ -238,3 +238,46 @@ Deno.test("a bad input is one error annotation before anything runs", async () =
   const budget = await t.step({ ...model(t.fake.url), prompt: "hi", token_budget: "1e3" });
   assert.match(budget.log, /input token_budget must be a positive integer, not "1e3"/);
 });
+
+Deno.test("token_budget reaches the agent: a budget smaller than the first prompt sends nothing and fails the step", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().text("never asked"));
+  const r = await t.step({
+    ...model(t.fake.url),
+    prompt: "summarize the repository",
+    token_budget: "20",
+  });
+  assert.equal(r.code, 1, r.log);
+  assert.match(r.log, /^::error title=agent run failed::token budget of 20 reached/m);
+  assert.equal(r.outputs.outcome, "error");
+  assert.equal(r.outputs.exit_code, "1");
+  assert.match(await Deno.readTextFile(r.outputs.report_path!), /token_budget/);
+  assert.equal(t.fake.requests.length, 0, "no request went out over the budget");
+  // The same prompt without the input runs (the default is no budget).
+  const unbounded = await t.step({ ...model(t.fake.url), prompt: "summarize the repository" });
+  assert.equal(unbounded.code, 0, unbounded.log);
+  assert.equal(t.fake.requests.length, 1);
+});
+
+Deno.test("a non-default workdir (relative to the checkout) is where the agent works", async () => {
+  await using t = await setup();
+  await Deno.mkdir(`${t.work}/services/api`, { recursive: true });
+  await Deno.writeTextFile(`${t.work}/services/api/NOTES.md`, "api notes\n");
+  t.fake.enqueue(
+    reply().tool("shell", { command: "pwd; cat NOTES.md" }, { id: "s1" })
+      .tool("create", { path: "result.txt", file_text: "done\n" }),
+  );
+  t.fake.enqueue(reply().text("Done in the service."));
+  const r = await t.step({
+    ...model(t.fake.url),
+    prompt: "work on the api",
+    workdir: "services/api",
+  });
+  assert.equal(r.code, 0, r.log);
+  assert.equal(r.outputs.outcome, "ok");
+  assert.equal(await Deno.readTextFile(`${t.work}/services/api/result.txt`), "done\n");
+  await assert.rejects(Deno.stat(`${t.work}/result.txt`), Deno.errors.NotFound);
+  const shell = JSON.stringify(t.fake.requests.at(-1)!.body);
+  assert.ok(shell.includes(`${t.work}/services/api`), "the shell ran in the workdir");
+  assert.ok(shell.includes("api notes"));
+});

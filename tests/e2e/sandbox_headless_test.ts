@@ -1,8 +1,9 @@
 // Issue 14 through the real `agent -p` (release permission flags) and a scripted fake model:
 // the model's shell commands cannot reach the keys, the agent home, another workspace, the
 // agent's process or the network; ordinary work succeeds; nothing on disk holds a key after the
-// run; a machine without bubblewrap refuses shell calls (auto) or says it ran them unsandboxed
-// (off); and a sandboxed command dies with the agent when the agent is killed.
+// run; a memory_dir placed inside the workdir is masked; a machine without bubblewrap refuses
+// shell calls (auto) or says it ran them unsandboxed (off); and a sandboxed command dies with the
+// agent when the agent is killed.
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
@@ -62,6 +63,43 @@ peerTest(
     // Sessions, the report, memory: nothing under the home holds a key, but the settings file.
     await assertNoCanaryUnder(t.home, [`${t.targets.agentHome}/settings.toml`]);
     t.fake.assertNoViolations();
+  },
+);
+
+peerTest(
+  "headless: a memory_dir inside the workdir is hidden from the model's commands",
+  probes.bubblewrap,
+  async () => {
+    // The memory root defaults to the agent home, which is never mounted. An operator can put
+    // it anywhere (memory_dir, global only); inside the workdir it would be mounted with the
+    // workdir, so setup lists it among the hidden paths and the sandbox masks it.
+    await using t = await setup();
+    const memory = `${t.work}/team-memory`;
+    const canary = `memory-canary-${crypto.randomUUID()}`;
+    await Deno.mkdir(memory);
+    await Deno.writeTextFile(`${memory}/secret.md`, `# note\n${canary}\n`);
+    await Deno.writeTextFile(`${t.work}/README.md`, "visible\n");
+    t.fake.enqueue(
+      reply().tool("shell", {
+        command: "cat README.md; ls -A team-memory; cat team-memory/secret.md; " +
+          "touch team-memory/planted && echo wrote; echo end",
+      }, { id: "m1" }),
+      reply().text("Done."),
+    );
+    const r = await runAgent(
+      ["-p", "--workdir", t.work, "--output-format", "json", "--", "look at the memory"],
+      { ...t.env, AGENT_MEMORY_DIR: memory },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = toolResultsById(t.fake.requests.at(-1)!.body).get("m1") ?? "";
+    assert.match(result, /visible/, "the rest of the workdir is there");
+    assert.match(result, /end/);
+    assert.ok(!result.includes(canary), `the memory note leaked: ${result}`);
+    assert.match(result, /secret\.md: No such file or directory/);
+    assert.doesNotMatch(result, /wrote/, "the masked memory root is read-only");
+    // The mask is the sandbox's view only: the real memory root is untouched.
+    assert.equal(await Deno.readTextFile(`${memory}/secret.md`), `# note\n${canary}\n`);
+    await assert.rejects(Deno.stat(`${memory}/planted`), Deno.errors.NotFound);
   },
 );
 

@@ -3,6 +3,7 @@
 // the outpost's own port, the keys in the outpost's environment and the agent home. All come
 // back empty, the run page says which sandbox ran the job, the child resolved its key from the
 // settings file (the outpost's environment keys never reach it), and no key is on disk.
+// With sandbox = off the run page says so (the command ran unsandboxed).
 
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
@@ -106,3 +107,61 @@ peerTest(
     }
   },
 );
+
+Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and the run page says so", async () => {
+  // `off` must never be silent (issue 14): the banner, `agent config`, the headless report and
+  // the run page all say it. This is the run page, through a real outpost and agent. No bwrap
+  // is needed: off never starts it.
+  const home = await tempHome();
+  const agentHome = `${home}/.agent`;
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+  });
+  await Deno.mkdir(agentHome, { recursive: true });
+  await Deno.writeTextFile(`${agentHome}/settings.toml`, 'sandbox = "off"\n', { mode: 0o600 });
+  const outpost = await startOutpost(home, {
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: "chat_completions",
+    AGENT_MEMORY_REFLECT: "0",
+  });
+  try {
+    const { url } = outpost;
+    const api = await dashboardApi(url);
+    await Deno.mkdir(`${home}/ws`);
+    const created = await api("POST", "api/jobs", {
+      name: "unsandboxed",
+      prompt: "write a file",
+      schedule: { kind: "every", expr: "1h", tz: "UTC" },
+      workdir: `${home}/ws`,
+    });
+    assert.equal(created.status, 201, created.text);
+    const jobId = created.json.job.id as number;
+    fake.enqueue(
+      reply().tool("shell", { command: "echo ran > ran.txt; ls /proc | grep -c '^[0-9]'" }, {
+        id: "c1",
+      }),
+      reply().text("Wrote it."),
+    );
+    const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
+    assert.equal(triggered.status, 202, triggered.text);
+    const runId = triggered.json.run.id as number;
+    assert.equal(await waitForRunEnd(url, runId), "ok");
+    assert.equal(await Deno.readTextFile(`${home}/ws/ran.txt`), "ran\n");
+    // Unsandboxed, the command sees the host's processes (a bwrap PID namespace shows ~3).
+    const result = toolResultsById(fake.requests.at(-1)!.body).get("c1") ?? "";
+    const seen = Number(/^exit code 0\n(\d+)$/.exec(result)?.[1]);
+    assert.ok(seen > 3, `host processes visible: ${seen}`);
+    const runPage = await (await fetch(`${url}runs/${jobId}/${runId}`)).text();
+    assert.match(
+      runPage,
+      /Sandbox:<\/strong> <strong>off \(commands run unsandboxed, as the agent(?:'|&#39;|&#x27;)s user\)<\/strong>/,
+    );
+    assert.doesNotMatch(runPage, /Sandbox:<\/strong> auto/);
+    fake.assertNoViolations();
+  } finally {
+    const ended = await stop(outpost);
+    await fake.close();
+    await Deno.remove(home, { recursive: true });
+    assert.equal(ended.code, 0, ended.stderr);
+  }
+});
