@@ -116,6 +116,36 @@ peerTest(
         toolResults(fake.requests.at(-1)!.body).at(-1),
         "The user declined this action and said: keep the build folder",
       );
+
+      // "Yes for the session" on a simple command: the next simple command with the same
+      // program runs unasked; a compound one starting with it still asks, with no session row.
+      fake.enqueue(
+        reply().tool("shell", { command: "echo first" }),
+        reply().tool("shell", { command: "echo second" }),
+        reply().text("Echoed twice."),
+      );
+      await agent.submit("echo twice");
+      screen = await agent.waitFor(/\$ echo first[\s\S]*Run this command\?/);
+      assert.match(screen, /allow commands starting `echo`/);
+      await agent.keys("Down", "Enter");
+      screen = await agent.waitFor("Echoed twice.");
+      assert.match(screen, /allowed shell commands starting echo for this session/);
+      assert.match(screen, /allowed for this session: shell commands starting echo/);
+      assert.doesNotMatch(screen, /\$ echo second/); // never shown as a question
+      assert.match(toolResults(fake.requests.at(-1)!.body).at(-1)!, /second/);
+
+      fake.enqueue(
+        reply().tool("shell", { command: "echo third && echo fourth" }),
+        reply().text("Chained."),
+      );
+      await agent.submit("chain them");
+      screen = await agent.waitFor(/\$ echo third && echo fourth[\s\S]*Run this command\?/);
+      const question = screen.slice(screen.lastIndexOf("$ echo third"));
+      assert.doesNotMatch(question, /allowed for this session/);
+      assert.doesNotMatch(question, /for the rest of this session/);
+      await agent.keys("Enter"); // Yes, this once
+      await agent.waitFor("Chained.");
+      assert.match(toolResults(fake.requests.at(-1)!.body).at(-1)!, /third\s+fourth/);
       fake.assertNoViolations();
     } finally {
       await agent.close();
