@@ -154,6 +154,36 @@ peerTest(
   },
 );
 
+peerTest(
+  "a diff longer than the screen is cut with the lines left counted; Show it all prints the rest",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ args: ["--mode", "strict"] });
+    const { fake, agent } = s;
+    await agent.idle();
+    const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    fake.enqueue(
+      reply().tool("create", { path: "long.txt", file_text: text }),
+      reply().text("Wrote it."),
+    );
+    await agent.submit("write a long file");
+    // 40 rows leave room for 30 lines: the 3 header lines and lines 1..27 of 200.
+    let screen = await agent.waitFor(/Apply this change\?/);
+    assert.match(screen, /\+\+\+ b\/long\.txt\s+@@ -1,0 \+1,200 @@\s+\+line 1\n/);
+    assert.match(screen, /\+line 27\n\s*… 173 more lines\n/);
+    assert.doesNotMatch(screen, /\+line 28\b/);
+    assert.match(screen, /Show it all/);
+    await agent.keys("Down", "Down", "Enter"); // Show it all
+    screen = await agent.waitFor(/\+line 200\n[\s\S]*Apply this change\?/);
+    for (const n of [28, 100, 173, 199]) assert.match(screen, new RegExp(`\\+line ${n}\\n`));
+    await assert.rejects(Deno.stat(`${agent.workdir}/long.txt`));
+    await agent.keys("Enter"); // Yes: the same question was asked again after the whole diff
+    await agent.waitFor("Wrote it.");
+    assert.equal(await Deno.readTextFile(`${agent.workdir}/long.txt`), text);
+    fake.assertNoViolations();
+  },
+);
+
 peerTest("ctrl+c interrupts a reply and the conversation goes on", probes.tmux, async () => {
   await using s = await fakeModelSession();
   const { fake, agent } = s;
