@@ -10,22 +10,30 @@ import type { SessionState } from "./interactive_types.ts";
 
 type Choice = "yes" | "always" | "no" | "full";
 
-/** Calls allowed for the rest of the session, by tool or by the shell command's first word. */
+/**
+ * Calls allowed for the rest of the session, by tool or by the shell command's first word.
+ * A remembered word covers only a simple command: one program with its arguments. Anything
+ * the shell would run as more than that (`&&`, `;`, a pipe, `$(…)`, backticks, a redirection,
+ * a subshell, a second line) always asks, since `ls && curl … | sh` starts with `ls` too.
+ */
 export class SessionAllowances {
   #tools = new Set<string>();
   #commands = new Set<string>();
 
   /** The rule that already allows this call, or null. */
   allows(call: ToolCallPart): string | null {
-    const word = commandWord(call);
-    if (word !== null) return this.#commands.has(word) ? `shell commands starting ${word}` : null;
+    if (call.name === "shell") {
+      const word = commandWord(call);
+      return word !== null && this.#commands.has(word) ? `shell commands starting ${word}` : null;
+    }
     return this.#tools.has(call.name) ? `every ${call.name} call` : null;
   }
 
-  /** Remembers the call's rule; returns how it reads. */
-  remember(call: ToolCallPart): string {
-    const word = commandWord(call);
-    if (word !== null) {
+  /** Remembers the call's rule; returns how it reads, or null when the call allows no rule. */
+  remember(call: ToolCallPart): string | null {
+    if (call.name === "shell") {
+      const word = commandWord(call);
+      if (word === null) return null;
       this.#commands.add(word);
       return `shell commands starting ${word}`;
     }
@@ -33,17 +41,33 @@ export class SessionAllowances {
     return `every ${call.name} call`;
   }
 
-  /** The choice's label: what "yes for the rest of this session" would cover. */
-  static scope(call: ToolCallPart): string {
+  /** The choice's label: what "yes for the rest of this session" would cover, or null if nothing. */
+  static scope(call: ToolCallPart): string | null {
+    if (call.name !== "shell") return `${call.name} calls`;
     const word = commandWord(call);
-    return word !== null ? `commands starting \`${word}\`` : `${call.name} calls`;
+    return word !== null ? `commands starting \`${word}\`` : null;
   }
 }
 
-/** The shell command's first word (the program), or null for other tools. */
-function commandWord(call: ToolCallPart): string | null {
+/**
+ * Characters that make a shell line more than one simple command: separators and operators
+ * (`; & |`), redirections (`< >`), subshells and groups (`( ) { }`), substitutions (`$` for
+ * `$(…)`/`${…}`, backticks), line breaks, and `\` (a line continuation or an escaped one of
+ * these). Quotes do not help: `ls "a;b"` also asks, which costs one question and nothing else.
+ */
+const COMPOUND = /[;&|<>(){}$`\\\n\r]/;
+
+/**
+ * The program of a simple shell command, or null when the call is not a shell call, the
+ * command is compound (see COMPOUND), or it starts with a variable assignment (`X=1 rm …`
+ * would otherwise be remembered as the program `X=1`).
+ */
+export function commandWord(call: ToolCallPart): string | null {
   if (call.name !== "shell" || typeof call.input.command !== "string") return null;
-  return call.input.command.trim().split(/\s+/)[0] ?? null;
+  const command = call.input.command.trim();
+  if (command === "" || COMPOUND.test(command)) return null;
+  const word = command.split(/\s+/)[0]!;
+  return word.includes("=") ? null : word;
 }
 
 /** Colours a unified diff or a command preview for the terminal. */
@@ -76,18 +100,22 @@ export async function askApproval(
   s.print(lines.slice(0, room).map((l) => `  ${l}`).join("\n") || summary);
   const cut = lines.length - room;
   if (cut > 0) s.note(`  … ${cut} more lines`);
+  // A compound shell command has no session rule to offer: it is asked about every time.
+  const scope = SessionAllowances.scope(call);
   for (;;) {
     const choice = await s.withPrompt(() =>
       s.term.prompts.pick<Choice>({
         message: call.name === "shell" ? "Run this command?" : "Apply this change?",
         items: [
           { type: "row", value: "yes", key: "yes", label: "Yes" },
-          {
-            type: "row",
-            value: "always",
-            key: "always",
-            label: `Yes, and allow ${SessionAllowances.scope(call)} for the rest of this session`,
-          },
+          ...(scope !== null
+            ? [{
+              type: "row" as const,
+              value: "always" as const,
+              key: "always",
+              label: `Yes, and allow ${scope} for the rest of this session`,
+            }]
+            : []),
           ...(cut > 0
             ? [{ type: "row" as const, value: "full" as const, key: "full", label: "Show it all" }]
             : []),
@@ -107,7 +135,8 @@ export async function askApproval(
     }
     if (choice === "yes") return { approved: true };
     if (choice === "always") {
-      s.note(`  allowed ${allowances.remember(call)} for this session`);
+      const rule = allowances.remember(call);
+      if (rule !== null) s.note(`  allowed ${rule} for this session`);
       return { approved: true };
     }
     const feedback = await s.withPrompt(() =>

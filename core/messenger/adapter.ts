@@ -7,6 +7,7 @@
 // accompanies every new inbox item.
 
 import { BODY_MAX, sanitizeBody, sanitizeTitle } from "../delivery/sanitize.ts";
+import { INBOX_BODY_MAX } from "../delivery/events.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "../delivery/types.ts";
 import { itemLink } from "./commands.ts";
 
@@ -23,7 +24,8 @@ export function messageFor(event: DeliveryEvent, baseUrl: string): string | null
   const base = baseUrl.replace(/\/+$/, "");
   switch (event.kind) {
     case "inbox_item": {
-      const body = sanitizeBody(event.body, 1000);
+      // The question and what it would approve (diff or command, cut by inboxItemEvent).
+      const body = sanitizeBody(event.body, INBOX_BODY_MAX);
       const how = event.risk === "high"
         ? `High risk: approve/reject/revise ${event.item_id} will be held for dashboard ` +
           `confirmation.`

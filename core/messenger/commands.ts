@@ -4,6 +4,8 @@
 // store also live here, so a typo'd id gets a friendly no-such-item / no-such-job reply.
 
 import { audit } from "../audit/audit.ts";
+import { detailExcerpt } from "../delivery/events.ts";
+import { sanitizeTitle } from "../delivery/sanitize.ts";
 import { CapacityError } from "../governor/errors.ts";
 import type { InboxService } from "../inbox/service.ts";
 import { classifyRisk } from "../inbox/risk.ts";
@@ -33,6 +35,9 @@ export const CHAT_AUDIT = {
 } as const;
 
 export const VIA_CHAT = "chat";
+
+/** The most of each item's detail `list inbox` shows (ten items fit one chat message). */
+export const LIST_DETAIL_MAX = 400;
 
 export interface CommandDeps {
   store: Store;
@@ -180,11 +185,19 @@ export class CommandRunner {
     return [what === "jobs" ? "Jobs:" : "Schedules:", ...lines, ...more].join("\n");
   }
 
+  /**
+   * One open item: its first question, then what it would approve (the diff, or the command
+   * and its directory), indented. The list shows up to ten items, so each detail is cut to
+   * LIST_DETAIL_MAX; the notice posted when the item opened carried up to DETAIL_MAX.
+   */
   #itemLine(item: InboxItem): string {
-    const q = item.questions[0]?.text ?? "(no question text)";
-    return `#${item.id} (job ${item.job_id}, ${classifyRisk(item.questions)} risk): ${
+    const first = item.questions[0];
+    const q = sanitizeTitle(first?.text ?? "(no question text)");
+    const line = `#${item.id} (job ${item.job_id}, ${classifyRisk(item.questions)} risk): ${
       short(q, 120)
     }`;
+    const detail = detailExcerpt(first?.detail, LIST_DETAIL_MAX);
+    return detail ? `${line}\n${detail.replace(/^/gm, "  ")}` : line;
   }
 
   // ---- mutating verbs ----

@@ -120,7 +120,7 @@ export function resolveAgentCommand(env: Env, execPath: string, root = ROOT): Ag
 }
 
 /** Settings the outpost needs: memory root and the endpoint new jobs default to. */
-async function outpostSettings(
+export async function outpostSettings(
   env: Env,
   home: string,
   logger: Logger,
@@ -134,12 +134,18 @@ async function outpostSettings(
   try {
     const { resolveSettings } = await import("../../core/settings/resolve.ts");
     const { describeSource } = await import("../../core/settings/errors.ts");
+    const { MODEL_SENTINEL } = await import("../../core/settings/knobs.ts");
     const s = resolveSettings({ flags: {}, env, cwd: home, home });
     const source = s.sources.memory_dir;
     return {
       memoryRoot: s.memory_dir,
       memorySource: source ? describeSource(source) : "default",
-      jobDefaults: { ...(s.base_url ? { base_url: s.base_url } : {}), model: s.model },
+      jobDefaults: {
+        ...(s.base_url ? { base_url: s.base_url } : {}),
+        // The "default" sentinel is no model name: new jobs (and the form) leave the model
+        // empty, so each run uses the endpoint's served model and the pages show its name.
+        ...(s.model !== MODEL_SENTINEL ? { model: s.model } : {}),
+      },
     };
   } catch (err) {
     logger.log("warn", "settings could not be resolved; using defaults", { error: errorText(err) });

@@ -1,10 +1,14 @@
 // app.request() tests of the server-rendered pages, partials and static files (no browser):
 // statuses, the CSP and CSRF meta tag, escaping of every user-controlled string, the Stop
-// button and hold note rules (hold TTL on the injected clock), friendly 404s.
+// button and hold note rules (hold TTL on the injected clock), friendly 404s, and the model
+// name the job form and job pages show when the endpoint picks the model.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { MemoryLogger } from "../../core/logger.ts";
+import { envFrom } from "../../core/ports.ts";
 import type { Question } from "../../core/tools/types.ts";
+import { outpostSettings } from "../commands/serve.ts";
 import { createApp } from "../app.ts";
 import {
   makeTestOutpost,
@@ -393,4 +397,38 @@ Deno.test("the messenger pill: amber with the last error and next retry, green w
     await (await t.request("GET", "/")).text(),
     /<option value="messenger">messenger<\/option>/,
   );
+});
+
+Deno.test("a base_url with no model: the form leaves the model empty and jobs show the endpoint's default, never `default`", async () => {
+  // What serve.ts gives the scheduler for an outpost whose settings name only an endpoint.
+  const home = await Deno.makeTempDir({ prefix: "outpost_settings_" });
+  try {
+    const env = envFrom({ HOME: home, AGENT_BASE_URL: "http://127.0.0.1:9/v1" });
+    const { jobDefaults } = await outpostSettings(env, home, new MemoryLogger());
+    assert.deepEqual(jobDefaults, { base_url: "http://127.0.0.1:9/v1" });
+    // A model the settings do name is still the default of new jobs.
+    const named = envFrom({ HOME: home, AGENT_BASE_URL: "http://x/v1", AGENT_MODEL: "qwen3" });
+    assert.equal(
+      (await outpostSettings(named, home, new MemoryLogger())).jobDefaults.model,
+      "qwen3",
+    );
+
+    await using t = await makeTestOutpost({ defaults: jobDefaults });
+    const landing = await (await t.app.request("/")).text();
+    const input = /<input id="f-model"[^>]*>/.exec(landing)?.[0] ?? "";
+    assert.match(input, /value=""/);
+    assert.match(input, /placeholder="the endpoint&#39;s default"/);
+    // A job created without a model (as from the form or the API) records none.
+    const j = job(t);
+    assert.equal(j.model, "");
+    const page = await (await t.app.request(`/jobs/${j.id}`)).text();
+    assert.match(page, /data-setting="model">the endpoint&#39;s default</);
+    // A job saved earlier with the sentinel reads the same, not "default".
+    const old = job(t, { name: "older", model: "default" });
+    const older = await (await t.app.request(`/jobs/${old.id}`)).text();
+    assert.match(older, /data-setting="model">the endpoint&#39;s default</);
+    assert.doesNotMatch(older, />default</);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

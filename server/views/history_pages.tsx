@@ -4,6 +4,7 @@
 // data comes from history_data.ts.
 
 import type { Child, FC } from "hono/jsx";
+import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
 import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
@@ -192,7 +193,10 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           <Setting label="Base URL" id="base_url">
             {job.base_url || "the outpost's default"}
           </Setting>
-          <Setting label="Model" id="model">{job.model || "the endpoint's default"}</Setting>
+          <Setting label="Model" id="model">
+            {/* Jobs made before the form left it empty may hold the "default" sentinel. */}
+            {job.model && job.model !== MODEL_SENTINEL ? job.model : "the endpoint's default"}
+          </Setting>
           <Setting label="Workdir">
             <span class="mono">{job.workdir}</span>
           </Setting>

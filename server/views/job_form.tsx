@@ -228,6 +228,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             spellcheck={false}
             class="mono"
             value={defaults.model ?? ""}
+            placeholder="the endpoint's default"
             aria-describedby={describedBy("model")}
           />
         </Field>

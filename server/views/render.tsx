@@ -93,6 +93,7 @@ async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup>
       legRuns={legRuns}
       current={data.run.id}
       jobId={data.job.id}
+      model={data.run.model}
     />
   );
 }

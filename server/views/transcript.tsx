@@ -4,6 +4,7 @@
 // operator's answer that opened the next leg. All text is escaped by JSX; nothing is markup.
 
 import type { FC } from "hono/jsx";
+import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { Run } from "../../core/store/store.ts";
 import { RunBadge } from "./badges.tsx";
 import { shortTime } from "./format.ts";
@@ -102,45 +103,60 @@ const Item: FC<{ item: TranscriptItem }> = ({ item }) => {
   }
 };
 
+/**
+ * The model the header names: the run's own (the served name from its result, as the page's
+ * Model fact shows), else the journal's unless that is the "default" sentinel the session was
+ * started with before the server said what it serves: one name per thing on the page.
+ */
+function headerModel(run: string | null, journal: string): string | null {
+  if (run) return run;
+  return journal && journal !== MODEL_SENTINEL ? journal : null;
+}
+
 export const TranscriptCard: FC<
-  { transcript: Transcript; legRuns: Run[]; current: number; jobId: number }
+  { transcript: Transcript; legRuns: Run[]; current: number; jobId: number; model: string | null }
 > = (
-  { transcript, legRuns, current, jobId },
-) => (
-  <section class="card card-wide" id="card-transcript" aria-labelledby="transcript-title">
-    <header class="card-head">
-      <h2 id="transcript-title">Transcript</h2>
-      {transcript.kind === "ok" && transcript.meta
-        ? <span class="muted small mono">{transcript.meta.model} · {transcript.meta.mode}</span>
-        : null}
-    </header>
-    {transcript.kind === "none"
-      ? <p class="empty" data-testid="transcript-none">{transcript.why}</p>
-      : (
-        <div class="transcript">
-          {transcript.note ? <p class="md-note" role="note">{transcript.note}</p> : null}
-          {transcript.legs.map((leg, i) => {
-            const run = legRuns[i];
-            return (
-              <section class="leg" data-leg={i + 1} aria-label={`Leg ${i + 1}`}>
-                <h3 class="leg-head">
-                  {i === 0 ? "First leg" : `Resumed leg ${i}`}
-                  {run
-                    ? (
-                      <>
-                        {run.id === current
-                          ? <span class="muted">(this run)</span>
-                          : <a href={`/runs/${jobId}/${run.id}`}>run {run.id}</a>}
-                        <RunBadge status={run.status} />
-                      </>
-                    )
-                    : null}
-                </h3>
-                {leg.items.map((item, j) => <Item key={j} item={item} />)}
-              </section>
-            );
-          })}
-        </div>
-      )}
-  </section>
-);
+  { transcript, legRuns, current, jobId, model },
+) => {
+  const shown = transcript.kind === "ok" && transcript.meta
+    ? [headerModel(model, transcript.meta.model), transcript.meta.mode].filter(Boolean).join(" · ")
+    : "";
+  return (
+    <section class="card card-wide" id="card-transcript" aria-labelledby="transcript-title">
+      <header class="card-head">
+        <h2 id="transcript-title">Transcript</h2>
+        {shown
+          ? <span class="muted small mono" data-testid="transcript-model">{shown}</span>
+          : null}
+      </header>
+      {transcript.kind === "none"
+        ? <p class="empty" data-testid="transcript-none">{transcript.why}</p>
+        : (
+          <div class="transcript">
+            {transcript.note ? <p class="md-note" role="note">{transcript.note}</p> : null}
+            {transcript.legs.map((leg, i) => {
+              const run = legRuns[i];
+              return (
+                <section class="leg" data-leg={i + 1} aria-label={`Leg ${i + 1}`}>
+                  <h3 class="leg-head">
+                    {i === 0 ? "First leg" : `Resumed leg ${i}`}
+                    {run
+                      ? (
+                        <>
+                          {run.id === current
+                            ? <span class="muted">(this run)</span>
+                            : <a href={`/runs/${jobId}/${run.id}`}>run {run.id}</a>}
+                          <RunBadge status={run.status} />
+                        </>
+                      )
+                      : null}
+                  </h3>
+                  {leg.items.map((item, j) => <Item key={j} item={item} />)}
+                </section>
+              );
+            })}
+          </div>
+        )}
+    </section>
+  );
+};

@@ -144,6 +144,26 @@ Deno.test("the run page shows the session transcript: prompt, reasoning, tool ca
   assert.match(own, /Resumed leg 1<span class="muted">\(this run\)<\/span>/);
 });
 
+Deno.test("the transcript header names the run's served model, never the journal's `default` beside it", async () => {
+  await using t = await makeTestOutpost();
+  const { job, first, resumed } = await seed(t);
+  // The journal meta was written at start with the sentinel; the run's result named the model.
+  const meta = { ...JOURNAL[0]!, meta: { ...JOURNAL[0]!.meta, model: "default" } };
+  await Deno.writeTextFile(
+    join(t.home, "sessions", "s-1.jsonl"),
+    [meta, ...JOURNAL.slice(1)].map((e) => JSON.stringify(e)).join("\n") + "\n",
+  );
+  t.store.updateRun(first.id, { model: "served-7b" });
+  const html = await (await t.app.request(`/runs/${job.id}/${first.id}`)).text();
+  assert.match(html, /<dt>Model<\/dt><dd >served-7b<\/dd>/);
+  assert.match(html, /data-testid="transcript-model">served-7b · auto</);
+  assert.doesNotMatch(html, />default</);
+  // A run that named no model: the sentinel is left out rather than shown as a name.
+  const bare = await (await t.app.request(`/runs/${job.id}/${resumed.id}`)).text();
+  assert.match(bare, /data-testid="transcript-model">auto</);
+  assert.doesNotMatch(bare, /default · auto/);
+});
+
 Deno.test("a journal that is a symlink is refused, and a run without a session says so", async () => {
   await using t = await makeTestOutpost();
   const { job, first } = await seed(t);

@@ -74,6 +74,13 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
     report,
     /```diff\n--- \/dev\/null\n\+\+\+ b\/deploy\.sh\n@@ -1,0 \+1,1 @@\n\+echo hi\n```/,
   );
+  // The report says how to answer without the dashboard, with this run's session id.
+  assert.ok(
+    report.includes(
+      `resume here: \`agent -p --resume ${result.session_id} -- "<answer>"\``,
+    ),
+    report,
+  );
 
   t.fake.enqueue(reply().text("Deploy script added."));
   const resumed = await runAgent([
@@ -96,6 +103,50 @@ Deno.test("strict mode ends with exit 2, the intended edit recorded and not appl
   };
   const toolMsg = second.messages.find((m) => m.role === "tool");
   assert.match(String(toolMsg?.content), /Approved by the operator/);
+  t.fake.assertNoViolations();
+});
+
+Deno.test("strict mode: a shell call's question carries the command and its directory; text mode says how to resume", async () => {
+  await using t = await headlessSetup();
+  const work = await Deno.realPath(t.work);
+  t.fake.enqueue(reply().tool("shell", { command: "rm -rf build" }));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--mode",
+    "strict",
+    "--output-format",
+    "json",
+    "--output",
+    `${t.home}/r.md`,
+    "--",
+    "clean up",
+  ], t.env);
+  assert.equal(r.code, 2, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(result.questions[0]!.kind, "approval");
+  // What the dashboard, the chat notice and the report show: the exact command and where.
+  const detail = result.questions[0]!.detail!;
+  assert.ok(detail.startsWith(`$ rm -rf build\n(in ${work}; sandbox: `), detail);
+  assert.equal(detail.split("\n").length, 2);
+  const report = await Deno.readTextFile(`${t.home}/r.md`);
+  assert.ok(report.includes(`\n$ rm -rf build\n(in ${work}; sandbox: `), report);
+
+  // Text mode: the question and the resume command on stderr, naming a real session.
+  t.fake.enqueue(reply().tool("shell", { command: "make clean" }));
+  const text = await runAgent(
+    ["-p", "--workdir", t.work, "--mode", "strict", "--", "clean again"],
+    t.env,
+  );
+  assert.equal(text.code, 2, text.stderr);
+  assert.equal(text.stdout, "");
+  assert.match(text.stderr, /needs a human \(approval\): .*make clean\n/);
+  const hint = /^resume with: agent -p --resume (\S+) -- "<answer>"$/m.exec(text.stderr);
+  assert.ok(hint, text.stderr);
+  assert.notEqual(hint[1], result.session_id);
+  const sessions = await runAgent(["sessions"], t.env);
+  assert.match(sessions.stdout, new RegExp(`${hint[1]} `));
   t.fake.assertNoViolations();
 });
 

@@ -116,11 +116,71 @@ peerTest(
         toolResults(fake.requests.at(-1)!.body).at(-1),
         "The user declined this action and said: keep the build folder",
       );
+
+      // "Yes for the session" on a simple command: the next simple command with the same
+      // program runs unasked; a compound one starting with it still asks, with no session row.
+      fake.enqueue(
+        reply().tool("shell", { command: "echo first" }),
+        reply().tool("shell", { command: "echo second" }),
+        reply().text("Echoed twice."),
+      );
+      await agent.submit("echo twice");
+      screen = await agent.waitFor(/\$ echo first[\s\S]*Run this command\?/);
+      assert.match(screen, /allow commands starting `echo`/);
+      await agent.keys("Down", "Enter");
+      screen = await agent.waitFor("Echoed twice.");
+      assert.match(screen, /allowed shell commands starting echo for this session/);
+      assert.match(screen, /allowed for this session: shell commands starting echo/);
+      assert.doesNotMatch(screen, /\$ echo second/); // never shown as a question
+      assert.match(toolResults(fake.requests.at(-1)!.body).at(-1)!, /second/);
+
+      fake.enqueue(
+        reply().tool("shell", { command: "echo third && echo fourth" }),
+        reply().text("Chained."),
+      );
+      await agent.submit("chain them");
+      screen = await agent.waitFor(/\$ echo third && echo fourth[\s\S]*Run this command\?/);
+      const question = screen.slice(screen.lastIndexOf("$ echo third"));
+      assert.doesNotMatch(question, /allowed for this session/);
+      assert.doesNotMatch(question, /for the rest of this session/);
+      await agent.keys("Enter"); // Yes, this once
+      await agent.waitFor("Chained.");
+      assert.match(toolResults(fake.requests.at(-1)!.body).at(-1)!, /third\s+fourth/);
       fake.assertNoViolations();
     } finally {
       await agent.close();
       await fake.close();
     }
+  },
+);
+
+peerTest(
+  "a diff longer than the screen is cut with the lines left counted; Show it all prints the rest",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ args: ["--mode", "strict"] });
+    const { fake, agent } = s;
+    await agent.idle();
+    const text = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    fake.enqueue(
+      reply().tool("create", { path: "long.txt", file_text: text }),
+      reply().text("Wrote it."),
+    );
+    await agent.submit("write a long file");
+    // 40 rows leave room for 30 lines: the 3 header lines and lines 1..27 of 200.
+    let screen = await agent.waitFor(/Apply this change\?/);
+    assert.match(screen, /\+\+\+ b\/long\.txt\s+@@ -1,0 \+1,200 @@\s+\+line 1\n/);
+    assert.match(screen, /\+line 27\n\s*… 173 more lines\n/);
+    assert.doesNotMatch(screen, /\+line 28\b/);
+    assert.match(screen, /Show it all/);
+    await agent.keys("Down", "Down", "Enter"); // Show it all
+    screen = await agent.waitFor(/\+line 200\n[\s\S]*Apply this change\?/);
+    for (const n of [28, 100, 173, 199]) assert.match(screen, new RegExp(`\\+line ${n}\\n`));
+    await assert.rejects(Deno.stat(`${agent.workdir}/long.txt`));
+    await agent.keys("Enter"); // Yes: the same question was asked again after the whole diff
+    await agent.waitFor("Wrote it.");
+    assert.equal(await Deno.readTextFile(`${agent.workdir}/long.txt`), text);
+    fake.assertNoViolations();
   },
 );
 

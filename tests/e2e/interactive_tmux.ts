@@ -170,13 +170,14 @@ export class TmuxAgent {
  * (AGENT_MEMORY_REFLECT=0, so the requests are only the conversation's); disposing closes the
  * session, then the server. */
 export async function fakeModelSession(
-  opts: { server?: FakeServerOptions; env?: Record<string, string> } = {},
+  opts: { server?: FakeServerOptions; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<{ fake: FakeModelServer; agent: TmuxAgent } & AsyncDisposable> {
   const fake = await startFakeModelServer(opts.server);
   let agent: TmuxAgent;
   try {
     agent = await TmuxAgent.start({
       env: { AGENT_MEMORY_REFLECT: "0", AGENT_BASE_URL: fake.url, ...opts.env },
+      ...(opts.args ? { args: opts.args } : {}),
     });
   } catch (err) {
     await fake.close();

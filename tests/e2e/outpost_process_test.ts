@@ -120,6 +120,25 @@ Deno.test("a real child runs with the spec 4.4 command line and environment; ok 
   assert.match(log, /fake agent \d+ started/, "stderr goes to the log next to the report");
 });
 
+Deno.test("a child's memory reflection counts in the run's tokens and the hourly token rollup", async () => {
+  await using kit = await realKit();
+  // The real agent prints reflection_usage and counts it in usage (tests/e2e/
+  // headless_reflection_test.ts); the fake does the same: 1200/300 for the run, 400/50 reflecting.
+  const job = kit.job("sleep:300 tokens:1200/300 reflect:400/50");
+  const run = await kit.fire(job.id);
+  assert.equal(await kit.scheduler.whenSettled(run.id), "ok");
+  const done = kit.store.getRun(run.id)!;
+  assert.equal(done.tokens_in, 1600);
+  assert.equal(done.tokens_out, 350);
+  // What the runs-per-hour chart and the governor's tokens_per_hour lever read.
+  const hour = run.queued_at.slice(0, 13);
+  assert.deepEqual(
+    kit.store.tokensPerHour(run.queued_at).map((h) => ({ ...h })),
+    [{ hour, key: "scheduled", n: 1950 }],
+  );
+  assert.equal(kit.store.tokensSince("scheduled", run.queued_at), 1950);
+});
+
 Deno.test("cancel SIGKILLs the whole process group: the grandchild dies too", async () => {
   await using kit = await realKit();
   const fifo = await mkfifo(join(kit.home, "pids"));

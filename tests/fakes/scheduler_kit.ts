@@ -15,6 +15,7 @@ import type { WaitingReader } from "../../core/governor/waiting.ts";
 import { envFrom } from "../../core/ports.ts";
 import { SqliteStore } from "../../core/store/sqlite_store.ts";
 import { FakeProcessTable, FakeSpawner } from "./spawner.ts";
+import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import type { PinResolver } from "../../core/scheduler/pin.ts";
 import { Scheduler } from "../../core/scheduler/scheduler.ts";
 
@@ -39,6 +40,8 @@ export interface KitOptions {
   pinResolver?: PinResolver;
   waiting?: WaitingReader;
   dbPath?: string;
+  /** What new jobs default to (serve.ts's outpostSettings in production). */
+  defaults?: JobDefaults;
 }
 
 export async function makeKit(options: KitOptions = {}): Promise<Kit> {
@@ -77,6 +80,7 @@ export async function makeKit(options: KitOptions = {}): Promise<Kit> {
     logger,
     processes,
     pinResolver: options.pinResolver ?? null,
+    ...(options.defaults ? { defaults: options.defaults } : {}),
     agentCommand: { command: "agent", args: [] },
     home,
   });
