@@ -1,77 +1,176 @@
-// The chat `list inbox` reply: each open item with its question and what it would approve
-// (the command and its directory, or the diff), cleaned and cut for a chat message.
+// Chat commands through the gate and the command runner (spec 4.6, 5.7) against the test
+// outpost's real SQLite store, scheduler and inbox service: the list verbs' replies, and
+// which answers on a high-risk item are held for the dashboard (approve, reject, revise)
+// and which apply at once (the free-text fall-through, which is not risk-gated).
 
 import assert from "node:assert/strict";
-import { InboxService } from "../inbox/service.ts";
-import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
-import { CommandRunner, LIST_DETAIL_MAX } from "./commands.ts";
+import { join } from "node:path";
+import type { QuestionKind } from "../tools/types.ts";
+import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
+import { jobInput, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import { CommandRunner } from "./commands.ts";
+import { parseVerbs } from "./config.ts";
+import { Gate } from "./gate.ts";
+import { RoomTrust } from "./room_trust.ts";
 
-Deno.test("list inbox shows each item's command or diff under its question, cleaned and cut", async () => {
-  await using kit = await makeKit();
+const BASE = "http://outpost.test";
+const ALICE = "@alice:test";
+const BOT = "@bot:test";
+const DM = "!dm:test";
+
+async function chatKit() {
+  const o = await makeTestOutpost({ baseUrl: BASE });
+  const workspacesRoot = join(o.home, "workspaces");
+  await Deno.mkdir(join(workspacesRoot, "app"), { recursive: true });
   const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox: new InboxService({
-      store: kit.store,
-      clock: kit.clock,
-      logger: kit.logger,
-      resumer: kit.scheduler,
-      holdTtlMs: 60_000,
-    }),
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: kit.home,
-    clock: kit.clock,
+    store: o.store,
+    scheduler: o.scheduler,
+    inbox: o.deps.inbox,
+    logger: o.logger,
+    baseUrl: BASE,
+    workspacesRoot,
+    clock: o.clock,
   });
-  const job = kit.scheduler.createJob(jobInput());
-  const run = kit.store.createRun({
-    job_id: job.id,
-    status: "needs_human",
-    attempt: 1,
-    priority: 10,
-    class: "scheduled",
+  const { verbs, setting } = parseVerbs(undefined);
+  const gate = new Gate({
+    allowlist: new Set([ALICE]),
+    verbs,
+    verbsSetting: setting,
+    // A DM: the bot and alice (layer 2 passes; room changes are bot_room_trust_test.ts's).
+    rooms: new RoomTrust(
+      () =>
+        Promise.resolve([{ user_id: BOT, membership: "join" }, {
+          user_id: ALICE,
+          membership: "join",
+        }]),
+      new Set([ALICE]),
+      BOT,
+    ),
+    runner,
+    clock: o.clock,
+    logger: o.logger,
   });
-  const shell = kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{
-      kind: "approval",
-      text: "Run a shell command:\u202E make clean",
-      detail: "$ make clean\u0007\n(in /w/app; sandbox: bubblewrap)",
-    }],
-    meta: {},
-  });
-  const lines = ["--- a/big.txt", "+++ b/big.txt", "@@ -1,80 +1,80 @@"];
-  for (let i = 0; i < 80; i++) lines.push(`-old line ${i}`, `+new line ${i}`);
-  const edit = kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{ kind: "approval", text: "Edit big.txt?", detail: lines.join("\n") }],
-    meta: {},
-  });
-  const plain = kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{ kind: "question", text: "Which branch?" }],
-    meta: {},
-  });
+  let event = 0;
+  const say = async (body: string) => {
+    const reply = await gate.handle({ sender: ALICE, room: DM, event_id: `$e${++event}`, body });
+    assert.ok(reply !== null, `no reply to ${body}`);
+    return reply;
+  };
+  return { o, say };
+}
 
-  const reply = await runner.execute({ verb: "list", what: "inbox" }, {
-    sender: "@alice:test",
-    room: "!dm:test",
+/** A chat run that halts on one question of `kind`; resolves with its inbox item id. */
+async function halt(o: TestOutpost, say: (b: string) => Promise<string>, kind: QuestionKind) {
+  const ack = await say(`run app: needs ${kind}`);
+  const runId = Number(/run (\d+)/.exec(ack)![1]);
+  const proc = await tickAndSpawn(o);
+  proc.exit(2, {
+    outcome: "needs_human",
+    session_id: `sess-${runId}`,
+    questions: [{ kind, text: `Shall I go on (${kind})?` }],
   });
-  const at = (id: number) => reply.slice(reply.indexOf(`#${id} `));
-  assert.match(
-    at(shell.id),
-    /^#\d+ \(job \d+, \w+ risk\): Run a shell command: make clean\n {2}\$ make clean\n {2}\(in \/w\/app; sandbox: bubblewrap\)(\n|$)/,
+  await o.scheduler.whenSettled(runId);
+  const item = o.store.listInbox({ state: "open", limit: 1 })[0]!;
+  assert.equal(item.run_id, runId);
+  return item.id;
+}
+
+Deno.test("list jobs and list schedules answer from the store: names, state, last run, next fire", async () => {
+  const { o, say } = await chatKit();
+  await using _ = o;
+  assert.equal(await say("list jobs"), "No jobs.");
+  assert.equal(await say("list schedules"), "No schedules.");
+  const nightly = o.scheduler.createJob(jobInput({ name: "nightly tests" }));
+  const deploy = o.scheduler.createJob(
+    jobInput({ name: "deploy", schedule: { kind: "cron", expr: "0 6 * * *", tz: "UTC" } }),
   );
-  assert.doesNotMatch(reply, /[\u202E\u0007]/);
-  // The diff: indented whole lines from the top, cut to LIST_DETAIL_MAX with the rest counted.
-  const block = at(edit.id).split("\n#")[0]!.split("\n").slice(1);
-  const note = block.pop()!;
-  assert.deepEqual(block, lines.slice(0, block.length).map((l) => `  ${l}`));
-  assert.equal(note, `  … ${lines.length - block.length} more lines on the dashboard`);
-  assert.ok(block.join("\n").length <= LIST_DETAIL_MAX + 2 * block.length);
-  // An item with no detail is one line.
-  assert.match(at(plain.id), /^#\d+ \(job \d+, \w+ risk\): Which branch\?(\n#|$)/);
+  o.scheduler.setEnabled(deploy.id, false, "paused for the test");
+  // A chat one-shot: a job, not a schedule.
+  const ack = await say("run app: tidy up");
+  const [, oneShot, run] = /Submitted job (\d+), run (\d+)/.exec(ack)!.map(Number);
+  const next = o.store.getJob(nightly.id)!.next_run_at;
+  assert.ok(next);
+  assert.equal(
+    await say("list jobs"),
+    [
+      "Jobs:", // newest first
+      `#${oneShot} chat run: tidy up — enabled, last run ${run} queued`,
+      `#${deploy.id} deploy — disabled`,
+      `#${nightly.id} nightly tests — enabled`,
+    ].join("\n"),
+  );
+  assert.equal(
+    await say("list schedules"),
+    [
+      "Schedules:",
+      `#${deploy.id} deploy — cron 0 6 * * * UTC, paused`,
+      `#${nightly.id} nightly tests — every 1h UTC, next ${next}`,
+    ].join("\n"),
+  );
+  // Top 10, then how many more.
+  for (let i = 0; i < 10; i++) o.scheduler.createJob(jobInput({ name: `extra ${i}` }));
+  const long = (await say("list schedules")).split("\n");
+  assert.equal(long.length, 1 + 10 + 1);
+  assert.equal(long.at(-1), "(2 more)");
+  assert.equal((await say("list jobs")).split("\n").at(-1), "(3 more)");
+});
+
+Deno.test("free text answering a high-risk item applies at once: it is not risk-gated", async () => {
+  const { o, say } = await chatKit();
+  await using _ = o;
+  // Halted first, so no resume run is queued while the next halt is spawned.
+  const first = await halt(o, say, "plan");
+  await halt(o, say, "question");
+  const latest = await halt(o, say, "approval");
+  // Plain free text answers the most recent open item, high risk or not.
+  assert.match(
+    await say("yes, ship it"),
+    new RegExp(`^Answered item ${latest}; the run resumes as run \\d+\\.$`),
+  );
+  const answered = o.store.getInboxItem(latest)!;
+  assert.equal(answered.state, "answered");
+  assert.equal(answered.answer, "yes, ship it");
+  assert.equal(answered.held_json, null);
+  // `N: answer` names a high-risk item that is not the most recent.
+  assert.match(await say(`${first}: go with plan B`), new RegExp(`^Answered item ${first};`));
+  assert.equal(o.store.getInboxItem(first)!.state, "answered");
+  assert.equal(o.store.getInboxItem(first)!.answer, "go with plan B");
+  assert.equal(o.store.getInboxItem(first)!.held_json, null);
+  const rows = o.store.listAudit({ action: "chat_answer" });
+  assert.equal(rows.length, 2);
+  assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 0);
+});
+
+Deno.test("high-risk reject and revise are held for the dashboard like approve; the item stays open", async () => {
+  const { o, say } = await chatKit();
+  await using _ = o;
+  for (
+    const [verb, command, answer] of [
+      ["reject", (id: number) => `reject ${id} wrong branch`, "rejected: wrong branch"],
+      ["revise", (id: number) => `revise ${id}: use the staging db`, "use the staging db"],
+    ] as const
+  ) {
+    const id = await halt(o, say, "proposal");
+    const job = o.store.getInboxItem(id)!.job_id;
+    const runsBefore = o.store.listRuns(job).length;
+    assert.match(
+      await say(command(id)),
+      new RegExp(
+        `^Item ${id} is high risk: your ${verb} is held for dashboard confirmation until ` +
+          `\\S+Z\\. Confirm it at ${BASE}/inbox/${id}$`,
+      ),
+    );
+    const item = o.store.getInboxItem(id)!;
+    assert.equal(item.state, "open");
+    assert.equal(item.answer, null);
+    const hold = o.deps.inbox.liveHold(item)!;
+    assert.equal(hold.verb, verb);
+    assert.equal(hold.answer, answer);
+    assert.equal(hold.sender, ALICE);
+    assert.equal(hold.room, DM);
+    // Nothing resumed, nothing answered on the chat path.
+    assert.equal(o.store.listRuns(job).length, runsBefore);
+    assert.equal(o.store.listAudit({ action: `chat_${verb}` }).length, 0);
+  }
+  assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 2);
 });

@@ -89,6 +89,40 @@ export function vapidSubject(env: Env, baseUrl: string): string {
   throw new Error(`${VAPID_SUBJECT_VAR} must be a mailto: address or an https: URL`);
 }
 
+/** The longest path the badge and /api/push/status quote before cutting it short. */
+const QUOTED_PATH_MAX = 120;
+
+/**
+ * How the badge and /api/push/status name the VAPID_PRIVATE_KEY_FILE value. An operator may
+ * paste the key itself into the variable; the detail is shown on the dashboard and in the
+ * API, so the value is quoted only when it is shaped like a path (starts with /, ./, ../ or
+ * ~/; no whitespace; no PEM armour; not a bare base64 run that could be a key) and then cut
+ * at QUOTED_PATH_MAX. Anything else is described, never echoed.
+ */
+export function describeKeyFileValue(value: string): string {
+  const pathShaped = /^(\/|\.{1,2}\/|~\/)/.test(value) &&
+    !/[\s\p{Cc}]/u.test(value) &&
+    !value.includes("-----") &&
+    !/^[A-Za-z0-9+/_=-]{40,}$/.test(value);
+  if (!pathShaped) {
+    return `${VAPID_FILE_VAR} (its value is not a file path; put the key in a file and name the file)`;
+  }
+  const shown = value.length > QUOTED_PATH_MAX ? `${value.slice(0, QUOTED_PATH_MAX)}…` : value;
+  return `${VAPID_FILE_VAR} ${shown}`;
+}
+
+/**
+ * Why a file operation failed, by error class only: Deno's OS error messages quote the path,
+ * which may be the key itself (see describeKeyFileValue).
+ */
+function fileFailure(err: unknown): string {
+  if (err instanceof Deno.errors.NotFound) return "no such file";
+  if (err instanceof Deno.errors.PermissionDenied) return "permission denied";
+  if (err instanceof Deno.errors.IsADirectory) return "it is a directory";
+  if (err instanceof Deno.errors.InvalidData) return "it is not UTF-8 text";
+  return err instanceof Error ? err.name : "unknown error";
+}
+
 /** Reads the key file when it changed (mtime, size) and keeps the derived keys. */
 export class VapidKeyFile {
   readonly #env: Env;
@@ -121,15 +155,29 @@ export class VapidKeyFile {
     } catch (err) {
       return {
         state: "error",
-        detail: `${VAPID_FILE_VAR} ${path} cannot be read: ${(err as Error).message}`,
+        detail: `${describeKeyFileValue(path)} cannot be read: ${fileFailure(err)}`,
       };
     }
     if (this.#cache?.stamp === stamp) return this.#cache.state;
     let state: VapidState;
+    let text: string;
     try {
-      state = { state: "ok", keys: { subject, ...vapidKeyPair(Deno.readTextFileSync(path)) } };
+      text = Deno.readTextFileSync(path);
     } catch (err) {
-      state = { state: "error", detail: `${VAPID_FILE_VAR} ${path}: ${(err as Error).message}` };
+      // Not cached: a file that is unreadable now may be fixed without touching its mtime.
+      return {
+        state: "error",
+        detail: `${describeKeyFileValue(path)} cannot be read: ${fileFailure(err)}`,
+      };
+    }
+    try {
+      // vapidKeyPair's messages say what was wrong, never the key text.
+      state = { state: "ok", keys: { subject, ...vapidKeyPair(text) } };
+    } catch (err) {
+      state = {
+        state: "error",
+        detail: `${describeKeyFileValue(path)}: ${(err as Error).message}`,
+      };
     }
     this.#cache = { stamp, state };
     return state;

@@ -69,3 +69,38 @@ Deno.test("the key file: dormant when unnamed, error with why (never the key), r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a key pasted into VAPID_PRIVATE_KEY_FILE is never echoed; a path is quoted, cut short", () => {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const pem = privateKey.export({ format: "pem", type: "pkcs8" }) as string;
+  const base64 = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  for (const pasted of [RAW, pem, pem.replace(/\n/g, " "), "/" + base64, base64]) {
+    const loaded = new VapidKeyFile(
+      envFrom({ VAPID_PRIVATE_KEY_FILE: pasted }),
+      "https://o.example",
+    ).load();
+    assert.equal(loaded.state, "error");
+    const detail = loaded.state === "error" ? loaded.detail : "";
+    assert.match(detail, /its value is not a file path/);
+    assert.match(detail, /cannot be read: no such file/);
+    // No run of the key (PEM body lines included) shows in the detail.
+    for (const part of pasted.split(/[\s-]+/).filter((p) => p.length >= 8)) {
+      assert.ok(!detail.includes(part), `detail quotes ${part.slice(0, 6)}…`);
+    }
+  }
+  const missing = new VapidKeyFile(
+    envFrom({ VAPID_PRIVATE_KEY_FILE: "/etc/agent/vapid.key" }),
+    "https://o.example",
+  ).load();
+  assert.deepEqual(missing, {
+    state: "error",
+    detail: "VAPID_PRIVATE_KEY_FILE /etc/agent/vapid.key cannot be read: no such file",
+  });
+  const long = `/srv/${"d".repeat(200)}/vapid.key`;
+  const cut = new VapidKeyFile(envFrom({ VAPID_PRIVATE_KEY_FILE: long }), "https://o.example")
+    .load();
+  assert.equal(
+    cut.state === "error" && cut.detail,
+    `VAPID_PRIVATE_KEY_FILE ${long.slice(0, 120)}… cannot be read: no such file`,
+  );
+});

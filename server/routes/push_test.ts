@@ -71,3 +71,17 @@ Deno.test("the push badge says error (not dormant) when the key file cannot be u
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a key pasted into VAPID_PRIVATE_KEY_FILE shows neither in /api/push/status nor in the badge", async () => {
+  // RFC 8291 appendix A's private key, as web-push prints it.
+  const pasted = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
+  await using t = await makeTestOutpost({ env: { VAPID_PRIVATE_KEY_FILE: pasted } });
+  const status = await json(await t.app.request("/api/push/status"));
+  assert.equal(status.state, "error");
+  assert.match(status.detail, /^VAPID_PRIVATE_KEY_FILE \(its value is not a file path/);
+  assert.doesNotMatch(JSON.stringify(status), /yfWPiYE|AELtAQ/);
+  const html = await (await t.app.request("/")).text();
+  assert.match(html, /id="push-badge" data-state="error"/);
+  assert.match(html, /title="VAPID_PRIVATE_KEY_FILE \(its value is not a file path/);
+  assert.doesNotMatch(html, /yfWPiYE|AELtAQ/);
+});

@@ -24,6 +24,17 @@ import { MatrixUser, Synapse } from "./synapse_kit.ts";
 
 const BASE = "http://outpost.test";
 
+/** Polls a real outpost's messenger pill until its bot has finished its first sync. */
+async function messengerOk(url: string, limitMs = 30_000): Promise<void> {
+  const end = Date.now() + limitMs;
+  for (;;) {
+    const status = await (await fetch(`${url}api/messenger/status`)).json();
+    if (status.state === "ok") return;
+    if (Date.now() > end) throw new Error(`messenger not ok: ${JSON.stringify(status)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
   await using synapse = await Synapse.start();
   const { alice, bob, stranger, bot } = await synapse.users();
@@ -93,15 +104,26 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     });
 
     await t.step("a stranger is ignored silently and logged once", async () => {
-      const own = await stranger.createRoom([bot.userId], "stranger");
+      // The stranger's room has alice in it too: her command there is read after the
+      // stranger's (one room's timeline is read in order, and the bot answers one message at
+      // a time), so her reply proves the bot fetched and passed over the stranger's messages.
+      const own = await stranger.createRoom([bot.userId, alice.userId], "stranger");
+      await alice.join(own);
       await stranger.waitForJoin(own, bot.userId);
-      await stranger.send(own, "status");
-      await stranger.send(own, "list jobs");
-      // alice's reply comes after: the bot handles messages in arrival order.
-      assert.match(await say("status"), /open inbox items?$/);
-      await assert.rejects(
-        stranger.waitFor(own, (m) => m.sender === bot.userId, 1),
-        /no matching message/,
+      await stranger.waitForJoin(own, alice.userId);
+      const ignored = [await stranger.send(own, "status"), await stranger.send(own, "list jobs")];
+      const asked = await alice.send(own, "status");
+      // A stranger in the room makes it untrusted for alice: refused, but answered.
+      assert.match((await alice.replyTo(own, asked)).body, /^refused \[untrusted_room\]/);
+      const history = await alice.history(own);
+      assert.deepEqual(
+        history.filter((m) => m.sender !== bot.userId).map((m) => m.event_id),
+        [...ignored, asked],
+      );
+      // The bot's only message in the room is its reply to alice.
+      assert.deepEqual(
+        history.filter((m) => m.sender === bot.userId).map((m) => m.reply_to),
+        [asked],
       );
       const logged = o.logger.entries.filter((e) =>
         e.message.includes("not on MX_ALLOWLIST") && e.data?.sender === stranger.userId
@@ -383,7 +405,9 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
           AGENT_MATRIX_VERBS: "legacy",
         });
         try {
-          // The first reply proves the sync loop is up.
+          // The bot's first sync only learns where "now" is: a command sent before it
+          // returns is history and never answered. The pill reads ok once it has returned.
+          await messengerOk(proc.url);
           assert.match(await say("status"), /no runs yet \| 0 open inbox items/);
           const status = await (await fetch(`${proc.url}api/messenger/status`)).json();
           assert.equal(status.state, "ok");
@@ -434,6 +458,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
           AGENT_MEMORY_REFLECT: "0",
         });
         try {
+          await messengerOk(proc.url); // before any command (see the step above)
           // Overnight, a job failed: no reply is scripted, so its one model call gets a 500.
           const first = await fetch(`${proc.url}api/jobs`);
           const csrf = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;

@@ -254,6 +254,28 @@ export class MatrixUser {
     return Object.keys(r.joined as Record<string, unknown>);
   }
 
+  /**
+   * Every message in `room` so far, oldest first, read from the room's history
+   * (/messages), not from this user's sync: nothing depends on what a sync has seen yet.
+   */
+  async history(room: string): Promise<SeenMessage[]> {
+    const q = new URLSearchParams({ dir: "b", limit: "1000" });
+    const r = await this.api("GET", `/rooms/${encodeURIComponent(room)}/messages?${q}`);
+    const events = (r.chunk ?? []) as Record<string, unknown>[];
+    return events.filter((e) => e.type === "m.room.message").reverse().map((e) => {
+      const content = e.content as Record<string, unknown>;
+      const rel = content["m.relates_to"] as
+        | { "m.in_reply_to"?: { event_id?: string } }
+        | undefined;
+      return {
+        event_id: e.event_id as string,
+        sender: e.sender as string,
+        body: String(content.body ?? ""),
+        reply_to: rel?.["m.in_reply_to"]?.event_id ?? null,
+      };
+    });
+  }
+
   /** Marks "now": later waits only see messages sent after this call. */
   async mark(): Promise<void> {
     await this.#sync(0);

@@ -1,0 +1,181 @@
+// Gate layer 2 over time (spec 5.7): a room of operators is trusted, and stops being trusted
+// as soon as a sync carries a stranger's join, because the bot's loop drops the room's cached
+// member list on every membership event. The bot runs its real loop, gate and command runner
+// on the real store; the homeserver side is the MatrixTransport seam, scripted here (one
+// sync batch at a time, members as the room has them now).
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { InboxService } from "../inbox/service.ts";
+import { makeKit } from "../../tests/fakes/scheduler_kit.ts";
+import { MatrixBot } from "./bot.ts";
+import { CommandRunner } from "./commands.ts";
+import { parseVerbs } from "./config.ts";
+import { Gate } from "./gate.ts";
+import { RoomTrust } from "./room_trust.ts";
+import type {
+  MatrixEvent,
+  MatrixTransport,
+  RoomMember,
+  SendOptions,
+  SyncResponse,
+} from "./transport.ts";
+
+const BOT = "@bot:test";
+const ALICE = "@alice:test";
+const BOB = "@bob:test";
+const STRANGER = "@mallory:test";
+const ROOM = "!ops:test";
+
+interface Sent {
+  room: string;
+  text: string;
+  replyTo: string | undefined;
+}
+
+/** Sync batches handed out one per long poll; sends recorded; members read live. */
+class ScriptedTransport implements MatrixTransport {
+  readonly members_ = new Map<string, string[]>();
+  readonly sent: Sent[] = [];
+  memberReads = 0;
+  readonly #batches: SyncResponse[] = [];
+  #batch = 0;
+  #wake: (() => void) | null = null;
+  #sentWaiters: (() => void)[] = [];
+
+  push(timeline: MatrixEvent[]): void {
+    this.#batches.push({
+      next_batch: `s${++this.#batch}`,
+      rooms: { join: { [ROOM]: { timeline: { events: timeline } } } },
+    });
+    this.#wake?.();
+  }
+
+  /** Resolves with the next message the bot sends. */
+  async nextSent(): Promise<Sent> {
+    const count = this.sent.length;
+    while (this.sent.length === count) {
+      await new Promise<void>((resolve) => this.#sentWaiters.push(resolve));
+    }
+    return this.sent[count]!;
+  }
+
+  whoami(): Promise<string> {
+    return Promise.resolve(BOT);
+  }
+
+  async sync(since: string | null, _timeoutMs: number, signal: AbortSignal) {
+    if (since === null) return { next_batch: "s0" }; // the first sync only learns "now"
+    while (this.#batches.length === 0) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+    return this.#batches.shift()!;
+  }
+
+  send(room: string, text: string, options?: SendOptions): Promise<string> {
+    this.sent.push({ room, text, replyTo: options?.replyTo });
+    for (const w of this.#sentWaiters.splice(0)) w();
+    return Promise.resolve(`$sent${this.sent.length}`);
+  }
+
+  join(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  members(room: string): Promise<RoomMember[]> {
+    this.memberReads++;
+    return Promise.resolve(
+      (this.members_.get(room) ?? []).map((user_id) => ({ user_id, membership: "join" })),
+    );
+  }
+
+  close(): void {}
+}
+
+let eventNo = 0;
+function message(sender: string, body: string): MatrixEvent {
+  return {
+    type: "m.room.message",
+    sender,
+    event_id: `$m${++eventNo}`,
+    content: { msgtype: "m.text", body },
+  };
+}
+
+function joined(user: string): MatrixEvent {
+  return {
+    type: "m.room.member",
+    sender: user,
+    state_key: user,
+    event_id: `$j${++eventNo}`,
+    content: { membership: "join" },
+  };
+}
+
+Deno.test("a trusted room stops being trusted when a stranger joins later", async () => {
+  await using kit = await makeKit();
+  const workspacesRoot = join(kit.home, "workspaces");
+  const allowlist = new Set([ALICE, BOB]);
+  const transport = new ScriptedTransport();
+  transport.members_.set(ROOM, [BOT, ALICE, BOB]);
+  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
+  const { verbs, setting } = parseVerbs(undefined);
+  const inbox = new InboxService({
+    store: kit.store,
+    clock: kit.clock,
+    logger: kit.logger,
+    resumer: kit.scheduler,
+    holdTtlMs: 60_000,
+  });
+  const gate = new Gate({
+    allowlist,
+    verbs,
+    verbsSetting: setting,
+    rooms,
+    runner: new CommandRunner({
+      store: kit.store,
+      scheduler: kit.scheduler,
+      inbox,
+      logger: kit.logger,
+      baseUrl: "http://outpost.test",
+      workspacesRoot,
+      clock: kit.clock,
+    }),
+    clock: kit.clock,
+    logger: kit.logger,
+  });
+  const bot = new MatrixBot({ transport, gate, rooms, clock: kit.clock, logger: kit.logger });
+  bot.start();
+  try {
+    // Operators only: trusted, and the member list is read once and cached.
+    const first = message(ALICE, "status");
+    transport.push([first]);
+    const ok = await transport.nextSent();
+    assert.equal(ok.replyTo, first.event_id);
+    assert.match(ok.text, /no runs yet \| 0 open inbox items/);
+    const second = message(BOB, "status");
+    transport.push([second]);
+    assert.match((await transport.nextSent()).text, /open inbox items/);
+    assert.equal(transport.memberReads, 1);
+
+    // The stranger joins; the same batch carries alice's next command.
+    transport.members_.set(ROOM, [BOT, ALICE, BOB, STRANGER]);
+    const third = message(ALICE, "pause 1");
+    transport.push([joined(STRANGER), third]);
+    const refused = await transport.nextSent();
+    assert.equal(refused.replyTo, third.event_id);
+    assert.match(refused.text, /^refused \[untrusted_room\]: this room has 1 member\(s\) who are/);
+    assert.equal(transport.memberReads, 2);
+
+    // And it stays untrusted for later commands.
+    const fourth = message(BOB, "status");
+    transport.push([fourth]);
+    assert.match((await transport.nextSent()).text, /^refused \[untrusted_room\]/);
+  } finally {
+    await bot.stop();
+  }
+});
