@@ -5,7 +5,7 @@
 // process never interleaves two memory commands on the same file.
 
 import { MemoryCommandError, MemoryNotFoundError, MemoryPathError } from "./errors.ts";
-import { isAddressableName, isInside, type MemoryPath } from "./path_guard.ts";
+import { isAddressableName, isGoneError, isInside, type MemoryPath } from "./path_guard.ts";
 
 /** Test seam: runs between the containment check and the use, to simulate a racing swap. */
 export interface GuardHooks {
@@ -28,7 +28,8 @@ function verifyRealDir(rootReal: string, dir: string, shown: string): void {
   let real: string;
   try {
     real = Deno.realPathSync(dir);
-  } catch {
+  } catch (err) {
+    if (!isGoneError(err)) throw err;
     throw new MemoryPathError(shown, "race", "its directory vanished while in use");
   }
   if (real !== dir || !isInside(rootReal, real)) {
@@ -64,7 +65,8 @@ export function readVerified(
     let now: string;
     try {
       now = Deno.realPathSync(real);
-    } catch {
+    } catch (err) {
+      if (!isGoneError(err)) throw err;
       throw new MemoryPathError(shown, "race", "it changed while being opened");
     }
     if (now !== real || !isInside(rootReal, now) || !sameFile(opened, Deno.statSync(now))) {

@@ -105,12 +105,22 @@ export function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(`${root}/`);
 }
 
+/**
+ * True for the errors that mean a path is gone or loops (a race or a bad link); anything else
+ * (a refused permission, an I/O error) is the caller's to re-throw, never a "gone" answer.
+ */
+export function isGoneError(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory ||
+    err instanceof Deno.errors.FilesystemLoop;
+}
+
 /** The memory root must still be the real directory recorded at open. */
 export function assertRootIntact(rootReal: string, input: unknown): void {
   let now: string;
   try {
     now = Deno.realPathSync(rootReal);
-  } catch {
+  } catch (err) {
+    if (!isGoneError(err)) throw err;
     throw new MemoryPathError(input, "root", "the memory root no longer exists");
   }
   if (now !== rootReal) {
@@ -143,7 +153,8 @@ export function resolveMemoryPath(rootReal: string, input: unknown): MemoryPath 
       let target: string;
       try {
         target = Deno.realPathSync(next);
-      } catch {
+      } catch (err) {
+        if (!isGoneError(err)) throw err;
         throw new MemoryPathError(
           input,
           "symlink",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MemoryPathError } from "./errors.ts";
-import { parseVirtualPath, resolveMemoryPath } from "./path_guard.ts";
+import { isGoneError, parseVirtualPath, resolveMemoryPath } from "./path_guard.ts";
 import { memoryTool } from "./memory_tool.ts";
 import type { MemoryStore } from "./store.ts";
 import {
@@ -370,4 +370,13 @@ Deno.test("path guard: the root itself cannot be deleted, renamed or written", a
   } finally {
     await sb.cleanup();
   }
+});
+
+Deno.test("path guard: only a gone or looping path reads as a race; a refusal is re-thrown as itself", () => {
+  assert.equal(isGoneError(new Deno.errors.NotFound("x")), true);
+  assert.equal(isGoneError(new Deno.errors.NotADirectory("x")), true);
+  assert.equal(isGoneError(new Deno.errors.FilesystemLoop("x")), true);
+  assert.equal(isGoneError(new Deno.errors.NotCapable("x")), false);
+  assert.equal(isGoneError(new Deno.errors.PermissionDenied("x")), false);
+  assert.equal(isGoneError(new Error("EIO")), false);
 });

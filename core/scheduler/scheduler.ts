@@ -283,7 +283,12 @@ export class Scheduler {
             kind: "spawn_failed",
             error: `internal error: ${errorText(err)}`,
           });
-        } catch {
+        } catch (recordErr) {
+          // The run stays as it was; recovery at the next start settles it.
+          this.ctx.logger.log("error", "the failed run's outcome could not be recorded", {
+            run_id: run.id,
+            error: errorText(recordErr),
+          });
           return null;
         }
       })
