@@ -342,17 +342,35 @@ async function requests1000(url: string): Promise<void> {
   for (let i = 0; i < 1000; i++) await (await fetch(`${url}api/jobs`)).arrayBuffer();
 }
 
-/** `--rss-only`: the outpost's resident memory idle and after 1,000 requests, nothing else. */
+/**
+ * `--rss-only`: the outpost's resident memory idle and after 1,000 requests, nothing else,
+ * beside the bare Hono process given the same 1,000 requests: both grow by about as much
+ * (Deno's HTTP stack and allocator warming up, not something the outpost keeps), so the
+ * ratios to the bare process are the figures that say what the outpost itself costs.
+ */
 async function outpostMemory(): Promise<void> {
-  const { proc, matrix } = await startOutpostIdle();
+  const bare = await spawnServer(
+    ["run", ...RUN_FLAGS, "-A", `${ROOT}/scripts/bench_bare_server.ts`],
+    home,
+  );
+  const { proc, matrix } = await startOutpostIdle(); // includes a 2 s settle for both
+  const bareIdle = rssMiB(bare.child.pid);
   const idle = rssMiB(proc.child.pid);
+  await requests1000(bare.url);
   await requests1000(proc.url);
+  const bareAfter = rssMiB(bare.child.pid);
   const after1000 = rssMiB(proc.child.pid);
-  proc.child.kill("SIGTERM");
-  await proc.child.status;
+  for (const p of [proc, bare]) {
+    p.child.kill("SIGTERM");
+    await p.child.status;
+  }
   console.log(
     `agent-outpost RSS (push adapter active; ${matrix}): idle ${idle.toFixed(1)} MiB, ` +
-      `after 1,000 requests ${after1000.toFixed(1)} MiB`,
+      `after 1,000 requests ${after1000.toFixed(1)} MiB (+${(after1000 - idle).toFixed(1)})\n` +
+      `bare Hono process RSS: idle ${bareIdle.toFixed(1)} MiB, after 1,000 requests ` +
+      `${bareAfter.toFixed(1)} MiB (+${(bareAfter - bareIdle).toFixed(1)})\n` +
+      `ratio vs bare: idle ${(idle / bareIdle).toFixed(2)}x, after 1,000 requests ` +
+      `${(after1000 / bareAfter).toFixed(2)}x`,
   );
 }
 

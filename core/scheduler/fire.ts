@@ -1,13 +1,18 @@
-// One due job at one tick (spec 3.1): single-flight, governor admission, and where the
+// One tick's due jobs (spec 3.1): single-flight, governor admission, and where each
 // schedule goes next. A recurring job that cannot run records a `skipped` run with the
 // reason and moves on to its next slot; an `at` one-shot that hits a lever is held as a
 // queued run (next_run_at untouched) for the next admission pass.
+//
+// A tick first decides every due job (reads only), then writes all the fire records in one
+// multi-row insert: a busy tick blocks dozens of jobs at once, and their skip rows were
+// most of the 30-day simulation's time when each was its own insert and savepoint.
 
 import type { InFlight } from "../governor/governor.ts";
-import type { Job, Run } from "../store/store.ts";
+import type { Job, NewRun, Run, Store } from "../store/store.ts";
 import type { SchedulerContext } from "./context.ts";
 import { scheduleFailed } from "./jobs.ts";
 import { nextRunAfterFire } from "./next_run.ts";
+import { errorText } from "../logger.ts";
 import { isoZ } from "../time.ts";
 
 /** What one fire did; the scheduler acts on it once the tick's writes are committed. */
@@ -25,36 +30,78 @@ export function dueInOrder(ctx: SchedulerContext, now: Date): Job[] {
   );
 }
 
-/**
- * Fires one due job as one atomic step (the run row and the schedule's next slot land
- * together). `inFlight` counts runs occupying a slot, including ones admitted earlier in
- * this tick; an admitted run is added to it.
- */
-export function fireJob(
-  ctx: SchedulerContext,
-  job: Job,
-  now: Date,
-  waiting: number | null,
-  inFlight: InFlight,
-): FireOutcome {
-  return ctx.store.atomically(() => fireJobWrites(ctx, job, now, waiting, inFlight));
+/** One job's decision: the run row to write and the next slot (undefined: leave it). */
+interface FirePlan {
+  job: Job;
+  kind: "start" | "skipped" | "held";
+  row: NewRun;
+  next: string | null | undefined;
+  reason?: string;
 }
 
-function fireJobWrites(
+/**
+ * Fires the due jobs of one tick, in order, inside the caller's transaction. `inFlight`
+ * counts runs occupying a slot, including ones admitted earlier in this tick; each admitted
+ * run is added to it. A job whose fire fails is logged and rolled back alone (a savepoint
+ * of its own); the others fire.
+ */
+export function fireDueJobs(
+  ctx: SchedulerContext,
+  due: readonly Job[],
+  now: Date,
+  waiting: number | null,
+  inFlight: InFlight,
+): FireOutcome[] {
+  const { store } = ctx;
+  // Decisions read the job's own runs and the governor, never another job's fire record,
+  // so deciding all before writing any gives the same answers as firing one by one.
+  const plans: FirePlan[] = [];
+  for (const job of due) {
+    try {
+      const plan = planFire(ctx, job, now, waiting, inFlight);
+      if (plan) plans.push(plan);
+    } catch (err) {
+      fireFailed(ctx, job, err);
+    }
+  }
+  if (plans.length === 0) return [];
+  try {
+    return store.atomically(() => writePlans(store, plans));
+  } catch {
+    // Something in the batch failed: write job by job, so only the failing job is rolled
+    // back (its slot stays due for the next tick) and the error is logged against it.
+    // Runs admitted for it in the decisions above are not handed back to this tick.
+    return plans.flatMap((plan) => {
+      try {
+        return store.atomically(() => writePlans(store, [plan]));
+      } catch (err) {
+        fireFailed(ctx, plan.job, err);
+        return [];
+      }
+    });
+  }
+}
+
+function fireFailed(ctx: SchedulerContext, job: Job, err: unknown): void {
+  ctx.logger.log("error", "firing a due job failed", { job_id: job.id, error: errorText(err) });
+}
+
+/** Decides one due job; null when it writes nothing (schedule error, held `at` already queued). */
+function planFire(
   ctx: SchedulerContext,
   job: Job,
   now: Date,
   waiting: number | null,
   inFlight: InFlight,
-): FireOutcome {
+): FirePlan | null {
   const { store, governor } = ctx;
   const slot = job.next_run_at!;
   let next: string | null;
   try {
     next = nextRunAfterFire(job.schedule, new Date(slot), now);
   } catch (err) {
-    scheduleFailed(ctx, job, err);
-    return { kind: "none" };
+    store.atomically(() => scheduleFailed(ctx, job, err));
+    return null;
   }
   const base = {
     job_id: job.id,
@@ -62,26 +109,38 @@ function fireJobWrites(
     priority: governor.priorityFor(job.class, job.priority),
     class: job.class,
   };
-  const skip = (reason: string): FireOutcome => {
-    const run = store.createRun({ ...base, status: "skipped", reason, finished_at: isoZ(now) });
-    store.setNextRunAt(job.id, next);
-    return { kind: "skipped", run, reason };
-  };
+  const skip = (reason: string): FirePlan => ({
+    job,
+    kind: "skipped",
+    row: { ...base, status: "skipped", reason, finished_at: isoZ(now) },
+    next,
+    reason,
+  });
   const isAt = job.schedule.kind === "at";
   const previous = store.inFlightRun(job.id);
   if (previous) {
     // A held `at` fire is already queued for this slot; admission retries it.
-    if (isAt && previous.status === "queued" && previous.queued_at >= slot) return { kind: "none" };
+    if (isAt && previous.status === "queued" && previous.queued_at >= slot) return null;
     return skip(`previous run ${previous.id} still ${previous.status} (single-flight)`);
   }
   const admission = governor.admit(job.class, inFlight, waiting);
   if (!admission.ok) {
     if (!isAt) return skip(`governor: ${admission.reason}`);
-    store.createRun({ ...base, status: "queued", reason: `held: ${admission.reason}` });
-    return { kind: "none" };
+    const row: NewRun = { ...base, status: "queued", reason: `held: ${admission.reason}` };
+    return { job, kind: "held", row, next: undefined };
   }
-  const run = store.createRun({ ...base, status: "queued" });
-  store.setNextRunAt(job.id, next);
   inFlight[job.class]++;
-  return { kind: "start", run };
+  return { job, kind: "start", row: { ...base, status: "queued" }, next };
+}
+
+/** The run rows (one insert) and next slots of `plans`, and what the scheduler does next. */
+function writePlans(store: Store, plans: readonly FirePlan[]): FireOutcome[] {
+  const runs = store.createRuns(plans.map((p) => p.row));
+  return plans.map((plan, i): FireOutcome => {
+    if (plan.next !== undefined) store.setNextRunAt(plan.job.id, plan.next);
+    const run = runs[i]!;
+    if (plan.kind === "start") return { kind: "start", run };
+    if (plan.kind === "skipped") return { kind: "skipped", run, reason: plan.reason! };
+    return { kind: "none" };
+  });
 }

@@ -7,6 +7,7 @@
 import { Cron } from "croner";
 import { quote, repeatEnd, resolveWall, wallAt } from "./schedule_dst.ts";
 import { isoZ } from "../time.ts";
+import { plainInstantOfWall, wallMsAt } from "./zone_offsets.ts";
 
 const FIELD_NAMES = ["minute", "hour", "day-of-month", "month", "day-of-week"] as const;
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
@@ -94,11 +95,19 @@ function checkField(field: string, index: number): void {
   }
 }
 
+/** A compiled pattern and its last answer: jobs sharing an expression and a zone ask the
+ * same question in a row (the same slot, the same tick). */
+interface Compiled {
+  cron: Cron;
+  lastFrom: number;
+  lastNext: number | null;
+}
+
 // Compiled patterns by normalized expression; 100 jobs share a handful of expressions.
-const cache = new Map<string, Cron>();
+const cache = new Map<string, Compiled>();
 const CACHE_MAX = 512;
 
-function compiled(expr: string): Cron {
+function compiled(expr: string): Compiled {
   const hit = cache.get(expr);
   if (hit) return hit;
   let cron: Cron;
@@ -110,8 +119,18 @@ function compiled(expr: string): Cron {
     throw new CronSyntaxError(`${quote(expr)} is not a valid cron expression: ${why}`);
   }
   if (cache.size >= CACHE_MAX) cache.clear();
-  cache.set(expr, cron);
-  return cron;
+  const entry = { cron, lastFrom: NaN, lastNext: null };
+  cache.set(expr, entry);
+  return entry;
+}
+
+/** The pattern's first match strictly after the wall time `fromMs` (both read as UTC). */
+function nextMatch(pattern: Compiled, fromMs: number): number | null {
+  if (fromMs !== pattern.lastFrom) {
+    pattern.lastNext = pattern.cron.nextRun(new Date(fromMs))?.getTime() ?? null;
+    pattern.lastFrom = fromMs;
+  }
+  return pattern.lastNext;
 }
 
 /** A valid pattern whose next fire cannot be found (e.g. `0 0 30 2 *`, never matches). */
@@ -128,29 +147,32 @@ const MAX_CANDIDATES = 1000;
  * clock read in `tz`. Throws CronSyntaxError or CronNoFireError.
  */
 export function nextCronFire(expr: string, tz: string, afterMs: number): number {
-  const cron = compiled(expr);
+  const pattern = compiled(expr);
   // croner walks a clock that reads the zone's wall time as if it were UTC.
-  let cursor = utcOf(wallAt(afterMs, tz));
+  let cursor = wallMsAt(afterMs, tz) ?? utcOf(wallAt(afterMs, tz));
   for (let i = 0; i < MAX_CANDIDATES; i++) {
-    const next = cron.nextRun(new Date(cursor));
-    if (!next) {
+    const next = nextMatch(pattern, cursor);
+    if (next === null) {
       throw new CronNoFireError(
         `${quote(expr)} never matches a date after ${isoZ(new Date(afterMs))}; check that ` +
           `the day of month exists in the months given`,
       );
     }
-    const wall = plainOf(next);
+    // Away from the zone's transitions a wall time is one instant, found by arithmetic.
+    const plain = plainInstantOfWall(next, tz);
+    if (plain !== null && plain > afterMs) return plain;
+    const wall = plainOf(new Date(next));
     const at = resolveWall(wall, tz);
     if (at.kind === "gap") {
       // This time never happens; resume at the end of the gap.
-      cursor = Math.max(next.getTime(), utcOf(at.gapEnd) - 1000);
+      cursor = Math.max(next, utcOf(at.gapEnd) - 1000);
       continue;
     }
     if (at.epochMs > afterMs) return at.epochMs;
     // `after` is in the second pass of a repeated stretch; this time already fired in the
     // first pass. Nothing in the rest of the stretch fires again, so resume at its end.
     const end = repeatEnd(wall, tz);
-    cursor = end ? Math.max(next.getTime(), utcOf(end) - 1000) : next.getTime();
+    cursor = end ? Math.max(next, utcOf(end) - 1000) : next;
   }
   throw new CronNoFireError(
     `${quote(expr)}: no fire found in ${tz} after ${isoZ(new Date(afterMs))} within ` +

@@ -20,7 +20,7 @@ import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
 import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
-import { dueInOrder, fireJob, type FireOutcome } from "./fire.ts";
+import { dueInOrder, fireDueJobs } from "./fire.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
@@ -203,22 +203,12 @@ export class Scheduler {
     // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile.
     const due = dueInOrder(this.ctx, now);
     if (due.length === 0) return;
-    // The whole tick is one transaction (one commit instead of one per run row), each job
-    // its own savepoint: a job whose fire fails is logged and rolled back alone. Runs start
-    // only after the commit, so nothing starts that the store did not keep.
+    // The whole tick is one transaction (one commit instead of one per run row); a job
+    // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
+    // commit, so nothing starts that the store did not keep.
     const inFlight = this.#inFlightCounts();
     const outcomes = this.ctx.store.atomically(() =>
-      due.map((job): FireOutcome => {
-        try {
-          return fireJob(this.ctx, job, now, waiting, inFlight);
-        } catch (err) {
-          this.ctx.logger.log("error", "firing a due job failed", {
-            job_id: job.id,
-            error: errorText(err),
-          });
-          return { kind: "none" };
-        }
-      })
+      fireDueJobs(this.ctx, due, now, waiting, inFlight)
     );
     for (const outcome of outcomes) {
       if (outcome.kind === "start") this.#start(outcome.run);

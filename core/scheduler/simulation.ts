@@ -2,7 +2,7 @@
 // children with random durations and outcomes, answered inbox items, the real scheduler,
 // governor and store. A discrete-event driver jumps the FakeClock straight to the next
 // thing that happens (a tick, a backoff end, a timeout, a child exiting), so 30 days take
-// seconds. Used by simulation_test.ts (invariants) and simulation_bench.ts (speed).
+// seconds. Used by simulation_test.ts (invariants) and scripts/bench_outpost_sim.ts (speed).
 
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { Delivery } from "../delivery/delivery.ts";

@@ -399,3 +399,38 @@ Deno.test("createRun returns exactly the row it stored, minimal or full; a bad r
   );
   assert.deepEqual(store.listRuns(job.id).map((r) => r.id), [full.id, minimal.id]);
 });
+
+Deno.test("createRuns stores rows in order with ascending ids, across chunks; a bad row stores none of them", () => {
+  const { store } = memStore();
+  const a = store.createJob(newJob({ name: "a" }));
+  const b = store.createJob(newJob({ name: "b" }));
+  store.createRun({ ...runBase, job_id: a.id }); // ids do not start at 1
+  // 150 rows: more than one multi-row statement (64 rows each), mixed shapes.
+  const input = Array.from(
+    { length: 150 },
+    (_, i) =>
+      i % 3 === 0
+        ? { ...runBase, job_id: a.id, status: "skipped" as const, reason: `skip ${i}` }
+        : { ...runBase, job_id: i % 2 ? a.id : b.id, priority: i, finished_at: null },
+  );
+  const runs = store.createRuns(input);
+  assert.equal(runs.length, 150);
+  for (const [i, run] of runs.entries()) {
+    assert.deepEqual(run, store.getRun(run.id), `row ${i} is what was stored`);
+    assert.equal(run.job_id, input[i]!.job_id);
+    if (i > 0) assert.equal(run.id, runs[i - 1]!.id + 1, "consecutive ids in input order");
+  }
+  assert.equal(runs[3]!.reason, "skip 3");
+  assert.equal(runs[4]!.priority, 4);
+  assert.deepEqual(store.createRuns([]), []);
+  const before = store.listRuns(a.id, { limit: 1000 }).length;
+  assert.throws(
+    () => store.createRuns([{ ...runBase, job_id: a.id }, { ...runBase, job_id: 9999 }]),
+    /FOREIGN KEY/,
+  );
+  assert.equal(store.listRuns(a.id, { limit: 1000 }).length, before, "the good row went too");
+  const many = Array.from({ length: 120 }, () => ({ ...runBase, job_id: a.id }));
+  many[100] = { ...runBase, job_id: 9999 };
+  assert.throws(() => store.createRuns(many), /FOREIGN KEY/);
+  assert.equal(store.listRuns(a.id, { limit: 1000 }).length, before, "no chunk stays behind");
+});

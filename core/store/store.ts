@@ -250,6 +250,11 @@ export interface Store {
 
   // Runs
   createRun(run: NewRun): Run;
+  /**
+   * Inserts several runs at once, in order (ids ascend with the array). The same rows as
+   * createRun one by one, for the scheduler's tick, which writes a fire record per due job.
+   */
+  createRuns(runs: readonly NewRun[]): Run[];
   getRun(id: number): Run | null;
   updateRun(id: number, patch: RunPatch): Run;
   /** Newest first. */
