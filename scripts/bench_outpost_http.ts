@@ -20,10 +20,12 @@
 //    include the load generator's own work on the same event loop, so they run higher than
 //    the process figures; it isolates the app's cost (cache on and off) without IPC noise.
 // 4. The history pages (issue 18 target: p99 < 20 ms in process): /runs with each filter
-//    and the 24 h / 7 d charts, /jobs/<id>, /audit with a filter and a run page with its
-//    transcript, each against the same bare handler. The runs are the last ~28 hours, so
-//    the 24 h chart covers ~86,000 of them. `--history-only` skips steps 1 to 3;
-//    `--page-concurrency N` (4) sets the connections of this step.
+//    and the 24 h / 7 d charts, /jobs/<id>, /audit with filters and a run page with its
+//    transcript, then the memory pane's writes (PUT and DELETE /api/memory/file, with the
+//    CSRF cookie and header), each against the same bare handler, in `--rounds N` (3)
+//    interleaved rounds. The runs are the last ~28 hours, so the 24 h chart covers ~86,000
+//    of them. `--history-only` skips steps 1 to 3; `--page-concurrency N` (4) sets the
+//    connections of this step.
 
 import { newJobFixture } from "../tests/fakes/job_fixture.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -50,12 +52,18 @@ const { values } = parseArgs({
     "history-only": { type: "boolean", default: false },
     "rss-only": { type: "boolean", default: false },
     "page-concurrency": { type: "string", default: "4" },
+    rounds: { type: "string", default: "3" },
   },
 });
 const HISTORY_ONLY = values["history-only"];
 const RSS_ONLY = values["rss-only"];
 const REQUESTS = Number(values.requests);
 const SECONDS = Number(values.seconds);
+/** Interleaved rounds of step 4 (the baseline is loaded again in every round). */
+const ROUNDS = Number(values.rounds);
+/** Memory files on the root while its writes are measured (a busy install has hundreds). */
+const MEMORY_FILES = 300;
+const MEMORY_WARMUP = 50;
 
 function fill(home: string): void {
   const path = outpostDbPath(home);
@@ -168,24 +176,53 @@ interface Stats {
 /** Page views are an operator's browser, not a fleet of machines: fewer connections. */
 const PAGE_CONCURRENCY = Number(values["page-concurrency"]);
 
-async function load(url: string, concurrency = CONCURRENCY): Promise<Stats> {
-  for (let i = 0; i < 200; i++) await (await fetch(url)).arrayBuffer(); // warm-up
+/** One request of a load: a URL, or a URL and its init (method, headers, body). */
+type Target = string | ((i: number) => [string, RequestInit]);
+
+/** Latencies (ms) of one closed-loop load, and its wall time. */
+interface Sample {
+  latencies: number[];
+  seconds: number;
+}
+
+async function sample(
+  target: Target,
+  concurrency: number,
+  requests = REQUESTS,
+  warmup = 200,
+): Promise<Sample> {
+  let issued = 0;
+  const next = (): [string, RequestInit] => {
+    const i = issued++;
+    return typeof target === "string" ? [target, {}] : target(i);
+  };
+  for (let i = 0; i < warmup; i++) {
+    const [url, init] = next();
+    const res = await fetch(url, init);
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${url}: HTTP ${res.status} (warm-up)`);
+  }
   const latencies: number[] = [];
   const deadline = performance.now() + SECONDS * 1000;
-  let issued = 0;
+  const end = issued + requests;
   const start = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (issued < REQUESTS && performance.now() < deadline) {
-      issued++;
+    while (issued < end && performance.now() < deadline) {
+      const [url, init] = next();
       const t0 = performance.now();
-      const res = await fetch(url);
+      const res = await fetch(url, init);
       await res.arrayBuffer();
       latencies.push(performance.now() - t0);
       if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
     }
   }));
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
+  return { latencies, seconds: (performance.now() - start) / 1000 };
+}
+
+/** Percentiles over one or more samples (rounds of the same target pooled). */
+function statsOf(samples: Sample[]): Stats {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
   const pct = (p: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
   return {
@@ -196,6 +233,10 @@ async function load(url: string, concurrency = CONCURRENCY): Promise<Stats> {
     max: latencies[latencies.length - 1]!,
     rps: latencies.length / seconds,
   };
+}
+
+async function load(url: string, concurrency = CONCURRENCY): Promise<Stats> {
+  return statsOf([await sample(url, concurrency)]);
 }
 
 function show(label: string, s: Stats): void {
@@ -466,11 +507,17 @@ function openBenchOutpost(): ReturnType<typeof openOutpost> {
   });
 }
 
-/** 4. The history pages in process, each against the same in-process bare handler. */
+/**
+ * 4. The history pages and the memory pane's writes in process, each against the same
+ * in-process bare handler. ROUNDS rounds, each loading the bare handler and then every
+ * target in turn, so a change in the machine's load lands on the baseline too; each target's
+ * rounds are pooled for its percentiles.
+ */
 async function historyPages(): Promise<void> {
   const bare = new Hono();
   bare.get("*", (c) => c.html("<p>bare</p>"));
   const bareServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, bare.fetch);
+  const bareUrl = `http://127.0.0.1:${bareServer.addr.port}/runs`;
   const outpost = await openBenchOutpost();
   const app = createApp(outpost.deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
@@ -488,31 +535,102 @@ async function historyPages(): Promise<void> {
     "/jobs/42",
     "/audit",
     "/audit?actor=user:ann&action=answer",
+    "/audit?actor=dashboard&target=job:7",
     `/runs/1/${lastRun.id}`,
   ];
-  const bareStats = await load(`http://127.0.0.1:${bareServer.addr.port}/runs`, PAGE_CONCURRENCY);
+  const sizes = new Map<string, number>();
+  for (const path of paths) {
+    const res = await fetch(`${base}${path}`);
+    sizes.set(path, (await res.arrayBuffer()).byteLength);
+    if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`);
+  }
+
+  // The memory pane's writes (PUT and DELETE /api/memory/file) as the page sends them: CSRF
+  // cookie and header, on a memory root of MEMORY_FILES files. A PUT flips one of 50 files
+  // between two categories, so every request writes; a DELETE removes a file made for it
+  // before the round (outside the timing).
+  const memory = await outpost.deps.memory();
+  for (let i = 0; i < MEMORY_FILES; i++) {
+    memory.create(
+      `/memories/facts/bench-${i}.md`,
+      `---\ncategory: project-fact\n---\n# Bench fact ${i}\n${"Remember this. ".repeat(20)}\n`,
+    );
+  }
+  const first = await fetch(`${base}/api/jobs`);
+  const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1];
+  await first.body?.cancel();
+  if (!token) throw new Error("no CSRF cookie");
+  const headers = {
+    Cookie: `outpost_csrf=${token}`,
+    "X-CSRF-Token": token,
+    "Content-Type": "application/json",
+  };
+  let puts = 0;
+  const put: Target = () => {
+    const i = puts++;
+    const category = Math.floor(i / 50) % 2 ? "project-fact" : "episodic";
+    return [`${base}/api/memory/file`, {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ path: `/memories/facts/bench-${i % 50}.md`, category }),
+    }];
+  };
+  let doomed = 0;
+  const del: Target = () => {
+    const path = `/memories/episodes/doomed-${doomed++}.md`;
+    return [`${base}/api/memory/file?path=${encodeURIComponent(path)}`, {
+      method: "DELETE",
+      headers,
+    }];
+  };
+  const makeDoomed = () => {
+    for (let i = doomed; i < doomed + REQUESTS + MEMORY_WARMUP; i++) {
+      memory.create(`/memories/episodes/doomed-${i}.md`, `---\ncategory: episodic\n---\nx ${i}\n`);
+    }
+  };
+
+  const labels = ["bare", ...paths, "PUT /api/memory/file", "DELETE /api/memory/file"];
+  const samples = new Map<string, Sample[]>(labels.map((l) => [l, []]));
+  const loads: string[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    loads.push(Deno.loadavg()[0]!.toFixed(2));
+    samples.get("bare")!.push(await sample(bareUrl, PAGE_CONCURRENCY));
+    for (const path of paths) {
+      samples.get(path)!.push(await sample(`${base}${path}`, PAGE_CONCURRENCY));
+    }
+    samples.get("PUT /api/memory/file")!.push(
+      await sample(put, PAGE_CONCURRENCY, REQUESTS, MEMORY_WARMUP),
+    );
+    makeDoomed();
+    samples.get("DELETE /api/memory/file")!.push(
+      await sample(del, PAGE_CONCURRENCY, REQUESTS, MEMORY_WARMUP),
+    );
+  }
+  loads.push(Deno.loadavg()[0]!.toFixed(2));
+
+  const bareStats = statsOf(samples.get("bare")!);
   console.log(
-    `history pages (in process, ${PAGE_CONCURRENCY} concurrent connections; each against a ` +
-      "bare Hono page handler):",
+    `history pages and memory writes (in process, ${PAGE_CONCURRENCY} concurrent connections, ` +
+      `${ROUNDS} interleaved rounds of up to ${REQUESTS} requests or ${SECONDS} s per target; ` +
+      `1-min load average at each round: ${loads.join(", ")}):`,
   );
   show("bare Hono handler (in process)", bareStats);
   let worst = 0;
-  for (const path of paths) {
-    const res = await fetch(`${base}${path}`);
-    const size = (await res.arrayBuffer()).byteLength;
-    if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`);
-    const s = await load(`${base}${path}`, PAGE_CONCURRENCY);
+  for (const label of labels.slice(1)) {
+    const s = statsOf(samples.get(label)!);
     worst = Math.max(worst, s.p99);
-    show(`GET ${path} (${(size / 1024).toFixed(0)} KiB)`.slice(0, 60), s);
+    const size = sizes.get(label);
+    const name = size === undefined ? label : `GET ${label} (${(size / 1024).toFixed(0)} KiB)`;
+    show(name.slice(0, 60), s);
     console.log(
       `${"".padEnd(34)} ratio vs bare: p50 ×${(s.p50 / bareStats.p50).toFixed(1)}, ` +
         `p99 ×${(s.p99 / bareStats.p99).toFixed(1)}`,
     );
   }
   console.log(
-    `\ntarget (history pages in process): p99 < 20 ms -> ${worst < 20 ? "met" : "MISSED"} (worst ${
-      worst.toFixed(2)
-    } ms)`,
+    `\ntarget (history pages and memory writes in process): p99 < 20 ms -> ${
+      worst < 20 ? "met" : "MISSED"
+    } (worst ${worst.toFixed(2)} ms)`,
   );
   await server.shutdown();
   await bareServer.shutdown();

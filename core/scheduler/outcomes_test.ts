@@ -25,7 +25,7 @@ Deno.test("backoff is 60 s, 120 s, then 300 s for every later attempt", () => {
   assert.deepEqual([1, 2, 3, 4, 9].map(backoffSeconds), [60, 120, 300, 300, 300]);
 });
 
-Deno.test("exit 0 records ok with the child's tokens, session and kept report path", async () => {
+Deno.test("exit 0 records ok with the child's tokens, session, model, duration and kept report path", async () => {
   await using kit = await makeKit();
   const { job, proc, run } = await fireOnce(kit);
   const report = proc.arg("--output")!;
@@ -39,6 +39,8 @@ Deno.test("exit 0 records ok with the child's tokens, session and kept report pa
     session_id: "s-1",
     usage: { input_tokens: 1200, output_tokens: 340 },
     cost_usd: 0.012,
+    model: "qwen3-32b",
+    duration_ms: 40,
   });
   assert.equal(await kit.scheduler.whenSettled(run.id), "ok");
   const done = kit.store.getRun(run.id)!;
@@ -47,6 +49,9 @@ Deno.test("exit 0 records ok with the child's tokens, session and kept report pa
   assert.equal(done.tokens_in, 1200);
   assert.equal(done.tokens_out, 340);
   assert.equal(done.cost_usd, 0.012);
+  // The model the child used and its own duration (ms, not the wall-clock 90 s), for /runs.
+  assert.equal(done.model, "qwen3-32b");
+  assert.equal(done.duration_ms, 40);
   assert.equal(done.session_id, "s-1");
   assert.equal(done.report_path, report);
   assert.equal(await Deno.readTextFile(report), "# done\n", "report kept");

@@ -117,11 +117,17 @@ export function tokensPerHour(prepare: Prepare, since: string): HourCount[] {
   ).all(since.slice(0, 13)).map((r) => plain<HourCount>(r));
 }
 
-/** The index that yields an audit filter's rows in id order (null: the rowid). */
+/**
+ * The index that yields an audit filter's rows in id order (null: the rowid). With several
+ * keys, the most selective one's index is read and the others are tested per row: a target
+ * (one job, one memory file) has few rows, an action a share of them, and an actor (the
+ * dashboard, a few tokens) nearly all. Reading audit_actor for actor+target would walk every
+ * row the dashboard ever wrote to find one file's.
+ */
 export function auditIndexFor(filter: AuditFilter): string | null {
+  if (filter.target !== undefined) return "audit_target";
   if (filter.action !== undefined) return "audit_action";
   if (filter.actor !== undefined) return "audit_actor";
-  if (filter.target !== undefined) return "audit_target";
   return null;
 }
 

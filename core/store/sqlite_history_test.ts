@@ -151,16 +151,33 @@ const RUN_CASES: [RunFilter, string][] = [
     { job_id: 1, status: "ok" },
     "USING INDEX runs_job_status_id (job_id=? AND status=? AND id<?)",
   ],
+  // A job's runs all carry the job's class (fire, trigger, retry and resume copy it, and a
+  // job's class never changes), so job+class is the job's range with the class tested per
+  // row: every row passes, or (wrong class) the page is empty after the job's rows.
+  [{ job_id: 1, class: "api" }, "USING INDEX runs_job (job_id=? AND id<?)"],
+  [
+    { job_id: 1, class: "api", status: "ok" },
+    "USING INDEX runs_job_status_id (job_id=? AND status=? AND id<?)",
+  ],
 ];
+
+/** The WHERE terms listRunHistory builds for `filter` (with a date range: both id bounds). */
+function runWhere(filter: RunFilter): string[] {
+  const where = ["id < ?"];
+  if (filter.from !== undefined || filter.to !== undefined) where.push("id >= ?");
+  if (filter.job_id !== undefined) where.push("job_id = ?");
+  if (filter.status !== undefined) where.push("status = ?");
+  if (filter.class !== undefined) where.push("class = ?");
+  if (filter.from !== undefined) where.push("queued_at >= ?");
+  if (filter.to !== undefined) where.push("queued_at < ?");
+  return where;
+}
 
 Deno.test("EXPLAIN QUERY PLAN: every run filter is an index range in id order, no sort", async () => {
   await using m = await migratedDb();
   const store = m.db;
   for (const [filter, expected] of RUN_CASES) {
-    const where = ["id < ?"];
-    if (filter.job_id !== undefined) where.push("job_id = ?");
-    if (filter.status !== undefined) where.push("status = ?");
-    if (filter.class !== undefined) where.push("class = ?");
+    const where = runWhere(filter);
     const text = plan(store, runHistorySql(filter, where), where.length + 1);
     assert.match(
       text,
@@ -168,6 +185,22 @@ Deno.test("EXPLAIN QUERY PLAN: every run filter is an index range in id order, n
       `${JSON.stringify(filter)}: ${text}`,
     );
     assert.doesNotMatch(text, /TEMP B-TREE|SCAN runs/, `${JSON.stringify(filter)}: ${text}`);
+  }
+  // With a date range the same indexes are read between both id bounds (the range's ids),
+  // never through runs_queued, which would need a sort to come out in id order.
+  const dated: [RunFilter, string][] = [
+    [{ from: "x", to: "y" }, "USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"],
+    [{ job_id: 1, from: "x" }, "USING INDEX runs_job (job_id=? AND id>? AND id<?)"],
+    [
+      { class: "api", status: "ok", from: "x", to: "y" },
+      "USING INDEX runs_class_status_id (class=? AND status=? AND id>? AND id<?)",
+    ],
+  ];
+  for (const [filter, expected] of dated) {
+    const where = runWhere(filter);
+    const text = plan(store, runHistorySql(filter, where), where.length + 1);
+    assert.match(text, new RegExp(`SEARCH runs ${escape(expected)}`), text);
+    assert.doesNotMatch(text, /TEMP B-TREE|SCAN runs/, text);
   }
   // The date probes are index searches too.
   const probe = plan(
@@ -193,12 +226,21 @@ Deno.test("EXPLAIN QUERY PLAN: every audit filter is an index range in id order"
     [{ action: "x" }, "audit_action (action=? AND id<?)"],
     [{ actor: "x" }, "audit_actor (actor=? AND id<?)"],
     [{ target: "x" }, "audit_target (target=? AND id<?)"],
+    // Combined filters read the most selective key's index: target, then action, then actor.
+    [{ actor: "x", target: "y" }, "audit_target (target=? AND id<?)"],
+    [{ action: "x", target: "y" }, "audit_target (target=? AND id<?)"],
+    [{ action: "x", actor: "y" }, "audit_action (action=? AND id<?)"],
+    [{ action: "x", actor: "y", target: "z" }, "audit_target (target=? AND id<?)"],
   ];
   for (const [filter, expected] of cases) {
-    const key = Object.keys(filter)[0]!;
-    const text = plan(store, auditSql(filter, ["id < ?", `${key} = ?`]), 3);
-    assert.match(text, new RegExp(`SEARCH audit USING INDEX ${escape(expected)}`), text);
-    assert.doesNotMatch(text, /TEMP B-TREE/, text);
+    const where = ["id < ?", ...Object.keys(filter).map((key) => `${key} = ?`)];
+    const text = plan(store, auditSql(filter, where), where.length + 1);
+    assert.match(
+      text,
+      new RegExp(`SEARCH audit USING INDEX ${escape(expected)}`),
+      `${JSON.stringify(filter)}: ${text}`,
+    );
+    assert.doesNotMatch(text, /TEMP B-TREE|SCAN audit/, `${JSON.stringify(filter)}: ${text}`);
   }
 });
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom } from "../../core/ports.ts";
-import { resolveAgentCommand, serveConfig } from "./serve.ts";
+import { FakeClock } from "../../tests/fakes/clock.ts";
+import { FakeSpawner } from "../../tests/fakes/spawner.ts";
+import { resolveAgentCommand, runServe, serveConfig } from "./serve.ts";
 
 Deno.test("serve config: defaults 127.0.0.1:7317, env next, flags win", () => {
   assert.deepEqual(serveConfig([], envFrom({})), { host: "127.0.0.1", port: 7317, baseUrl: null });
@@ -50,4 +53,69 @@ Deno.test("agent command: AGENT_OUTPOST_AGENT_BIN, else deno run with the agent'
     command: "/usr/local/bin/agent",
     args: [],
   });
+});
+
+Deno.test("serve: new jobs default to the endpoint of the resolved settings (job form and API)", async () => {
+  const home = await Deno.makeTempDir({ prefix: "serve_defaults_" });
+  let shutdown!: (sig: string) => void;
+  const out: string[] = [];
+  let listening!: (url: string) => void;
+  const url = new Promise<string>((resolve) => (listening = resolve));
+  const served = runServe(["--port", "0"], {
+    out: (line) => {
+      out.push(line);
+      const m = /listening on (\S+)/.exec(line);
+      if (m) listening(m[1]!);
+    },
+    err: () => {},
+    // The endpoint comes from the settings layers (env here), not from the outpost's flags.
+    env: envFrom({
+      AGENT_HOME: home,
+      AGENT_BASE_URL: "http://10.0.0.5:8000/v1",
+      AGENT_MODEL: "qwen3-32b",
+    }),
+    clock: new FakeClock("2026-03-02T09:00:00Z"),
+    spawner: new FakeSpawner(),
+    fetch: () => Promise.reject(new Error("no network in this test")),
+    logger: new MemoryLogger(),
+    shutdownSignal: new Promise((resolve) => (shutdown = resolve)),
+    execPath: "/usr/local/bin/agent-outpost",
+  });
+  try {
+    const base = await Promise.race([
+      url,
+      served.then((code) => Promise.reject(new Error(`serve exited ${code}: ${out}`))),
+    ]);
+    const page = await (await fetch(base)).text();
+    assert.match(page, /id="f-base_url"[^>]*value="http:\/\/10\.0\.0\.5:8000\/v1"/);
+    assert.match(page, /id="f-model"[^>]*value="qwen3-32b"/);
+
+    // A job created without an endpoint snapshots the same defaults.
+    const first = await fetch(`${base}api/jobs`);
+    const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1];
+    await first.body?.cancel();
+    assert.ok(token, "a CSRF cookie");
+    const res = await fetch(`${base}api/jobs`, {
+      method: "POST",
+      headers: {
+        Cookie: `outpost_csrf=${token}`,
+        "X-CSRF-Token": token,
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({
+        name: "nightly",
+        prompt: "summarize",
+        schedule: { kind: "every", expr: "1h", tz: "UTC" },
+        workdir: home,
+      }),
+    });
+    const body = await res.json();
+    assert.equal(res.status, 201, JSON.stringify(body));
+    assert.equal(body.job.base_url, "http://10.0.0.5:8000/v1");
+    assert.equal(body.job.model, "qwen3-32b");
+  } finally {
+    shutdown("SIGTERM");
+    assert.equal(await served, 0);
+    await Deno.remove(home, { recursive: true });
+  }
 });

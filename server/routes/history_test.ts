@@ -37,7 +37,7 @@ function seed(t: TestOutpost) {
 const rowIds = (html: string) =>
   [...html.matchAll(/<tr data-run-id="(\d+)"/g)].map((m) => Number(m[1]));
 
-Deno.test("/runs lists every run newest first with duration, tokens, cost and model; blank cost is never $0", async () => {
+Deno.test("/runs lists every run newest first with duration, tokens, cost, model and attempt; blank cost is never $0", async () => {
   await using t = await makeTestOutpost();
   const { a, b, run } = seed(t);
   const fast = run(a.id, "ok", {
@@ -52,6 +52,7 @@ Deno.test("/runs lists every run newest first with duration, tokens, cost and mo
     tokens_out: 2,
     cost_usd: null,
     model: "local-qwen",
+    attempt: 3,
   });
   const res = await t.app.request("/runs");
   assert.equal(res.status, 200);
@@ -65,7 +66,10 @@ Deno.test("/runs lists every run newest first with duration, tokens, cost and mo
   assert.match(row(fast.id), /data-col="duration">40 ms</);
   assert.match(row(fast.id), /1,200 \/ 80/);
   assert.match(row(fast.id), /data-col="cost">\$0\.0042</);
-  assert.match(row(fast.id), /gpt-5/);
+  assert.match(row(fast.id), /data-col="model">gpt-5</);
+  assert.match(row(fast.id), /data-col="attempt">1</);
+  // A retried run says which attempt it was.
+  assert.match(row(unpriced.id), /data-col="attempt">3</);
   assert.match(row(unpriced.id), /data-col="cost"><\/td>/, "unknown model: blank, not $0");
   assert.match(
     row(unpriced.id),

@@ -102,8 +102,8 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
                     : `${count(run.tokens_in)} / ${count(run.tokens_out)}`}
                 </td>
                 <td class="num" data-col="cost">{formatCost(run.cost_usd)}</td>
-                <td class="mono clip">{run.model ?? ""}</td>
-                <td class="num">{String(run.attempt)}</td>
+                <td class="mono clip" data-col="model">{run.model ?? ""}</td>
+                <td class="num" data-col="attempt">{String(run.attempt)}</td>
               </tr>
             ))}
           </tbody>

@@ -288,6 +288,10 @@ peerTest(
     await page.locator('#card-memory [data-path="/memories/facts/old.md"]').click();
     await page.locator("#memory-body-title", { hasText: "old.md" }).waitFor();
     await Promise.all([page.waitForEvent("load"), page.click("#memory-delete")]);
+    // The delete asked first (the kit accepts), naming the file.
+    assert.deepEqual(d.dialogs.map((x) => [x.type, x.message]), [
+      ["confirm", "Delete /memories/facts/old.md? The agent will no longer remember it."],
+    ]);
     assert.equal(
       await page.locator('#card-memory [data-path="/memories/facts/old.md"]').count(),
       0,

@@ -4,7 +4,13 @@
 // driven by Debian's Chromium through playwright-core. Screenshots land in
 // tests/output/screenshots/<name>.png (CI keeps tests/output as an artifact).
 
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Dialog as PlaywrightDialog,
+  type Page,
+} from "playwright-core";
 import { join } from "node:path";
 import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom, systemClock } from "../../core/ports.ts";
@@ -40,12 +46,25 @@ export interface Dashboard {
   page: Page;
   /** Script errors and CSP violations the page reported; tests assert it stays empty. */
   pageErrors: string[];
+  /** Every dialog a page opened, in order; tests assert the confirms they expect to see. */
+  dialogs: Dialog[];
+  /** How confirm dialogs are answered from now on (accepted unless a test says otherwise). */
+  confirmAnswer: "accept" | "dismiss";
+  /** Resolves once `count` dialogs have been recorded; rejects after `timeoutMs` without them. */
+  waitForDialogs(count: number, timeoutMs?: number): Promise<Dialog[]>;
   /** Creates a job through the store-backed scheduler (the API's own validation). */
   createJob(fields: Partial<Record<string, unknown>> & { name: string; prompt: string }): Job;
   /** Resolves when the run reaches one of `statuses` (scheduler events, no polling). */
   runReaches(runId: number, statuses: RunStatus[]): Promise<RunStatus>;
   screenshot(name: string, page?: Page): Promise<string>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** One dialog as the page opened it, and how the kit answered it. */
+export interface Dialog {
+  type: string;
+  message: string;
+  answer: "accept" | "dismiss";
 }
 
 export interface DashboardOptions {
@@ -115,11 +134,19 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
         pageErrors.push(`console: ${msg.text()}`);
       }
     });
-    // A page that opens a dialog we did not ask for (an injected alert) fails the test.
-    page.on("dialog", (d) => {
+    // Every dialog is recorded, so a test can prove a confirm was asked (and with what text)
+    // rather than passing when the page never asks. A page that opens a dialog we did not ask
+    // for (an injected alert) fails the test.
+    const dialogs: Dialog[] = [];
+    const dialogWaiters = new Set<() => void>();
+    const answerDialog = (d: PlaywrightDialog) => {
+      const answer = d.type() === "confirm" ? dash.confirmAnswer : "accept";
       if (d.type() !== "confirm") pageErrors.push(`unexpected ${d.type()}: ${d.message()}`);
-      d.accept().catch(() => {});
-    });
+      dialogs.push({ type: d.type(), message: d.message(), answer });
+      (answer === "accept" ? d.accept() : d.dismiss()).catch(() => {});
+      for (const wake of dialogWaiters) wake();
+    };
+    context.on("dialog", answerDialog);
     const dash: Dashboard = {
       base,
       home,
@@ -131,6 +158,24 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
       context,
       page,
       pageErrors,
+      dialogs,
+      confirmAnswer: "accept",
+      waitForDialogs(count, timeoutMs = 10_000) {
+        return new Promise((resolve, reject) => {
+          const check = () => {
+            if (dialogs.length < count) return;
+            clearTimeout(timer);
+            dialogWaiters.delete(check);
+            resolve(dialogs.slice());
+          };
+          const timer = setTimeout(() => {
+            dialogWaiters.delete(check);
+            reject(new Error(`expected ${count} dialog(s), saw ${JSON.stringify(dialogs)}`));
+          }, timeoutMs);
+          dialogWaiters.add(check);
+          check();
+        });
+      },
       createJob(fields) {
         return deps.scheduler.createJob({
           schedule: { kind: "every", expr: "1h", tz: "UTC" },

@@ -66,18 +66,26 @@ peerTest("dashboard: list, search and open memory bodies as text", probes.chromi
   assert.deepEqual(d.pageErrors, []);
 });
 
+const CONFIRM_TAIL = "This applies to every job at once.";
+
 peerTest(
-  "dashboard: governor levers save live and refuse bad values",
+  "dashboard: governor levers ask first, then save live and refuse bad values",
   probes.chromium,
   async () => {
     await using d = await openDashboard();
     const { page } = d;
     await page.goto("/#card-governor");
-    // The card is collapsed by default; every change asks first (the kit accepts confirms).
+    // The card is collapsed by default.
     assert.equal(await page.locator("#governor-box").getAttribute("open"), null);
     await page.click("#governor-box > summary");
     await page.fill("#lever-max_concurrent\\.scheduled", "3");
     await page.press("#lever-max_concurrent\\.scheduled", "Tab");
+    // Every change asks first, naming the lever by its label (the kit accepts).
+    assert.deepEqual(await d.waitForDialogs(1), [{
+      type: "confirm",
+      message: `Change “Scheduled slots” to 3? ${CONFIRM_TAIL}`,
+      answer: "accept",
+    }]);
     await page.locator("#governor-status", { hasText: "Saved max_concurrent.scheduled" }).waitFor();
     assert.equal(d.deps.governor.config.max_concurrent.scheduled, 3);
     await page.locator('#card-governor tr[data-class="scheduled"]', { hasText: "0 / 3" }).waitFor();
@@ -88,6 +96,7 @@ peerTest(
     await page.press("#lever-queue_depth_max", "Tab");
     const err = page.locator('[data-error-for="queue_depth_max"]');
     await err.waitFor({ state: "visible" });
+    assert.equal(d.dialogs[1]?.message, `Change “Queue depth” to 0? ${CONFIRM_TAIL}`);
     // The error names the lever's label, not its internal name.
     assert.match(await err.innerText(), /^Queue depth: /);
     assert.equal(
@@ -99,8 +108,64 @@ peerTest(
 
     await page.check('[data-lever="defer_when_interactive"]');
     await page.locator("#governor-status", { hasText: "Saved defer_when_interactive" }).waitFor();
+    assert.match(d.dialogs[2]?.message ?? "", /^Change “Defer background runs .*” to true\? /);
     assert.equal(d.deps.governor.config.defer_when_interactive, true);
+    assert.equal(d.dialogs.length, 3, "one confirm per change");
     await d.screenshot("landing_governor");
+    assert.deepEqual(d.pageErrors, []);
+  },
+);
+
+peerTest(
+  "dashboard: a governor change the operator declines puts the old value back and saves nothing",
+  probes.chromium,
+  async () => {
+    await using d = await openDashboard();
+    const { page } = d;
+    const file = `${d.home}/outpost/governor.json`;
+    const fileBefore = await Deno.readTextFile(file).catch((e) => {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    });
+    const before = structuredClone(d.deps.governor.config);
+    const puts: string[] = [];
+    page.on("request", (r) => {
+      if (r.method() !== "GET") puts.push(`${r.method()} ${r.url()}`);
+    });
+    await page.goto("/#card-governor");
+    await page.click("#governor-box > summary");
+    d.confirmAnswer = "dismiss";
+
+    const slots = "#lever-max_concurrent\\.scheduled";
+    const old = await page.inputValue(slots);
+    await page.fill(slots, "7");
+    await page.press(slots, "Tab");
+    assert.deepEqual(await d.waitForDialogs(1), [{
+      type: "confirm",
+      message: `Change “Scheduled slots” to 7? ${CONFIRM_TAIL}`,
+      answer: "dismiss",
+    }]);
+    // The page puts the old value back as soon as the confirm is declined (same task, so
+    // this read, sent after the dismissal, already sees it).
+    assert.equal(await page.inputValue(slots), old, "the old value is put back");
+
+    const box = page.locator('[data-lever="defer_when_interactive"]');
+    const wasChecked = await box.isChecked();
+    // A plain click: page.check would insist the box ends up checked.
+    await box.click();
+    await d.waitForDialogs(2);
+    assert.equal(d.dialogs[1]?.answer, "dismiss");
+    assert.equal(await box.isChecked(), wasChecked, "the checkbox is put back");
+
+    // Nothing changed anywhere: no write went out, the live config and the file are as before.
+    assert.deepEqual(puts, []);
+    assert.deepEqual(d.deps.governor.config, before);
+    const fileAfter = await Deno.readTextFile(file).catch((e) => {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    });
+    assert.equal(fileAfter, fileBefore);
+    assert.match(await page.locator("#governor-status").innerText(), /asks for confirmation/);
     assert.deepEqual(d.pageErrors, []);
   },
 );
