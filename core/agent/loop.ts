@@ -269,9 +269,12 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
               `AGENT_MAX_TOKENS (max_tokens in settings.toml) and run again`,
           });
       }
-      if (answer === "" && lastAssistantText(messages) === "") {
+      // Judged on this turn alone: text sent before an earlier tool call ("Looking.") is not
+      // the answer, so it must neither hide the empty reply nor be reported as final_text.
+      if (answer === "") {
         const nothing = done.usage.input_tokens === 0 && done.usage.output_tokens === 0;
         return end("error", {
+          final_text: "",
           error: `the model ended its turn without an answer (no text, no tool call` +
             `${nothing ? ", no usage: the server sent an empty reply" : ""})`,
         });

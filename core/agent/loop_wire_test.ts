@@ -161,6 +161,38 @@ for (const provider of ["chat_completions", "messages"] as const) {
     });
   });
 
+  Deno.test(`loop (${provider}): an empty turn after earlier text is an error, not that text`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace({ "a.txt": "a\n" });
+      fake.enqueue(
+        reply().text("Looking.").tool("view", { path: "a.txt" }),
+        reply().usage(0, 0),
+      );
+      const result = await runLoop(task("read a"), config(fake, provider, dir));
+      assert.equal(result.done_reason, "error");
+      assert.match(result.error ?? "", /without an answer \(no text, no tool call, no usage/);
+      assert.equal(result.final_text, "", "the pre-tool text is not the answer");
+      assert.equal(fake.requests.length, 2);
+    });
+  });
+
+  Deno.test(`loop (${provider}): an empty turn with usage after earlier text is an error too`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace({ "a.txt": "a\n" });
+      fake.enqueue(
+        reply().text("Looking.").tool("view", { path: "a.txt" }),
+        reply().usage(40, 1),
+      );
+      const result = await runLoop(task("read a"), config(fake, provider, dir));
+      assert.equal(result.done_reason, "error");
+      assert.equal(
+        result.error,
+        "the model ended its turn without an answer (no text, no tool call)",
+      );
+      assert.equal(result.final_text, "");
+    });
+  });
+
   Deno.test(`loop (${provider}): a context-overflow 400 compacts and retries the turn once`, async () => {
     await withFake({}, async (fake) => {
       const dir = await workspace({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
