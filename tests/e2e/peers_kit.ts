@@ -107,19 +107,67 @@ export function startLlama(
 
 export const LITELLM_KEY = "sk-peer-test";
 
+/** A Peer that also records the requests it passed on ("POST /v1/responses", …). */
+export interface RecordedPeer extends Peer {
+  /** Requests seen since the last take(), in order; take() empties the list. */
+  take(): string[];
+}
+
 /**
- * The LiteLLM proxy on a fresh port, with the scripted providers, mock models, and `openai/`
- * bridges to the given llama-server peers (model name → peer).
+ * A pass-through in front of `peer` that records each request's method and path, so a test
+ * can see which upstream endpoint LiteLLM chose. Bodies stream through unchanged.
  */
-export async function startLitellm(bridges: Record<string, Peer> = {}): Promise<Peer> {
+export function recordPaths(peer: Peer): RecordedPeer {
+  const port = freePort();
+  const upstream = peer.url.replace(/\/v1$/, "");
+  let seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
+    const url = new URL(req.url);
+    seen.push(`${req.method} ${url.pathname}`);
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    const res = await fetch(upstream + url.pathname + url.search, {
+      method: req.method,
+      headers,
+      ...(req.body ? { body: req.body } : {}),
+    });
+    return new Response(res.body, { status: res.status, headers: res.headers });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    log: () => peer.log(),
+    take() {
+      const out = seen;
+      seen = [];
+      return out;
+    },
+    async stop() {
+      await server.shutdown();
+    },
+  };
+}
+
+/** LiteLLM bridges to llama-server peers: model name → peer, or a provider and a peer. */
+export type Bridges = Record<string, Peer | { provider: "openai" | "hosted_vllm"; peer: Peer }>;
+
+/**
+ * The LiteLLM proxy on a fresh port, with the scripted providers, mock models, and bridges
+ * to the given llama-server peers (model name → peer, `openai/` unless a provider is given;
+ * the upstream model is the name without a `vllm-` prefix).
+ */
+export async function startLitellm(bridges: Bridges = {}): Promise<Peer> {
   const dir = await tempHome();
   await Deno.copyFile(`${ROOT}/scripts/peers/litellm_handler.py`, `${dir}/litellm_handler.py`);
-  const bridgeModels = Object.entries(bridges).map(([name, peer]) => `
+  const bridgeModels = Object.entries(bridges).map(([name, bridge]) => {
+    const { provider, peer } = "peer" in bridge ? bridge : { provider: "openai", peer: bridge };
+    return `
   - model_name: ${name}
     litellm_params:
-      model: openai/${name}
+      model: ${provider}/${name.replace(/^vllm-/, "")}
       api_base: ${peer.url}
-      api_key: sk-none`).join("");
+      api_key: sk-none`;
+  }).join("");
   await Deno.writeTextFile(
     `${dir}/config.yaml`,
     `model_list:
