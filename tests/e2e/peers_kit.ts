@@ -237,6 +237,24 @@ export interface PeerRun {
   journal: string;
 }
 
+/**
+ * The workspace of every run in this process: one path, emptied and refilled per run. The
+ * workspace path is in the system prompt, ahead of the ~8k tokens of tool schemas, so a fresh
+ * path per run made llama-server reprocess the whole prompt each time; one path lets its
+ * slots reuse the cached prefix. Runs in a file are sequential, so they never share it at once.
+ */
+let sharedWork: string | undefined;
+async function freshWorkdir(): Promise<string> {
+  if (sharedWork === undefined) {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-peer-work-" }));
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    sharedWork = dir;
+  }
+  await Deno.remove(sharedWork, { recursive: true });
+  await Deno.mkdir(sharedWork);
+  return sharedWork;
+}
+
 /** `agent -p --output-format json` against a peer, in a fresh home with hello.txt/other.txt. */
 export async function runAgainst(
   peer: Pick<Peer, "url">,
@@ -256,8 +274,7 @@ export async function runAgainst(
 ): Promise<PeerRun> {
   const home = await tempHome();
   try {
-    const work = `${home}/work`;
-    await Deno.mkdir(work);
+    const work = await freshWorkdir();
     if (opts.settingsToml !== undefined) {
       await Deno.mkdir(`${home}/.agent`, { recursive: true });
       await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);
