@@ -250,6 +250,71 @@ scenario(
   },
 );
 
+scenario(
+  "reasoning through the bridge (dropped on the Messages adapter: pinned)",
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-think",
+      prompt: "Say hello.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    assert.equal(r.json.final_text, "Hello from a tiny scripted llama.");
+    const reasoning = journalParts(r.journal).filter((p) => p.type === "reasoning");
+    if (provider === "chat_completions") {
+      assert.match(reasoning[0]?.text ?? "", /The user wants a greeting\./);
+    } else {
+      // Upstream LiteLLM 1.106.2: its /v1/messages adapter drops the upstream's
+      // reasoning_content. When an upgrade passes it on, this fails: expect a thinking block.
+      assert.equal(reasoning.length, 0, "LiteLLM now forwards reasoning on /v1/messages");
+    }
+  },
+);
+
+scenario("429 from the proxy: retried, then an explained error", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "mock-ratelimit",
+    prompt: "hi",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.json.error ?? "", /^429 from POST .*Gave up after 4 attempts; try again later\./s);
+  assert.ok(!(r.json.error ?? "").includes(".."), r.json.error);
+});
+
+scenario(
+  'the sentinel "default" refused with 400: the served models are named',
+  async (provider) => {
+    const r = await runAgainst(await proxy(), {
+      provider,
+      prompt: "hi",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.json.error ?? "",
+      /^the server does not accept the model "default"; set AGENT_MODEL to one of: .*script-text/,
+    );
+    assert.equal(r.json.model, "default", "no served model answered");
+  },
+);
+
+scenario("a wrong key", async (provider) => {
+  const r = await runAgainst(await proxy(), {
+    provider,
+    model: "script-text",
+    prompt: "hi",
+    key: "sk-wrong",
+    settingsToml: NO_THINKING,
+  });
+  assert.equal(r.code, 1);
+  // Upstream LiteLLM 1.106.2 without a database answers an unknown key 400 "No connected db."
+  // rather than 401; the wire explains it as a key problem.
+  assert.match(r.json.error ?? "", /No connected db\. A LiteLLM proxy .* check the API key/);
+});
+
 peerTest(
   "litellm (messages): a thinking field becomes reasoning_effort; the error names the setting",
   bothPeers,
