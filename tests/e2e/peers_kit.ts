@@ -3,6 +3,17 @@
 // providers of scripts/peers/litellm_handler.py. Binaries and models come from the peer cache
 // (scripts/peers/*.sh, run once per CI run by .ci/run); each test file starts what it needs
 // once. Readiness is each server's own "listening" log line, not a timer.
+//
+// Measured on the 2-core CI machine (2026-11-26, load average 3-7 from other jobs, after the
+// builds; old and new kit run alternately, two rounds of the new):
+//   llama-server start, one tiny model: 80-100 ms; the llama file's five at once: 0.8-1.6 s
+//   LiteLLM proxy start: 6.3 s
+//   peers_llama_test.ts: 49-55 s (the small-window compaction test alone 13-19 s: one slot,
+//     so each wire reprocesses the other's prompt); 65 s with a fresh workspace path per run
+//     (150 s on the very first, cold run)
+//   peers_litellm_test.ts (13 tests, 3 llama-servers behind it): 42-47 s, of which 14 s are the
+//     429 test's real retry backoff (1 + 2 + 4 s per wire); 102 s with a fresh path per run
+//   Both files one after the other: about 95 s, a little over the 90 s aimed for.
 
 import { litellmPath, llamaPaths } from "../peers.ts";
 import { ROOT, runAgent, tempHome } from "./agent_process.ts";

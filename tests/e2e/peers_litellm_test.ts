@@ -3,7 +3,7 @@
 // bridges to llama-server (behind a pass-through that records which endpoint LiteLLM called),
 // its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself is wrong, a test
 // pins the upstream behaviour by name, so an upgrade that fixes it fails here and is noticed.
-// The proxy starts once for this file (7-9 s).
+// The proxy starts once for this file (about 6 s; figures in peers_kit.ts).
 
 import assert from "node:assert/strict";
 import { type PeerProbe, peerTest, probes } from "../peers.ts";
