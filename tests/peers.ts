@@ -57,7 +57,8 @@ export const probes = {
     if (!existsFile(server)) {
       return `llama-server not built (scripts/peers/llama_build.sh): ${server}`;
     }
-    return existsFile(`${models}/peer-tool.gguf`)
+    // peer-sep is the newest model: a cache made before it is stale (llama_build.sh rewrites them).
+    return ["peer-tool", "peer-sep"].every((m) => existsFile(`${models}/${m}.gguf`))
       ? null
       : `peer models not generated (scripts/peers/llama_build.sh): ${models}`;
   },

@@ -194,7 +194,9 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
       if (cfg.signal?.aborted) return end("error", { error: "interrupted" });
       // The prompt did not fit (the window was unknown or the estimate low): compact, and cut
       // oversized tool results, then try the same turn once more.
-      if (isContextOverflow(err) && !overflowRetried) {
+      const overflow = isContextOverflow(err);
+      let nothingToShed = false;
+      if (overflow && !overflowRetried) {
         overflowRetried = true;
         turns--;
         try {
@@ -215,9 +217,19 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
             pendingTokens = 0;
             continue;
           }
+          nothingToShed = true;
         } catch (again) {
           return end("error", { error: cfg.signal?.aborted ? "interrupted" : errorText(again) });
         }
+      }
+      if (overflow) {
+        // One compaction per turn: a second overflow in a row (or nothing to shed) ends the
+        // run rather than compacting a history that no longer shrinks.
+        return end("error", {
+          error: `the prompt did not fit the model's context window ${
+            nothingToShed ? "and there was nothing to compact or cut" : "even after compacting once"
+          } (set AGENT_CONTEXT_WINDOW to the server's window if it is smaller): ${errorText(err)}`,
+        });
       }
       const unknownModel = await explainUnknownModel(err, cfg.model, cfg.wire, cfg.signal);
       return end("error", { error: unknownModel ?? errorText(err) });
@@ -269,9 +281,12 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
               `AGENT_MAX_TOKENS (max_tokens in settings.toml) and run again`,
           });
       }
-      if (answer === "" && lastAssistantText(messages) === "") {
+      // Judged on this turn alone: text sent before an earlier tool call ("Looking.") is not
+      // the answer, so it must neither hide the empty reply nor be reported as final_text.
+      if (answer === "") {
         const nothing = done.usage.input_tokens === 0 && done.usage.output_tokens === 0;
         return end("error", {
+          final_text: "",
           error: `the model ended its turn without an answer (no text, no tool call` +
             `${nothing ? ", no usage: the server sent an empty reply" : ""})`,
         });

@@ -223,6 +223,23 @@ Deno.test("turn cap, loop detection, token budget and wire errors each end with 
   assert.equal(failing.error, "server exploded");
 });
 
+Deno.test("an empty final turn is judged on its own, not by text sent before a tool call", async () => {
+  const dir = await workspace({ "a.txt": "a\n" });
+  const wire = new ScriptedWire([
+    { parts: [{ type: "text", text: "Looking." }, ...call("view", { path: "a.txt" }).parts] },
+    { parts: [], usage: { input_tokens: 0, output_tokens: 0 } },
+  ]);
+  const result = await runLoop(task("read a"), config(wire, dir));
+  assert.equal(result.done_reason, "error");
+  assert.equal(
+    result.error,
+    "the model ended its turn without an answer (no text, no tool call, no usage: the " +
+      "server sent an empty reply)",
+  );
+  assert.equal(result.final_text, "", '"Looking." was not the answer');
+  assert.equal(wire.remaining, 0);
+});
+
 Deno.test("tool errors and escapes become error results, never crashes", async () => {
   const dir = await workspace();
   const wire = new ScriptedWire([

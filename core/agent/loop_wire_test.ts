@@ -161,6 +161,38 @@ for (const provider of ["chat_completions", "messages"] as const) {
     });
   });
 
+  Deno.test(`loop (${provider}): an empty turn after earlier text is an error, not that text`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace({ "a.txt": "a\n" });
+      fake.enqueue(
+        reply().text("Looking.").tool("view", { path: "a.txt" }),
+        reply().usage(0, 0),
+      );
+      const result = await runLoop(task("read a"), config(fake, provider, dir));
+      assert.equal(result.done_reason, "error");
+      assert.match(result.error ?? "", /without an answer \(no text, no tool call, no usage/);
+      assert.equal(result.final_text, "", "the pre-tool text is not the answer");
+      assert.equal(fake.requests.length, 2);
+    });
+  });
+
+  Deno.test(`loop (${provider}): an empty turn with usage after earlier text is an error too`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace({ "a.txt": "a\n" });
+      fake.enqueue(
+        reply().text("Looking.").tool("view", { path: "a.txt" }),
+        reply().usage(40, 1),
+      );
+      const result = await runLoop(task("read a"), config(fake, provider, dir));
+      assert.equal(result.done_reason, "error");
+      assert.equal(
+        result.error,
+        "the model ended its turn without an answer (no text, no tool call)",
+      );
+      assert.equal(result.final_text, "");
+    });
+  });
+
   Deno.test(`loop (${provider}): a context-overflow 400 compacts and retries the turn once`, async () => {
     await withFake({}, async (fake) => {
       const dir = await workspace({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
@@ -190,6 +222,62 @@ for (const provider of ["chat_completions", "messages"] as const) {
       assert.equal(result.final_text, "All three read.");
       assert.ok(events.some((e) => e.type === "compacted"));
       assert.equal(fake.requests.length, 6);
+    });
+  });
+
+  Deno.test(`loop (${provider}): a second context overflow in a row ends as an error, not a loop`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
+      const overflow = () =>
+        httpError(400, {
+          error: {
+            code: 400,
+            message: "the request exceeds the available context size, try increasing it",
+            type: "exceed_context_size_error",
+            n_prompt_tokens: 13000,
+            n_ctx: 12288,
+          },
+        });
+      fake.enqueue(
+        reply().tool("view", { path: "a.txt" }),
+        reply().tool("view", { path: "b.txt" }),
+        reply().tool("view", { path: "c.txt" }),
+        overflow(),
+        reply().text("Summary: a, b and c were read."),
+        overflow(),
+        // Never asked for: a third try would take it and end ok.
+        reply().text("All three read."),
+      );
+      const events: LoopEvent[] = [];
+      const result = await runLoop(
+        task("read a, b and c"),
+        config(fake, provider, dir, { onEvent: (e) => events.push(e) }),
+      );
+      assert.equal(result.done_reason, "error");
+      assert.match(
+        result.error ?? "",
+        /^the prompt did not fit the model's context window even after compacting once \(set AGENT_CONTEXT_WINDOW .*\): 400 from POST .*exceeds the available context size/,
+      );
+      assert.equal(events.filter((e) => e.type === "compacted").length, 1);
+      // 3 tool turns, the overflow, the summary, the second overflow: no third try.
+      assert.equal(fake.requests.length, 6);
+    });
+  });
+
+  Deno.test(`loop (${provider}): an overflow with nothing to compact or cut says so`, async () => {
+    await withFake({}, async (fake) => {
+      const dir = await workspace();
+      fake.enqueue(
+        httpError(400, { error: { message: "prompt is too long", type: "invalid_request_error" } }),
+        reply().text("never asked for"),
+      );
+      const result = await runLoop(task("say hello"), config(fake, provider, dir));
+      assert.equal(result.done_reason, "error");
+      assert.match(
+        result.error ?? "",
+        /^the prompt did not fit the model's context window and there was nothing to compact or cut \(/,
+      );
+      assert.equal(fake.requests.length, 1);
     });
   });
 

@@ -16,6 +16,10 @@ export interface ParsedResult {
   model: string | null;
   /** The child's own measure of the run (ms); null when absent. */
   duration_ms: number | null;
+  /** Why the agent stopped (`stop`, `truncated`, …); null when absent. */
+  done_reason: string | null;
+  /** The model's last stop reason (`end_turn`, `max_tokens`, …); null when absent. */
+  stop_reason: string | null;
   questions: Question[];
   error: string | null;
   final_text: string | null;
@@ -36,6 +40,8 @@ export function parseHeadlessResult(stdout: string): ParsedResult | null {
       : null,
     model: str(obj.model),
     duration_ms: count(obj.duration_ms),
+    done_reason: str(obj.done_reason),
+    stop_reason: str(obj.stop_reason),
     questions: questions(obj.questions),
     error: str(obj.error),
     final_text: typeof obj.final_text === "string" ? obj.final_text : null,

@@ -24,6 +24,8 @@ Deno.test("the printed HeadlessResult is read back; malformed questions are drop
     cost_usd: null,
     model: "qwen3",
     duration_ms: 10,
+    done_reason: "needs_human",
+    stop_reason: null,
     questions: [{ kind: "plan", text: "Apply the plan?", options: ["yes", "no"] }],
     error: null,
     final_text: "stopped",
@@ -45,5 +47,19 @@ Deno.test("nothing usable gives null; odd field types degrade to nulls", () => {
   assert.equal(odd.tokens_in, null);
   assert.equal(odd.tokens_out, null);
   assert.equal(odd.cost_usd, null);
+  assert.equal(odd.done_reason, null);
+  assert.equal(odd.stop_reason, null);
   assert.deepEqual(odd.questions, []);
+});
+
+Deno.test("a truncated answer's done and stop reason are read back", () => {
+  const r = parseHeadlessResult(JSON.stringify({
+    ...full,
+    outcome: "error",
+    exit_code: 1,
+    done_reason: "truncated",
+    stop_reason: "max_tokens",
+  }))!;
+  assert.equal(r.done_reason, "truncated");
+  assert.equal(r.stop_reason, "max_tokens");
 });

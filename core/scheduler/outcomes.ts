@@ -55,6 +55,8 @@ export async function recordOutcome(
     cost_usd: result?.cost_usd ?? null,
     model: result?.model ?? null,
     duration_ms: result?.duration_ms ?? null,
+    done_reason: result?.done_reason ?? null,
+    stop_reason: result?.stop_reason ?? null,
   };
   if (run.status === "cancelled") {
     ctx.store.updateRun(runId, details); // cancel already set status, times and reason

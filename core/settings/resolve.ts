@@ -19,6 +19,7 @@ import { findProjectSettingsFile, globalSettingsPath } from "./project.ts";
 import { type CollectedFile, collectFile, readSettingsFile } from "./toml_file.ts";
 import type { ProviderPreset, Settings, Source, SourceKind, WireKind } from "./types.ts";
 import { expandPath, parseTextValue, parseTomlValue } from "./values.ts";
+import { MIN_THINKING_BUDGET } from "../wires/messages_render.ts";
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -219,6 +220,20 @@ export function resolveSettings(input: ResolveInput): Settings {
     set("model", DEFAULT_MODELS[wire], { kind: "default", detail: `built-in model for ${wire}` });
   } else {
     set("model", MODEL_SENTINEL, { kind: "default", detail: "base_url is set: served model" });
+  }
+
+  // The Messages API wants 1024 <= budget_tokens < max_tokens: a lower cap leaves none, and the
+  // wire then sends no `thinking` (messages_render.ts). Say so rather than let it go quiet.
+  const maxTokens = values.max_tokens as number | undefined;
+  if (
+    wire === "messages" && values.thinking_type === "enabled" && maxTokens !== undefined &&
+    maxTokens <= MIN_THINKING_BUDGET
+  ) {
+    warnings.push(
+      `thinking.type = "enabled" needs max_tokens above ${MIN_THINKING_BUDGET} (the Messages ` +
+        `API's smallest thinking budget, which must stay below max_tokens); max_tokens is ` +
+        `${maxTokens}, so requests go without thinking`,
+    );
   }
 
   if (values.memory_dir === undefined) {

@@ -281,6 +281,29 @@ Deno.test("unknown keys warn (with a suggestion) and do not fail", () =>
     assert.match(w, /unknown setting preset .*did you mean provider_preset\?/);
   }));
 
+Deno.test("enabled thinking with max_tokens of 1024 or less warns that thinking is off", () =>
+  withLayout(async (l) => {
+    await writeFile(l.globalFile, `provider = "messages"\n[thinking]\ntype = "enabled"`);
+    const warned = (max: string) =>
+      resolveIn(l, { env: { AGENT_MAX_TOKENS: max } }).warnings.filter((w) =>
+        w.includes("thinking")
+      );
+    assert.deepEqual(warned("1024"), [
+      'thinking.type = "enabled" needs max_tokens above 1024 (the Messages API\'s smallest ' +
+      "thinking budget, which must stay below max_tokens); max_tokens is 1024, so requests go " +
+      "without thinking",
+    ]);
+    assert.equal(warned("3").length, 1);
+    assert.deepEqual(warned("1025"), [], "1024 fits below 1025");
+    assert.deepEqual(resolveIn(l).warnings, [], "unset max_tokens: the 32000 default");
+    assert.deepEqual(
+      resolveIn(l, { env: { AGENT_MAX_TOKENS: "3", AGENT_PROVIDER: "chat_completions" } })
+        .warnings,
+      [],
+      "thinking.type is a Messages-wire setting",
+    );
+  }));
+
 Deno.test("bad values from a file name key, file, line and expected type", () =>
   withLayout(async (l) => {
     await writeFile(l.globalFile, `model = "m"\n\ntemperature = "hot"`);

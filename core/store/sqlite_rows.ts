@@ -39,6 +39,8 @@ export const RUN_COLUMNS = [
   "class",
   "model",
   "duration_ms",
+  "done_reason",
+  "stop_reason",
 ] as const;
 
 /** A run's job never changes. */
@@ -97,6 +99,8 @@ export function toRun(row: Row): Run {
     class: row.class as JobClass,
     model: (row.model ?? null) as string | null,
     duration_ms: (row.duration_ms ?? null) as number | null,
+    done_reason: (row.done_reason ?? null) as string | null,
+    stop_reason: (row.stop_reason ?? null) as string | null,
   };
 }
 

@@ -101,6 +101,10 @@ export interface Run {
   model: string | null;
   /** The run's own measure of its length (headless JSON `duration_ms`); null when absent. */
   duration_ms: number | null;
+  /** Why the agent stopped (headless JSON `done_reason`: stop, truncated, …); null when absent. */
+  done_reason: string | null;
+  /** The model's last stop reason (headless JSON `stop_reason`: max_tokens, …); null when absent. */
+  stop_reason: string | null;
 }
 
 export type NewRun =

@@ -8,7 +8,11 @@
 //   adaptive (default) → { type: "adaptive", display: "summarized" }
 //   enabled            → { type: "enabled", budget_tokens, display: "summarized" }
 //                        (the Messages API requires budget_tokens with "enabled": at least
-//                        1024 and below max_tokens; half of max_tokens is sent)
+//                        1024 and below max_tokens; half of max_tokens is sent, 1024 at least).
+//                        A max_tokens of 1024 or less leaves no budget the API accepts: no
+//                        `thinking` is sent then (settings warn when max_tokens is set that
+//                        low), rather than raising max_tokens past the user's or the token
+//                        budget's cap
 //   disabled           → no `thinking` field at all: gateways (LiteLLM) translate any
 //                        `thinking` value, even disabled, into reasoning_effort, which a
 //                        backend that does not list it answers with 400
@@ -60,13 +64,13 @@ export function renderMessagesRequest(
       case "adaptive":
         body.thinking = { type: "adaptive", display: "summarized" };
         break;
-      case "enabled":
-        body.thinking = {
-          type: "enabled",
-          budget_tokens: thinkingBudget(body.max_tokens as number),
-          display: "summarized",
-        };
+      case "enabled": {
+        const budget = thinkingBudget(body.max_tokens as number);
+        if (budget !== null) {
+          body.thinking = { type: "enabled", budget_tokens: budget, display: "summarized" };
+        }
         break;
+      }
       case "disabled":
         break;
     }
@@ -76,9 +80,13 @@ export function renderMessagesRequest(
   return body;
 }
 
-/** Half the output cap, never below the API's minimum (max_tokens must then exceed it). */
-export function thinkingBudget(maxTokens: number): number {
-  return Math.max(MIN_THINKING_BUDGET, Math.floor(maxTokens / 2));
+/**
+ * Half the output cap, never below the API's minimum of 1024 and always below the cap, as
+ * the API requires; null when the cap is too small for any (1024 or less): thinking is off.
+ */
+export function thinkingBudget(maxTokens: number): number | null {
+  if (maxTokens <= MIN_THINKING_BUDGET) return null;
+  return Math.min(maxTokens - 1, Math.max(MIN_THINKING_BUDGET, Math.floor(maxTokens / 2)));
 }
 
 function renderMessages(req: WireRequest): Block[] {

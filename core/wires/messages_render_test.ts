@@ -109,6 +109,26 @@ Deno.test("messages render: enabled sends the budget the API requires; disabled 
   );
 });
 
+Deno.test("messages render: enabled thinking keeps 1024 <= budget_tokens < max_tokens, or sends none", () => {
+  const enabled = opts({ thinking_type: "enabled" });
+  for (const max of [1025, 1026, 2047, 2048, 2049, 4096, 32_000]) {
+    const body = renderMessagesRequest(req({ max_tokens: max }), enabled, backend);
+    const budget = (body.thinking as { budget_tokens: number }).budget_tokens;
+    ok(budget >= 1024 && budget < max, `max_tokens ${max}: budget_tokens ${budget}`);
+    equal(body.max_tokens, max, "the cap is the caller's, never raised for thinking");
+  }
+  // 1024 or less leaves no budget the API accepts: thinking off, the cap kept.
+  for (const max of [1, 3, 1000, 1024]) {
+    const body = renderMessagesRequest(req({ max_tokens: max }), enabled, backend);
+    ok(!("thinking" in body), `max_tokens ${max}: no thinking`);
+    equal(body.max_tokens, max);
+  }
+  // The cap from the options (AGENT_MAX_TOKENS) counts the same way.
+  ok(
+    !("thinking" in renderMessagesRequest(req(), opts({ ...enabled, max_tokens: 1000 }), backend)),
+  );
+});
+
 Deno.test("messages render: no sampling, priority or strict — whatever the options say", () => {
   const body = renderMessagesRequest(
     req({

@@ -171,6 +171,31 @@ Deno.test("messages wire: a forced structuring call sends tool_choice without th
   }
 });
 
+Deno.test("messages wire: enabled thinking under a small cap is accepted (no budget >= max_tokens)", async () => {
+  const fake = await startFakeModelServer();
+  try {
+    const wire = createWire(
+      fakeEndpoint(fake, "messages"),
+      defaultWireOptions({ thinking_type: "enabled" }),
+    );
+    // 1000: too small for any budget, thinking off; 1500: the 1024 minimum, below the cap.
+    for (const max_tokens of [1000, 1500]) {
+      fake.enqueue(reply().text("Hi."));
+      const d = done(await collect(wire.stream(req({ max_tokens }))));
+      deepEqual(d.message.parts, [{ type: "text", text: "Hi." }]);
+    }
+    equal(fake.requests[0]?.body?.thinking, undefined);
+    deepEqual(fake.requests[1]?.body?.thinking, {
+      type: "enabled",
+      budget_tokens: 1024,
+      display: "summarized",
+    });
+    fake.assertNoViolations();
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("messages wire: a history from the Chat Completions wire converts cleanly", async () => {
   const fake = await startFakeModelServer();
   try {

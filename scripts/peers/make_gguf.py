@@ -10,7 +10,7 @@ and user-defined multi-character tokens that carry the scripted replies. The cha
 "assistant\\n", or with "assistant\\n<|ans|>" when the last message is a tool result, so the
 script can tell a first turn from the turn after a tool result.
 
-Usage: make_gguf.py OUT_DIR   (writes peer-text, peer-tool, peer-tool2, peer-think .gguf)
+Usage: make_gguf.py OUT_DIR   (writes peer-text, peer-tool, peer-tool2, peer-think, peer-sep .gguf)
 """
 import os
 import sys
@@ -43,6 +43,9 @@ CALL_VIEW_OTHER = ["\n<tool_call>", "\n{\"name\":\"view\", ", "\"arguments\":{\"
 ANSWER = ["The file", " says:", " hello", " peer."]
 GREETING = ["Hello", " from", " a", " tiny", " scripted", " llama."]
 THOUGHT = ["<think>", "\nThe user wants a greeting.", "\n</think>\n\n"]
+# U+2028 (LINE SEPARATOR) on its own token, as llama-server streams it: raw UTF-8 inside the
+# JSON string, not escaped. LiteLLM's Messages bridge is tested against it.
+SEPARATED = ["Line one", "\u2028", "line two.", " Mid\u2028chunk", " end."]
 
 MODELS = {
     # name: (first reply after "assistant\n", template)
@@ -50,6 +53,7 @@ MODELS = {
     "peer-tool": (CALL_VIEW_HELLO, "template.jinja"),
     "peer-tool2": (CALL_VIEW_HELLO + CALL_VIEW_OTHER, "template.jinja"),
     "peer-think": (THOUGHT + GREETING, "template-think.jinja"),
+    "peer-sep": (SEPARATED, "template.jinja"),
 }
 
 
@@ -64,7 +68,7 @@ def build(path, first_reply, template):
     tokens += control
     types += [gguf.TokenType.CONTROL] * len(control)
     user = ["<|ans|>"]
-    for chain in (CALL_VIEW_HELLO, CALL_VIEW_OTHER, ANSWER, GREETING, THOUGHT):
+    for chain in (CALL_VIEW_HELLO, CALL_VIEW_OTHER, ANSWER, GREETING, THOUGHT, SEPARATED):
         user += [t for t in chain if t not in user]
     tokens += user
     types += [gguf.TokenType.USER_DEFINED] * len(user)

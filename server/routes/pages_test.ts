@@ -152,8 +152,48 @@ Deno.test("GET /runs/<job>/<run>: facts, sanitized report, no Stop once finished
   assert.ok(!html.includes("<script>alert(2)"));
   assert.ok(!html.includes('href="javascript'));
   assert.doesNotMatch(html, /data-action="stop-job"/);
+  assert.doesNotMatch(html, /data-done-reason|data-fact="stop-reason"/, "nothing reported");
   assert.match(html, /id="card-memory"/);
   assert.match(html, /data-live="run" data-src="\/partials\/run\/1\/1"/);
+});
+
+Deno.test("GET /runs/<job>/<run>: an answer cut off by max_tokens shows truncated and the stop reason", async () => {
+  await using t = await makeTestOutpost();
+  const j = job(t);
+  const spawned = t.spawner.nextSpawn();
+  const queued = t.scheduler.trigger(j.id);
+  await t.scheduler.step();
+  const child = await spawned;
+  await Deno.writeTextFile(child.arg("--output")!, "# Report\n\nHello from a\n");
+  // What `agent -p --output-format json` prints for a truncated answer (exit 1).
+  child.exit(1, {
+    outcome: "error",
+    exit_code: 1,
+    done_reason: "truncated",
+    stop_reason: "max_tokens",
+    final_text: "Hello from a",
+    error: "the answer was cut off by max_tokens (3 tokens); raise AGENT_MAX_TOKENS",
+  });
+  await t.scheduler.idle();
+  const run = t.store.getRun(queued.id)!;
+  assert.equal(run.status, "error");
+  assert.equal(run.done_reason, "truncated");
+  assert.equal(run.stop_reason, "max_tokens");
+  const { html } = await get(t, `/runs/${j.id}/${queued.id}`);
+  assert.match(
+    html,
+    /<span class="badge badge-kind" data-done-reason="truncated">truncated<\/span>/,
+  );
+  assert.match(html, /<dd data-fact="done-reason">truncated<\/dd>/);
+  assert.match(html, /<dd data-fact="stop-reason">max_tokens<\/dd>/);
+  assert.match(html, /<dd data-fact="exit-code">1<\/dd>/);
+  // The live region (partial) carries the same facts.
+  const partial = await get(t, `/partials/run/${j.id}/${queued.id}`);
+  assert.match(partial.html, /data-done-reason="truncated"/);
+  // The dashboard API's run object carries them too.
+  const api = await (await t.app.request(`/api/jobs/${j.id}/runs/${queued.id}`)).json();
+  assert.equal(api.run.done_reason, "truncated");
+  assert.equal(api.run.stop_reason, "max_tokens");
 });
 
 Deno.test("GET /runs/<job>/<run>: Stop while queued or running; report pending note", async () => {

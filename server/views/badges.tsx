@@ -27,6 +27,20 @@ export const RunBadge: FC<{ status: RunStatus | null | undefined }> = ({ status 
   );
 };
 
+/**
+ * Why the agent stopped, when its status alone does not say it: an `error` run may be an answer
+ * cut off by max_tokens (`truncated`), a spent token budget, the turn cap or a loop. Nothing for
+ * the plain endings (stop, needs_human, error) or an unknown reason.
+ */
+export const DoneReasonBadge: FC<{ reason: string | null }> = ({ reason }) => {
+  if (!reason || PLAIN_ENDINGS.has(reason)) return null;
+  return (
+    <span class="badge badge-kind" data-done-reason={reason}>{reason.replaceAll("_", " ")}</span>
+  );
+};
+
+const PLAIN_ENDINGS = new Set(["stop", "needs_human", "error"]);
+
 export const RiskBadge: FC<{ risk: Risk }> = ({ risk }) => (
   <span class={`badge risk-${risk}`} data-risk={risk}>{risk} risk</span>
 );

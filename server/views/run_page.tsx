@@ -1,12 +1,14 @@
-// /runs/<job>/<run>: status, attempt, exit code, the rendered (sanitized) report, a Stop
-// button while queued or running, the run's inbox item with any live high-risk hold, and
-// the memory pane. RunDetail is the live region (/partials/run/<job>/<run>).
+// /runs/<job>/<run>: status, attempt, exit code, why the agent stopped (done and stop
+// reason, with a badge such as "truncated" when exit 1 alone would not say), the rendered
+// (sanitized) report, a Stop button while queued or running, the run's inbox item with any
+// live high-risk hold, and the memory pane. RunDetail is the live region
+// (/partials/run/<job>/<run>).
 
 import type { Child, FC } from "hono/jsx";
 import { raw } from "hono/html";
 import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
-import { isInFlight, RunBadge } from "./badges.tsx";
+import { DoneReasonBadge, isInFlight, RunBadge } from "./badges.tsx";
 import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { InboxItemView } from "./inbox_item.tsx";
 import { runDuration } from "./runs_table.tsx";
@@ -60,6 +62,7 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
             {job.name} <span class="muted">· run {run.id}</span>
           </h1>
           <RunBadge status={run.status} />
+          <DoneReasonBadge reason={run.done_reason} />
           {live
             ? (
               <button type="button" class="btn btn-danger" data-action="stop-job" data-id={job.id}>
@@ -74,6 +77,12 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
           <Fact label="Exit code" testid="exit-code">
             {run.exit_code === null ? "—" : String(run.exit_code)}
           </Fact>
+          {run.done_reason
+            ? <Fact label="Done reason" testid="done-reason">{run.done_reason}</Fact>
+            : null}
+          {run.stop_reason
+            ? <Fact label="Stop reason" testid="stop-reason">{run.stop_reason}</Fact>
+            : null}
           <Fact label="Queued">{shortTime(run.queued_at)}</Fact>
           <Fact label="Started">{shortTime(run.started_at)}</Fact>
           <Fact label="Finished">{shortTime(run.finished_at)}</Fact>

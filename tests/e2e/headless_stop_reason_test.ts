@@ -1,5 +1,6 @@
-// `agent -p` as a real child process against the fake model server: a truncated answer and
-// a refused `default` model end as errors that say so, in the JSON and in the report.
+// `agent -p` as a real child process against the fake model server: a truncated answer,
+// a refused `default` model and an empty reply end as errors that say so, in the JSON and in
+// the report.
 
 import assert from "node:assert/strict";
 import { httpError, reply } from "../fakes/model_server.ts";
@@ -66,3 +67,15 @@ for (const provider of ["chat_completions", "messages"]) {
     assert.equal(r.json.stop_reason, undefined);
   });
 }
+
+Deno.test("headless: an empty reply after a text-and-tool turn exits 1 with no final text", async () => {
+  await using t = await setup("chat_completions");
+  await Deno.writeTextFile(`${t.work}/a.txt`, "a\n");
+  t.fake.enqueue(reply().text("Looking.").tool("view", { path: "a.txt" }), reply().usage(0, 0));
+  const r = await t.run();
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.json.outcome, "error");
+  assert.equal(r.json.done_reason, "error");
+  assert.equal(r.json.final_text, "", '"Looking." came before the tool call: not the answer');
+  assert.match(r.json.error ?? "", /without an answer \(no text, no tool call, no usage/);
+});

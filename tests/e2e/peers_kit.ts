@@ -3,6 +3,17 @@
 // providers of scripts/peers/litellm_handler.py. Binaries and models come from the peer cache
 // (scripts/peers/*.sh, run once per CI run by .ci/run); each test file starts what it needs
 // once. Readiness is each server's own "listening" log line, not a timer.
+//
+// Measured on the 2-core CI machine (2026-11-26, load average 3-7 from other jobs, after the
+// builds; old and new kit run alternately, two rounds of the new):
+//   llama-server start, one tiny model: 80-100 ms; the llama file's five at once: 0.8-1.6 s
+//   LiteLLM proxy start: 6.3 s
+//   peers_llama_test.ts: 49-55 s (the small-window compaction test alone 13-19 s: one slot,
+//     so each wire reprocesses the other's prompt); 65 s with a fresh workspace path per run
+//     (150 s on the very first, cold run)
+//   peers_litellm_test.ts (13 tests, 3 llama-servers behind it): 42-47 s, of which 14 s are the
+//     429 test's real retry backoff (1 + 2 + 4 s per wire); 102 s with a fresh path per run
+//   Both files one after the other: about 95 s, a little over the 90 s aimed for.
 
 import { litellmPath, llamaPaths } from "../peers.ts";
 import { ROOT, runAgent, tempHome } from "./agent_process.ts";
@@ -107,19 +118,67 @@ export function startLlama(
 
 export const LITELLM_KEY = "sk-peer-test";
 
+/** A Peer that also records the requests it passed on ("POST /v1/responses", …). */
+export interface RecordedPeer extends Peer {
+  /** Requests seen since the last take(), in order; take() empties the list. */
+  take(): string[];
+}
+
 /**
- * The LiteLLM proxy on a fresh port, with the scripted providers, mock models, and `openai/`
- * bridges to the given llama-server peers (model name → peer).
+ * A pass-through in front of `peer` that records each request's method and path, so a test
+ * can see which upstream endpoint LiteLLM chose. Bodies stream through unchanged.
  */
-export async function startLitellm(bridges: Record<string, Peer> = {}): Promise<Peer> {
+export function recordPaths(peer: Peer): RecordedPeer {
+  const port = freePort();
+  const upstream = peer.url.replace(/\/v1$/, "");
+  let seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
+    const url = new URL(req.url);
+    seen.push(`${req.method} ${url.pathname}`);
+    const headers = new Headers(req.headers);
+    headers.delete("host");
+    const res = await fetch(upstream + url.pathname + url.search, {
+      method: req.method,
+      headers,
+      ...(req.body ? { body: req.body } : {}),
+    });
+    return new Response(res.body, { status: res.status, headers: res.headers });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    log: () => peer.log(),
+    take() {
+      const out = seen;
+      seen = [];
+      return out;
+    },
+    async stop() {
+      await server.shutdown();
+    },
+  };
+}
+
+/** LiteLLM bridges to llama-server peers: model name → peer, or a provider and a peer. */
+export type Bridges = Record<string, Peer | { provider: "openai" | "hosted_vllm"; peer: Peer }>;
+
+/**
+ * The LiteLLM proxy on a fresh port, with the scripted providers, mock models, and bridges
+ * to the given llama-server peers (model name → peer, `openai/` unless a provider is given;
+ * the upstream model is the name without a `vllm-` prefix).
+ */
+export async function startLitellm(bridges: Bridges = {}): Promise<Peer> {
   const dir = await tempHome();
   await Deno.copyFile(`${ROOT}/scripts/peers/litellm_handler.py`, `${dir}/litellm_handler.py`);
-  const bridgeModels = Object.entries(bridges).map(([name, peer]) => `
+  const bridgeModels = Object.entries(bridges).map(([name, bridge]) => {
+    const { provider, peer } = "peer" in bridge ? bridge : { provider: "openai", peer: bridge };
+    return `
   - model_name: ${name}
     litellm_params:
-      model: openai/${name}
+      model: ${provider}/${name.replace(/^vllm-/, "")}
       api_base: ${peer.url}
-      api_key: sk-none`).join("");
+      api_key: sk-none`;
+  }).join("");
   await Deno.writeTextFile(
     `${dir}/config.yaml`,
     `model_list:
@@ -189,6 +248,24 @@ export interface PeerRun {
   journal: string;
 }
 
+/**
+ * The workspace of every run in this process: one path, emptied and refilled per run. The
+ * workspace path is in the system prompt, ahead of the ~8k tokens of tool schemas, so a fresh
+ * path per run made llama-server reprocess the whole prompt each time; one path lets its
+ * slots reuse the cached prefix. Runs in a file are sequential, so they never share it at once.
+ */
+let sharedWork: string | undefined;
+async function freshWorkdir(): Promise<string> {
+  if (sharedWork === undefined) {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-peer-work-" }));
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    sharedWork = dir;
+  }
+  await Deno.remove(sharedWork, { recursive: true });
+  await Deno.mkdir(sharedWork);
+  return sharedWork;
+}
+
 /** `agent -p --output-format json` against a peer, in a fresh home with hello.txt/other.txt. */
 export async function runAgainst(
   peer: Pick<Peer, "url">,
@@ -208,8 +285,7 @@ export async function runAgainst(
 ): Promise<PeerRun> {
   const home = await tempHome();
   try {
-    const work = `${home}/work`;
-    await Deno.mkdir(work);
+    const work = await freshWorkdir();
     if (opts.settingsToml !== undefined) {
       await Deno.mkdir(`${home}/.agent`, { recursive: true });
       await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);

@@ -1,12 +1,20 @@
 // The real `agent -p` through the LiteLLM proxy 1.106.2 on both wires: scripted streams
-// (scripts/peers/litellm_handler.py) framed by LiteLLM itself, `openai/` bridges to
-// llama-server, its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself
-// is wrong, a test pins the upstream behaviour by name, so an upgrade that fixes it fails
-// here and is noticed. The proxy starts once for this file (7-9 s).
+// (scripts/peers/litellm_handler.py) framed by LiteLLM itself, `openai/` and `hosted_vllm/`
+// bridges to llama-server (behind a pass-through that records which endpoint LiteLLM called),
+// its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself is wrong, a test
+// pins the upstream behaviour by name, so an upgrade that fixes it fails here and is noticed.
+// The proxy starts once for this file (about 6 s; figures in peers_kit.ts).
 
 import assert from "node:assert/strict";
 import { type PeerProbe, peerTest, probes } from "../peers.ts";
-import { type Peer, runAgainst, startLitellm, startLlama } from "./peers_kit.ts";
+import {
+  type Peer,
+  type RecordedPeer,
+  recordPaths,
+  runAgainst,
+  startLitellm,
+  startLlama,
+} from "./peers_kit.ts";
 
 const WIRES = ["chat_completions", "messages"] as const;
 type Provider = (typeof WIRES)[number];
@@ -15,16 +23,51 @@ const NO_THINKING = '[thinking]\ntype = "disabled"\n';
 const SCRIPTED_TEXT = 'Hello from a scripted LiteLLM stream: "quoted" back\\slash tab\there ' +
   "é 🎉 line\u2028sep done.";
 
+/** peer-sep's scripted reply (scripts/peers/make_gguf.py): U+2028 alone and inside a token. */
+const SEPARATED = "Line one\u2028line two. Mid\u2028chunk end.";
+
 const bothPeers: PeerProbe = () => probes.litellm() ?? probes.llamaServer();
 
-let started: Promise<{ proxy: Peer; llama: Peer[] }> | undefined;
-async function proxy(): Promise<Peer> {
+interface Started {
+  proxy: Peer;
+  /** What LiteLLM asked of the peer-tool and peer-sep servers behind the `openai/` bridges. */
+  toolPaths: RecordedPeer;
+  sepPaths: RecordedPeer;
+  stoppable: Peer[];
+}
+
+let started: Promise<Started> | undefined;
+function peers(): Promise<Started> {
   started ??= (async () => {
-    const [think, tool] = await Promise.all([startLlama("peer-think"), startLlama("peer-tool")]);
-    const proxy = await startLitellm({ "peer-think": think, "peer-tool": tool });
-    return { proxy, llama: [think, tool] };
+    const [think, tool, sep] = await Promise.all([
+      startLlama("peer-think"),
+      startLlama("peer-tool"),
+      startLlama("peer-sep"),
+    ]);
+    const toolPaths = recordPaths(tool);
+    const sepPaths = recordPaths(sep);
+    const proxy = await startLitellm({
+      "peer-think": think,
+      "peer-tool": toolPaths,
+      "peer-sep": sepPaths,
+      "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
+    });
+    return {
+      proxy,
+      toolPaths,
+      sepPaths,
+      stoppable: [proxy, toolPaths, sepPaths, think, tool, sep],
+    };
   })();
-  return (await started).proxy;
+  return started;
+}
+async function proxy(): Promise<Peer> {
+  return (await peers()).proxy;
+}
+
+/** The distinct POST paths among recorded requests. */
+function posts(paths: string[]): string[] {
+  return [...new Set(paths.filter((p) => p.startsWith("POST ")))];
 }
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
@@ -113,16 +156,99 @@ scenario(
   },
 );
 
-scenario("a tool call through the openai/ bridge to llama-server", async (provider) => {
-  const r = await runAgainst(await proxy(), {
-    provider,
-    model: "peer-tool",
-    prompt: "Read hello.txt.",
-    settingsToml: NO_THINKING,
-  });
-  assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
-  assert.equal(r.json.final_text, "The file says: hello peer.");
-});
+scenario(
+  "a tool call through the openai/ bridge to llama-server (Messages sent to /v1/responses: pinned)",
+  async (provider) => {
+    const { toolPaths } = await peers();
+    toolPaths.take();
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-tool",
+      prompt: "Read hello.txt.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
+    assert.equal(r.json.final_text, "The file says: hello peer.");
+    const upstream = posts(toolPaths.take());
+    if (provider === "chat_completions") {
+      assert.deepEqual(upstream, ["POST /v1/chat/completions"]);
+    } else {
+      // Upstream LiteLLM 1.106.2: /v1/messages for an `openai/` model is bridged to the
+      // upstream's Responses API, not to /v1/chat/completions; llama-server happens to serve
+      // /v1/responses, a plain Chat Completions backend would answer 404. When an upgrade
+      // routes it to /v1/chat/completions, this fails.
+      assert.deepEqual(upstream, ["POST /v1/responses"], "LiteLLM changed its Messages route");
+    }
+  },
+);
+
+scenario(
+  "U+2028 from llama-server: kept by the openai/ bridge, its chunks dropped by hosted_vllm/ (pinned)",
+  async (provider) => {
+    const kept = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-sep",
+      prompt: "Say two lines.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(kept.code, 0, kept.stderr + JSON.stringify(kept.json));
+    assert.equal(kept.json.final_text, SEPARATED);
+    const dropped = await runAgainst(await proxy(), {
+      provider,
+      model: "vllm-peer-sep",
+      prompt: "Say two lines.",
+      settingsToml: NO_THINKING,
+    });
+    assert.equal(dropped.code, 0, dropped.stderr + JSON.stringify(dropped.json));
+    // Upstream LiteLLM 1.106.2: the hosted_vllm provider reads the upstream's event stream
+    // with httpx's aiter_lines(), which splits lines like str.splitlines(), U+2028 included;
+    // llama-server writes U+2028 raw inside the JSON, so a `data:` line holding it is cut in
+    // two unparsable halves and the chunk is lost (on /v1/messages and /v1/chat/completions
+    // alike). The `openai/` provider (the OpenAI SDK's SSE decoder) keeps it, above. When an
+    // upgrade fixes it, this fails: expect SEPARATED here too.
+    assert.equal(dropped.json.final_text, "Line oneline two. end.", "LiteLLM now keeps U+2028");
+  },
+);
+
+scenario(
+  "truncation through the openai/ bridge (a cap under 16 raised on /v1/messages: pinned)",
+  async (provider) => {
+    const text = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-sep",
+      prompt: "Say two lines.",
+      settingsToml: NO_THINKING,
+      env: { AGENT_MAX_TOKENS: "3" },
+    });
+    if (provider === "messages") {
+      // Upstream LiteLLM 1.106.2: bridging /v1/messages to the upstream's /v1/responses, it
+      // sends max_output_tokens 16 for max_tokens 3 (the Responses API's minimum), so the
+      // 6-token reply is not cut. (llama-server's /v1/responses would also report a cut reply
+      // as "completed", not "incomplete".) When an upgrade keeps the cap, this fails: expect
+      // the chat_completions outcome below.
+      assert.equal(text.code, 0, text.stderr + JSON.stringify(text.json));
+      assert.equal(text.json.final_text, SEPARATED, "LiteLLM now keeps a cap under 16");
+      return;
+    }
+    assert.equal(text.code, 1, text.stderr + JSON.stringify(text.json));
+    assert.equal(text.json.done_reason, "truncated");
+    assert.equal(text.json.stop_reason, "max_tokens");
+    assert.equal(text.json.final_text, "Line one\u2028line two.");
+    const tool = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-tool",
+      prompt: "Read hello.txt.",
+      settingsToml: NO_THINKING,
+      env: { AGENT_MAX_TOKENS: "3" },
+    });
+    const results = journalParts(tool.journal).filter((p) => p.type === "tool_result");
+    assert.match(
+      results[0]?.content ?? "",
+      /^Not run: the arguments of this view call were cut off by max_tokens/,
+      tool.stderr + JSON.stringify(tool.json),
+    );
+  },
+);
 
 scenario(
   "reasoning through the bridge (dropped on the Messages adapter: pinned)",
@@ -227,7 +353,5 @@ peerTest(
 
 peerTest("litellm: stop the peers", bothPeers, async () => {
   if (!started) return;
-  const { proxy, llama } = await started;
-  await proxy.stop();
-  for (const peer of llama) await peer.stop();
+  for (const peer of (await started).stoppable) await peer.stop();
 }, opts);
