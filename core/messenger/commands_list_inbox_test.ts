@@ -65,7 +65,7 @@ Deno.test("list inbox shows each item's command or diff under its question, clea
     at(shell.id),
     /^#\d+ \(job \d+, \w+ risk\): Run a shell command: make clean\n {2}\$ make clean\n {2}\(in \/w\/app; sandbox: bubblewrap\)(\n|$)/,
   );
-  assert.doesNotMatch(reply, /[\u202E\u0007]/);
+  assert.ok(!reply.includes("\u202E") && !reply.includes("\u0007"), "no bidi override or bell");
   // The diff: indented whole lines from the top, cut to LIST_DETAIL_MAX with the rest counted.
   const block = at(edit.id).split("\n#")[0]!.split("\n").slice(1);
   const note = block.pop()!;
