@@ -16,6 +16,7 @@ import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
 import { loadConnect } from "./sdk_loader.ts";
+import { timingMark } from "../timing_marks.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
 
@@ -175,6 +176,7 @@ export class McpManager {
         serverProcess = spawnStdioServer(
           launched instanceof Promise ? await launched : launched,
         );
+        timingMark(`mcp:${server.name}:spawned`);
       }
       connection = await withDeadline(
         this.#deps.clock,
@@ -182,6 +184,7 @@ export class McpManager {
         `starting MCP server ${server.name}`,
         async (signal) => {
           const connect = await loadConnect();
+          timingMark(`mcp:${server.name}:sdk`);
           return await connect(server, {
             ...(serverProcess ? { process: serverProcess } : {}),
             fetch: this.#deps.fetch,
@@ -209,6 +212,7 @@ export class McpManager {
         error: stderr ? `${why} (stderr: ${stderr})` : why,
       });
     }
+    timingMark(`mcp:${server.name}:ready`);
     const tools: Tool[] = [];
     const names = new Set<string>();
     for (const info of connection.tools) {

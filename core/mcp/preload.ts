@@ -9,6 +9,7 @@
 import type { Env } from "../ports.ts";
 import { agentHome, findProjectSettingsFile, globalSettingsPath } from "../settings/project.ts";
 import { preloadSdk } from "./sdk_loader.ts";
+import { timingMark } from "../timing_marks.ts";
 
 const MENTION = /\bmcp_servers\b/;
 const COMMAND = /\bcommand\s*=/;
@@ -27,6 +28,7 @@ export function preloadMcpIfConfigured(env: Env, workdir: string): void {
   }
   if (!texts.some((t) => MENTION.test(t))) return;
   // The stdio transport too when some table has a `command` (HTTP-only runs skip it).
+  timingMark("mcp:preload");
   preloadSdk({ stdio: texts.some((t) => COMMAND.test(t)) });
 }
 
