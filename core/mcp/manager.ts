@@ -83,7 +83,7 @@ export class McpManager {
   /**
    * Connects every enabled, approved server in parallel; settles when each is up or failed.
    * Start-up order matters for the time to the first model request: each stdio server is
-   * spawned first, then the SDK's modules load (~100 ms of this thread) while the servers boot
+   * spawned first, then the SDK's modules load (~50–80 ms of this thread) while the servers boot
    * in their own processes, then the handshakes run (scripts/bench_mcp.ts measures it).
    */
   async start(): Promise<void> {
