@@ -36,12 +36,48 @@
 //   per call: view 60–98 µs, MCP echo 355–385 µs: ~280–300 µs of MCP overhead, 3.8–5.9x view
 // The 1.2x target stays missed, for the reason above: of the extra ~115–130 ms at this load
 // (instant servers), most is the SDK's modules on the main thread (ajv comes in through the
-// SDK's Client statically, so it cannot be left out without patching the SDK). The two cheap
+// SDK's Client statically, so it cannot be left out without patching the SDK; since left out by
+// not using the Client, below). The two cheap
 // ideas do not apply. Servers already spawn as soon as settings name them, alongside memory
 // and the model probe, with the SDK preloading from the argument parse on. Sending the first request before the MCP tools are listed is not correct:
 // the model would choose its first step without them (for many headless runs the only step
 // that matters) and the tool list would change mid-conversation, which also throws away the
 // Messages wire's prompt cache.
+//
+// Measured 2026-11-26 after the client moved off the SDK's Client onto its Protocol
+// (core/mcp/client.ts; the Client's module loads ajv and ajv-formats). Where the time went, two
+// instant servers, AGENT_TIMING marks (core/mcp/manager.ts marks each server's spawn, SDK and
+// ready), load ~3.8: SDK modules ~80 ms on the main thread, both servers' spawn (bwrap probe and
+// two spawns) ~20 ms, the stdio transport module ~6 ms, initialize + tools/list ~14 ms (zod's
+// first parse of each result schema included). Cold `await import()` in a fresh `deno run
+// --cached-only` (10 rounds, median, over an empty run): at load 5.6 client/index.js with
+// shared/stdio.js 213 ms, protocol.js with it 109 ms, ajv + ajv-formats alone 112 ms; at load 2.4
+// zod/v4 20 ms, all three zod entries the SDK uses 24 ms, types.js (zod and the SDK's schemas)
+// 52 ms, our connection.ts + transport_stdio.ts (what a run now loads) 68 ms. V8's code cache is
+// in effect for these npm modules under --cached-only (entries in DENO_DIR/v8_code_cache_v2 for
+// ajv's CommonJS files and the SDK's and zod's ES modules; --no-code-cache made client/index.js
+// 268 ms against 209 ms), so nothing more is to be had there. Building an Ajv instance (with
+// formats) per Client was another 4–10 ms, and compiling every output schema at tools/list is
+// now lazy (per tool, on its first structured result).
+//   interleaved, old (924f69b) against new, instant servers, same script, 11–15 rounds:
+//     load 2.6: 3.23x -> 2.14x; load 4–5: 2.86x -> 2.32x
+//   this bench, new code: load 2.5: no MCP 90 ms, node 2.75x, instant 2.29x, sandbox off
+//     2.18x, per call view 74 µs, echo 530 µs; load 6.9 (no MCP inflated to 204 ms): node
+//     2.44x, instant 1.70x, sandbox off 1.63x, echo 408 µs against view 72 µs (per-call
+//     overhead unchanged from the old client: 282–319 µs against 292–342 µs, interleaved)
+// Where the SDK is loaded made no measurable difference any more: the preload at the start of
+// run.ts, after the headless modules, or only when the first server is spawned (so the servers
+// boot while it loads) all gave the same time to the first request within the noise (the two
+// cores are the bottleneck: node servers' own boot competes for them too).
+// 1.2x stays out of reach with the SDK: 1.2x of ~80 ms leaves ~16 ms, while the SDK's types.js
+// alone (zod plus its schemas, which every SDK module imports) is ~50 ms cold. Reaching it needs
+// a hand-written stdio JSON-RPC client (newline-delimited JSON, initialize, tools/list,
+// tools/call, ping, cancellation, timeouts, output-schema check with @cfworker/json-schema; the
+// SDK kept for Streamable HTTP, whose SSE resumption and sessions are the hard part): about
+// 250 lines plus tests, half a day to a day, loading in ~2–3 ms; what would remain is the spawn
+// and handshake (~20–35 ms under load), which would need the servers spawned before settings
+// are fully resolved to hide. The issue asks for the official SDK, so that is a decision for the
+// lead, not done here.
 
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";

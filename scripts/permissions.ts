@@ -61,6 +61,8 @@ export const ENTRY_POINTS = {
       "core/mcp/connection.ts",
       "core/mcp/transport_stdio.ts",
       "core/mcp/transport_http.ts",
+      // @cfworker/json-schema: only when a tool's structured result is first checked.
+      "core/mcp/output_schema.ts",
     ],
     permissions: AGENT_PERMISSIONS,
   },

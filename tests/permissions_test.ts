@@ -78,6 +78,8 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "--include",
       "/r/core/mcp/transport_http.ts",
       "--include",
+      "/r/core/mcp/output_schema.ts",
+      "--include",
       "/r/recipes",
       "--include",
       "/r/schemas",

@@ -1,12 +1,13 @@
 // One live MCP session over the official TypeScript SDK (@modelcontextprotocol/sdk): connect
 // (stdio over a server process McpManager already started through the StdioLauncher seam, or
 // Streamable HTTP), list the tools, call them, and report a stdio server's stderr tail on
-// failure. This module and the two transport modules are the only ones that import the SDK;
-// core/mcp/sdk_loader.ts reaches this one through a computed import, so a run without MCP
-// servers never loads it, and each transport loads only when a server uses it or the start-up
-// preload asks for it (scripts/permissions.ts lists all three).
+// failure. This module, client.ts (the client on the SDK's Protocol) and the two transport
+// modules are the only ones that import the SDK; core/mcp/sdk_loader.ts reaches this one
+// through a computed import, so a run without MCP servers never loads it, and each transport
+// loads only when a server uses it or the start-up preload asks for it (scripts/permissions.ts
+// lists them).
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Fetch } from "../ports.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
@@ -73,14 +74,12 @@ export async function connectMcp(
     );
     transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
   }
-  const client = new Client({ name: "agent", version: options.clientVersion }, {
-    capabilities: {},
-  });
+  const client = new McpClient({ name: "agent", version: options.clientVersion });
   const tools: McpToolInfo[] = [];
   const connection: McpConnection = {
     tools,
     call: async (name, args, { timeoutMs, signal }) =>
-      await client.callTool({ name, arguments: args }, undefined, {
+      await client.callTool({ name, arguments: args }, {
         timeout: timeoutMs,
         signal,
       }) as McpCallResult,
@@ -128,7 +127,7 @@ const STREAM_LOST = /^(SSE stream disconnected|Maximum reconnection attempts)/;
  * every pending call at once and reports the server gone, as a stdio server's exit does. One
  * that answers is left to the SDK's resumption.
  */
-function watchHttpStreams(client: Client, isClosed: () => boolean, giveUp: () => void): void {
+function watchHttpStreams(client: McpClient, isClosed: () => boolean, giveUp: () => void): void {
   let checking = false;
   client.onerror = (err: Error) => {
     if (checking || isClosed() || !STREAM_LOST.test(err.message)) return;

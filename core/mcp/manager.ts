@@ -16,6 +16,7 @@ import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
 import { loadConnect } from "./sdk_loader.ts";
+import { timingMark } from "../timing_marks.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
 
@@ -82,7 +83,7 @@ export class McpManager {
   /**
    * Connects every enabled, approved server in parallel; settles when each is up or failed.
    * Start-up order matters for the time to the first model request: each stdio server is
-   * spawned first, then the SDK's modules load (~100 ms of this thread) while the servers boot
+   * spawned first, then the SDK's modules load (~50–80 ms of this thread) while the servers boot
    * in their own processes, then the handshakes run (scripts/bench_mcp.ts measures it).
    */
   async start(): Promise<void> {
@@ -175,6 +176,7 @@ export class McpManager {
         serverProcess = spawnStdioServer(
           launched instanceof Promise ? await launched : launched,
         );
+        timingMark(`mcp:${server.name}:spawned`);
       }
       connection = await withDeadline(
         this.#deps.clock,
@@ -182,6 +184,7 @@ export class McpManager {
         `starting MCP server ${server.name}`,
         async (signal) => {
           const connect = await loadConnect();
+          timingMark(`mcp:${server.name}:sdk`);
           return await connect(server, {
             ...(serverProcess ? { process: serverProcess } : {}),
             fetch: this.#deps.fetch,
@@ -209,6 +212,7 @@ export class McpManager {
         error: stderr ? `${why} (stderr: ${stderr})` : why,
       });
     }
+    timingMark(`mcp:${server.name}:ready`);
     const tools: Tool[] = [];
     const names = new Set<string>();
     for (const info of connection.tools) {

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { childEnv, ROOT } from "./agent_process.ts";
+import { INSPECTOR_LINE, readUntil, scriptUrls } from "./inspector_kit.ts";
 
 /** The URLs of every script V8 has parsed in the outpost, read once it is listening. */
 async function loadedScripts(env: Record<string, string>): Promise<string[]> {
@@ -23,7 +24,7 @@ async function loadedScripts(env: Record<string, string>): Promise<string[]> {
     stderr: "piped",
   }).spawn();
   const stdout = readUntil(child.stdout, /listening on http:\/\/127\.0\.0\.1:\d+\//);
-  const stderr = readUntil(child.stderr, /Debugger listening on (ws:\/\/\S+)/);
+  const stderr = readUntil(child.stderr, INSPECTOR_LINE);
   try {
     const inspector = (await stderr)[1]!;
     await stdout; // the outpost finished opening (the bot, if any, is started before this)
@@ -33,45 +34,6 @@ async function loadedScripts(env: Record<string, string>): Promise<string[]> {
     await child.status;
     await Deno.remove(home, { recursive: true });
   }
-}
-
-/** Reads a stream until `pattern` matches what was read; the rest is drained and dropped. */
-async function readUntil(
-  stream: ReadableStream<Uint8Array>,
-  pattern: RegExp,
-): Promise<RegExpExecArray> {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`stream ended before ${pattern}: ${seen}`);
-    seen += value;
-    const m = pattern.exec(seen);
-    if (m) {
-      void (async () => {
-        while (!(await reader.read()).done) { /* drain so the child never blocks on a pipe */ }
-      })().catch(() => {});
-      return m;
-    }
-  }
-}
-
-/** Debugger.enable over the inspector socket: scriptParsed for each script, then the reply. */
-function scriptUrls(wsUrl: string): Promise<string[]> {
-  const urls: string[] = [];
-  const ws = new WebSocket(wsUrl);
-  return new Promise((resolve, reject) => {
-    ws.onerror = () => reject(new Error(`inspector ${wsUrl} failed`));
-    ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: "Debugger.enable" }));
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(String(e.data));
-      if (msg.method === "Debugger.scriptParsed" && msg.params.url) urls.push(msg.params.url);
-      if (msg.id === 1) {
-        ws.onclose = () => resolve(urls);
-        ws.close();
-      }
-    };
-  });
 }
 
 const SDK = /matrix-js-sdk|core\/messenger\/matrix_sdk_transport\.ts/;
