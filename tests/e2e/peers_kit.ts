@@ -80,10 +80,14 @@ async function spawnUntil(
   };
 }
 
-/** llama-server serving one of the scripted models (peer-text, peer-tool, peer-tool2, peer-think). */
+/**
+ * llama-server serving one of the scripted models (peer-text, peer-tool, peer-tool2, peer-think,
+ * peer-sep), under its own name or `alias` (a second server of the same model behind LiteLLM
+ * needs a name of its own).
+ */
 export function startLlama(
   model: string,
-  opts: { ctx?: number } = {},
+  opts: { ctx?: number; alias?: string } = {},
 ): Promise<Peer> {
   const { server, models } = llamaPaths();
   const port = freePort();
@@ -91,7 +95,7 @@ export function startLlama(
     "-m",
     `${models}/${model}.gguf`,
     "--alias",
-    model,
+    opts.alias ?? model,
     "--jinja",
     "--host",
     "127.0.0.1",
@@ -122,19 +126,25 @@ export const LITELLM_KEY = "sk-peer-test";
 export interface RecordedPeer extends Peer {
   /** Requests seen since the last take(), in order; take() empties the list. */
   take(): string[];
+  /** Like take(), with each answer's status: "POST /v1/responses 400". */
+  takeAnswered(): string[];
 }
 
 /**
- * A pass-through in front of `peer` that records each request's method and path, so a test
- * can see which upstream endpoint LiteLLM chose. Bodies stream through unchanged.
+ * A pass-through in front of `peer` that records each request's method and path (and the
+ * status it got), so a test can see which upstream endpoint LiteLLM chose and what the peer
+ * answered it. Bodies stream through unchanged.
  */
 export function recordPaths(peer: Peer): RecordedPeer {
   const port = freePort();
   const upstream = peer.url.replace(/\/v1$/, "");
-  let seen: string[] = [];
+  let seen: { request: string; status?: number }[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
     const url = new URL(req.url);
-    seen.push(`${req.method} ${url.pathname}`);
+    const entry: { request: string; status?: number } = {
+      request: `${req.method} ${url.pathname}`,
+    };
+    seen.push(entry);
     const headers = new Headers(req.headers);
     headers.delete("host");
     const res = await fetch(upstream + url.pathname + url.search, {
@@ -142,17 +152,20 @@ export function recordPaths(peer: Peer): RecordedPeer {
       headers,
       ...(req.body ? { body: req.body } : {}),
     });
+    entry.status = res.status;
     return new Response(res.body, { status: res.status, headers: res.headers });
   });
+  const drain = () => {
+    const out = seen;
+    seen = [];
+    return out;
+  };
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
     log: () => peer.log(),
-    take() {
-      const out = seen;
-      seen = [];
-      return out;
-    },
+    take: () => drain().map((e) => e.request),
+    takeAnswered: () => drain().map((e) => `${e.request} ${e.status ?? "(no answer)"}`),
     async stop() {
       await server.shutdown();
     },

@@ -20,6 +20,8 @@ const WIRES = ["chat_completions", "messages"] as const;
 type Provider = (typeof WIRES)[number];
 /** LiteLLM's Messages adapter turns any `thinking` into reasoning_effort (see the test below). */
 const NO_THINKING = '[thinking]\ntype = "disabled"\n';
+/** peer-tool's scripted answer once the tool result is in. */
+const ANSWER = "The file says: hello peer.";
 const SCRIPTED_TEXT = 'Hello from a scripted LiteLLM stream: "quoted" back\\slash tab\there ' +
   "é 🎉 line\u2028sep done.";
 
@@ -33,30 +35,37 @@ interface Started {
   /** What LiteLLM asked of the peer-tool and peer-sep servers behind the `openai/` bridges. */
   toolPaths: RecordedPeer;
   sepPaths: RecordedPeer;
+  /** The small-window llama-server behind `peer-small`. */
+  smallPaths: RecordedPeer;
   stoppable: Peer[];
 }
 
 let started: Promise<Started> | undefined;
 function peers(): Promise<Started> {
   started ??= (async () => {
-    const [think, tool, sep] = await Promise.all([
+    const [think, tool, sep, small] = await Promise.all([
       startLlama("peer-think"),
       startLlama("peer-tool"),
       startLlama("peer-sep"),
+      // The agent's own prompt is ~8k tokens here (a byte-level vocabulary).
+      startLlama("peer-tool", { ctx: 12288, alias: "peer-small" }),
     ]);
     const toolPaths = recordPaths(tool);
     const sepPaths = recordPaths(sep);
+    const smallPaths = recordPaths(small);
     const proxy = await startLitellm({
       "peer-think": think,
       "peer-tool": toolPaths,
       "peer-sep": sepPaths,
       "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
+      "peer-small": smallPaths,
     });
     return {
       proxy,
       toolPaths,
       sepPaths,
-      stoppable: [proxy, toolPaths, sepPaths, think, tool, sep],
+      smallPaths,
+      stoppable: [proxy, toolPaths, sepPaths, smallPaths, think, tool, sep, small],
     };
   })();
   return started;
@@ -168,7 +177,7 @@ scenario(
       settingsToml: NO_THINKING,
     });
     assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
-    assert.equal(r.json.final_text, "The file says: hello peer.");
+    assert.equal(r.json.final_text, ANSWER);
     const upstream = posts(toolPaths.take());
     if (provider === "chat_completions") {
       assert.deepEqual(upstream, ["POST /v1/chat/completions"]);
@@ -247,6 +256,30 @@ scenario(
       /^Not run: the arguments of this view call were cut off by max_tokens/,
       tool.stderr + JSON.stringify(tool.json),
     );
+  },
+);
+
+scenario(
+  "a small window behind the proxy: the forwarded overflow 400 is recovered from",
+  async (provider) => {
+    // LiteLLM's /v1/models carries no window (no meta.n_ctx, no max_model_len), so the agent
+    // assumes its 32768 default; a file read too big for llama-server's real 12288 comes back
+    // as the server's overflow 400 through the proxy, and the agent must cut and retry.
+    const { smallPaths } = await peers();
+    smallPaths.take();
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-small",
+      prompt: "Read hello.txt.",
+      settingsToml: NO_THINKING,
+      files: { "hello.txt": "hello peer\n" + "filler line of the big file\n".repeat(400) },
+    });
+    const upstream = smallPaths.takeAnswered().filter((p) => p.startsWith("POST "));
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json) + upstream.join(", "));
+    assert.equal(r.json.final_text, ANSWER);
+    assert.ok(upstream.some((p) => p.endsWith(" 400")), `no overflow 400: ${upstream}`);
+    assert.ok(r.journal.includes('"type":"compaction"'), "the shortened history was recorded");
+    assert.match(r.journal, /\[cut: this tool result was/);
   },
 );
 
