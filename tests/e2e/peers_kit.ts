@@ -36,6 +36,16 @@ export function freePort(): number {
   return port;
 }
 
+/** Peer processes still running: killed when the test process unloads, whatever ran. */
+const live = new Set<Deno.ChildProcess>();
+globalThis.addEventListener("unload", () => {
+  for (const child of live) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+});
+
 /** Spawns `cmd` and resolves once its output matches `ready`; rejects if it exits first. */
 async function spawnUntil(
   cmd: string,
@@ -50,6 +60,7 @@ async function spawnUntil(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  live.add(child);
   let text = "";
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -75,6 +86,7 @@ async function spawnUntil(
         child.kill("SIGTERM");
       } catch { /* already gone */ }
       await child.status;
+      live.delete(child);
       await drained;
     },
   };
@@ -118,6 +130,38 @@ export function startLlama(
     "2048",
     "--no-webui",
   ], { ready: /listening on http/, port });
+}
+
+/** Peers started for the suite, in start order; stopPeers() stops them last-first. */
+const started: Peer[] = [];
+const llamas = new Map<string, Promise<Peer>>();
+
+/** Registers `peer` to be stopped by stopPeers() (proxies before the servers behind them). */
+export function stopAtEnd<T extends Peer>(peer: T): T {
+  started.push(peer);
+  return peer;
+}
+
+/**
+ * The suite's llama-server for `model` (and window, and alias): started on first use, then
+ * shared by every test of the process, so each model is loaded once and its prompt cache
+ * stays warm for the next test, direct or behind LiteLLM.
+ */
+export function sharedLlama(model: string, opts: { ctx?: number; alias?: string } = {}) {
+  const key = `${model} ${opts.ctx ?? ""} ${opts.alias ?? ""}`;
+  let peer = llamas.get(key);
+  if (!peer) {
+    peer = startLlama(model, opts).then(stopAtEnd);
+    llamas.set(key, peer);
+  }
+  return peer;
+}
+
+/** Stops every peer started for the suite (the last test of tests/e2e/peers_test.ts). */
+export async function stopPeers(): Promise<void> {
+  await Promise.allSettled(llamas.values());
+  llamas.clear();
+  while (started.length > 0) await started.pop()!.stop();
 }
 
 export const LITELLM_KEY = "sk-peer-test";
@@ -294,11 +338,15 @@ export async function runAgainst(
     then?: string;
     /** The global settings.toml, e.g. `[thinking]\ntype = "disabled"\n`. */
     settingsToml?: string;
+    /** A workspace of its own (under the home) rather than the shared path: for runs made at
+     * the same time as another, which would empty the shared one under it. */
+    ownWorkdir?: boolean;
   },
 ): Promise<PeerRun> {
   const home = await tempHome();
   try {
-    const work = await freshWorkdir();
+    const work = opts.ownWorkdir ? `${home}/work` : await freshWorkdir();
+    if (opts.ownWorkdir) await Deno.mkdir(work);
     if (opts.settingsToml !== undefined) {
       await Deno.mkdir(`${home}/.agent`, { recursive: true });
       await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);

@@ -3,7 +3,8 @@
 // bridges to llama-server (behind a pass-through that records which endpoint LiteLLM called),
 // its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself is wrong, a test
 // pins the upstream behaviour by name, so an upgrade that fixes it fails here and is noticed.
-// The proxy starts once for this file (about 6 s; figures in peers_kit.ts).
+// Registered by tests/e2e/peers_test.ts after the llama-server cases: the proxy starts once
+// (about 6 s; figures in peers_kit.ts), in front of the same llama-servers.
 
 import assert from "node:assert/strict";
 import { type PeerProbe, peerTest, probes } from "../peers.ts";
@@ -12,9 +13,11 @@ import {
   type RecordedPeer,
   recordPaths,
   runAgainst,
+  sharedLlama,
   startLitellm,
-  startLlama,
+  stopAtEnd,
 } from "./peers_kit.ts";
+import { SMALL } from "./peers_llama_cases.ts";
 
 const WIRES = ["chat_completions", "messages"] as const;
 type Provider = (typeof WIRES)[number];
@@ -37,36 +40,30 @@ interface Started {
   sepPaths: RecordedPeer;
   /** The small-window llama-server behind `peer-small`. */
   smallPaths: RecordedPeer;
-  stoppable: Peer[];
 }
 
 let started: Promise<Started> | undefined;
 function peers(): Promise<Started> {
   started ??= (async () => {
     const [think, tool, sep, small] = await Promise.all([
-      startLlama("peer-think"),
-      startLlama("peer-tool"),
-      startLlama("peer-sep"),
-      // The agent's own prompt is ~8k tokens here (a byte-level vocabulary).
-      startLlama("peer-tool", { ctx: 12288, alias: "peer-small" }),
+      sharedLlama("peer-think"),
+      sharedLlama("peer-tool"),
+      sharedLlama("peer-sep"),
+      sharedLlama("peer-tool", SMALL),
     ]);
-    const toolPaths = recordPaths(tool);
-    const sepPaths = recordPaths(sep);
-    const smallPaths = recordPaths(small);
-    const proxy = await startLitellm({
-      "peer-think": think,
-      "peer-tool": toolPaths,
-      "peer-sep": sepPaths,
-      "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
-      "peer-small": smallPaths,
-    });
-    return {
-      proxy,
-      toolPaths,
-      sepPaths,
-      smallPaths,
-      stoppable: [proxy, toolPaths, sepPaths, smallPaths, think, tool, sep, small],
-    };
+    const toolPaths = stopAtEnd(recordPaths(tool));
+    const sepPaths = stopAtEnd(recordPaths(sep));
+    const smallPaths = stopAtEnd(recordPaths(small));
+    const proxy = stopAtEnd(
+      await startLitellm({
+        "peer-think": think,
+        "peer-tool": toolPaths,
+        "peer-sep": sepPaths,
+        "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
+        "peer-small": smallPaths,
+      }),
+    );
+    return { proxy, toolPaths, sepPaths, smallPaths };
   })();
   return started;
 }
@@ -81,11 +78,17 @@ function posts(paths: string[]): string[] {
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
 
-function scenario(name: string, fn: (provider: Provider) => Promise<void>): void {
+function scenario(
+  name: string,
+  fn: (provider: Provider) => Promise<void>,
+  how: { concurrent?: boolean } = {},
+): void {
   peerTest(`litellm: ${name} (both wires)`, bothPeers, async () => {
-    // One wire after the other: the peers are CPU-bound on a small machine.
+    // One wire after the other: the peers are CPU-bound on a small machine. A scenario that
+    // mostly waits (the 429's backoff) runs both wires at once.
     const outcomes: PromiseSettledResult<void>[] = [];
-    for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
+    if (how.concurrent) outcomes.push(...await Promise.allSettled(WIRES.map(fn)));
+    else for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
     const failed = outcomes.flatMap((o, i) =>
       o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
     );
@@ -311,11 +314,12 @@ scenario("429 from the proxy: retried, then an explained error", async (provider
     model: "mock-ratelimit",
     prompt: "hi",
     settingsToml: NO_THINKING,
+    ownWorkdir: true, // both wires at once
   });
   assert.equal(r.code, 1);
   assert.match(r.json.error ?? "", /^429 from POST .*Gave up after 4 attempts; try again later\./s);
   assert.ok(!(r.json.error ?? "").includes(".."), r.json.error);
-});
+}, { concurrent: true }); // 7 s of real backoff (1 + 2 + 4 s) per wire, spent waiting
 
 scenario(
   'the sentinel "default" refused with 400: the served models are named',
@@ -383,8 +387,3 @@ peerTest(
   },
   opts,
 );
-
-peerTest("litellm: stop the peers", bothPeers, async () => {
-  if (!started) return;
-  for (const peer of (await started).stoppable) await peer.stop();
-}, opts);
