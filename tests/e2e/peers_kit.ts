@@ -1,19 +1,28 @@
-// Starts the real model-server peers for the end-to-end suites: llama.cpp's llama-server
+// Starts the real model-server peers for the end-to-end suite: llama.cpp's llama-server
 // serving scripts/peers' tiny scripted models, and the LiteLLM proxy with the scripted
 // providers of scripts/peers/litellm_handler.py. Binaries and models come from the peer cache
-// (scripts/peers/*.sh, run once per CI run by .ci/run); each test file starts what it needs
-// once. Readiness is each server's own "listening" log line, not a timer.
+// (scripts/peers/*.sh, run once per CI run by .ci/run). The llama-servers are started once for
+// the suite (sharedLlama) and stopped by its last test (stopPeers), or killed at unload when a
+// filter left that test out. The suite is one module, tests/e2e/peers_test.ts, because Deno
+// runs each test module in its own isolate: two files could share nothing held in memory, and
+// sharing across processes (pid files, a lock, a stop owned by no file) would cost more than the
+// ~1 s of starts it saves. One module also keeps the prompt caches the direct llama-server
+// cases warmed for the same servers behind LiteLLM. Readiness is each server's own "listening"
+// log line, not a timer.
 //
-// Measured on the 2-core CI machine (2026-11-26, load average 3-7 from other jobs, after the
-// builds; old and new kit run alternately, two rounds of the new):
-//   llama-server start, one tiny model: 80-100 ms; the llama file's five at once: 0.8-1.6 s
+// Measured on the 2-core CI machine (2026-11-26, after the builds):
+//   llama-server start, one tiny model: 80-100 ms; five at once: 0.8-1.6 s
 //   LiteLLM proxy start: 6.3 s
-//   peers_llama_test.ts: 49-55 s (the small-window compaction test alone 13-19 s: one slot,
-//     so each wire reprocesses the other's prompt); 65 s with a fresh workspace path per run
-//     (150 s on the very first, cold run)
-//   peers_litellm_test.ts (13 tests, 3 llama-servers behind it): 42-47 s, of which 14 s are the
-//     429 test's real retry backoff (1 + 2 + 4 s per wire); 102 s with a fresh path per run
-//   Both files one after the other: about 95 s, a little over the 90 s aimed for.
+//   tests/e2e/peers_test.ts (21 scenarios, 6 llama-servers, one proxy): 42-97 s, median 64 s,
+//     in six runs interleaved with the two-file layout it replaced (same scenarios), load
+//     average 0.8-3.1 from other jobs; the 97 s run had another worker's benchmark taking a
+//     whole core. Against the two files in the same round, a ratio of 0.58-1.43, median 0.75.
+//     The two files took 54-113 s (median 69 s).
+//   Of that, the 429 scenario is 7 s (1 + 2 + 4 s of the agent's real backoff; its two wires
+//   now wait at once, they took 14 s one after the other), the LiteLLM small-window one 1-7 s,
+//   llama-server's one-slot small-window compaction 3-14 s, U+2028 (peer-sep, cold) 4-13 s.
+//   A fresh workspace path per run (prompt reprocessed each time) made the old llama file 65 s
+//   and the LiteLLM one 102 s.
 
 import { litellmPath, llamaPaths } from "../peers.ts";
 import { ROOT, runAgent, tempHome } from "./agent_process.ts";
