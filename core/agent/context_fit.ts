@@ -20,7 +20,8 @@ export function lookAheadTokens(message: Message): number {
 
 /**
  * By how many tokens a context-overflow 400 says the prompt was too long, when the server
- * says: llama-server's n_prompt_tokens and n_ctx, vLLM/OpenAI's "maximum context length is N
+ * says: llama-server's n_prompt_tokens and n_ctx (or its "request (M tokens) exceeds the available
+ * context size (N tokens)", as LiteLLM passes it on), vLLM/OpenAI's "maximum context length is N
  * tokens … requested M tokens", the Messages API's "prompt is too long: M tokens > N maximum".
  */
 export function overflowExcess(err: unknown): number | null {
@@ -33,6 +34,11 @@ export function overflowExcess(err: unknown): number | null {
       return Math.max(1, e.n_prompt_tokens - e.n_ctx);
     }
   } catch { /* not JSON: read the wording below */ }
+  // llama-server's own wording, for when a proxy (LiteLLM) wraps its error in a message of
+  // its own and the numeric fields are gone or inside an escaped string.
+  const llama = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/
+    .exec(body);
+  if (llama) return Math.max(1, Number(llama[1]) - Number(llama[2]));
   const vllm = /maximum context length is (\d+) tokens.*?(\d+) tokens/s.exec(body);
   if (vllm) return Math.max(1, Number(vllm[2]) - Number(vllm[1]));
   const messages = /prompt is too long: (\d+) tokens > (\d+)/.exec(body);

@@ -43,6 +43,47 @@ Deno.test("overflow excess: llama-server, vLLM and Messages wordings", () => {
   assert.equal(overflowExcess(overflow({ error: { message: "context_length_exceeded" } })), null);
 });
 
+Deno.test("overflow excess: llama-server's error as the LiteLLM proxy passes it on", () => {
+  // Captured from LiteLLM 1.106.2 in front of `llama-server -c 12288` (peers_litellm_test.ts):
+  // on /v1/chat/completions the wording is in LiteLLM's message, the numeric fields gone; on
+  // /v1/messages llama-server's JSON is inside the message as an escaped string.
+  const tail = "\nmodel=peer-small. context_window_fallbacks=None. fallbacks=None.";
+  assert.equal(
+    overflowExcess(overflow({
+      error: {
+        message: "litellm.ContextWindowExceededError: litellm.BadRequestError: " +
+          "ContextWindowExceededError: OpenAIException - request (18109 tokens) exceeds the " +
+          "available context size (12288 tokens), try increasing it" + tail,
+        type: null,
+        param: null,
+        code: "400",
+      },
+    })),
+    5821,
+  );
+  const inner = {
+    error: {
+      code: 400,
+      message: "request (18109 tokens) exceeds the available context size (12288 tokens), " +
+        "try increasing it",
+      type: "exceed_context_size_error",
+      n_prompt_tokens: 18109,
+      n_ctx: 12288,
+    },
+  };
+  assert.equal(
+    overflowExcess(overflow({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message: "litellm.ContextWindowExceededError: litellm.BadRequestError: " +
+          `ContextWindowExceededError: OpenAIException - ${JSON.stringify(inner)}${tail}`,
+      },
+    })),
+    5821,
+  );
+});
+
 Deno.test("shed tokens: the largest results are cut by enough characters, with a note", () => {
   const big = "b".repeat(20_000);
   const messages: Message[] = [{

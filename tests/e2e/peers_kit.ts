@@ -1,19 +1,28 @@
-// Starts the real model-server peers for the end-to-end suites: llama.cpp's llama-server
+// Starts the real model-server peers for the end-to-end suite: llama.cpp's llama-server
 // serving scripts/peers' tiny scripted models, and the LiteLLM proxy with the scripted
 // providers of scripts/peers/litellm_handler.py. Binaries and models come from the peer cache
-// (scripts/peers/*.sh, run once per CI run by .ci/run); each test file starts what it needs
-// once. Readiness is each server's own "listening" log line, not a timer.
+// (scripts/peers/*.sh, run once per CI run by .ci/run). The llama-servers are started once for
+// the suite (sharedLlama) and stopped by its last test (stopPeers), or killed at unload when a
+// filter left that test out. The suite is one module, tests/e2e/peers_test.ts, because Deno
+// runs each test module in its own isolate: two files could share nothing held in memory, and
+// sharing across processes (pid files, a lock, a stop owned by no file) would cost more than the
+// ~1 s of starts it saves. One module also keeps the prompt caches the direct llama-server
+// cases warmed for the same servers behind LiteLLM. Readiness is each server's own "listening"
+// log line, not a timer.
 //
-// Measured on the 2-core CI machine (2026-11-26, load average 3-7 from other jobs, after the
-// builds; old and new kit run alternately, two rounds of the new):
-//   llama-server start, one tiny model: 80-100 ms; the llama file's five at once: 0.8-1.6 s
+// Measured on the 2-core CI machine (2026-11-26, after the builds):
+//   llama-server start, one tiny model: 80-100 ms; five at once: 0.8-1.6 s
 //   LiteLLM proxy start: 6.3 s
-//   peers_llama_test.ts: 49-55 s (the small-window compaction test alone 13-19 s: one slot,
-//     so each wire reprocesses the other's prompt); 65 s with a fresh workspace path per run
-//     (150 s on the very first, cold run)
-//   peers_litellm_test.ts (13 tests, 3 llama-servers behind it): 42-47 s, of which 14 s are the
-//     429 test's real retry backoff (1 + 2 + 4 s per wire); 102 s with a fresh path per run
-//   Both files one after the other: about 95 s, a little over the 90 s aimed for.
+//   tests/e2e/peers_test.ts (21 scenarios, 6 llama-servers, one proxy): 42-97 s, median 64 s,
+//     in six runs interleaved with the two-file layout it replaced (same scenarios), load
+//     average 0.8-3.1 from other jobs; the 97 s run had another worker's benchmark taking a
+//     whole core. Against the two files in the same round, a ratio of 0.58-1.43, median 0.75.
+//     The two files took 54-113 s (median 69 s).
+//   Of that, the 429 scenario is 7 s (1 + 2 + 4 s of the agent's real backoff; its two wires
+//   now wait at once, they took 14 s one after the other), the LiteLLM small-window one 1-7 s,
+//   llama-server's one-slot small-window compaction 3-14 s, U+2028 (peer-sep, cold) 4-13 s.
+//   A fresh workspace path per run (prompt reprocessed each time) made the old llama file 65 s
+//   and the LiteLLM one 102 s.
 
 import { litellmPath, llamaPaths } from "../peers.ts";
 import { ROOT, runAgent, tempHome } from "./agent_process.ts";
@@ -36,6 +45,16 @@ export function freePort(): number {
   return port;
 }
 
+/** Peer processes still running: killed when the test process unloads, whatever ran. */
+const live = new Set<Deno.ChildProcess>();
+globalThis.addEventListener("unload", () => {
+  for (const child of live) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+});
+
 /** Spawns `cmd` and resolves once its output matches `ready`; rejects if it exits first. */
 async function spawnUntil(
   cmd: string,
@@ -50,6 +69,7 @@ async function spawnUntil(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  live.add(child);
   let text = "";
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -75,15 +95,20 @@ async function spawnUntil(
         child.kill("SIGTERM");
       } catch { /* already gone */ }
       await child.status;
+      live.delete(child);
       await drained;
     },
   };
 }
 
-/** llama-server serving one of the scripted models (peer-text, peer-tool, peer-tool2, peer-think). */
+/**
+ * llama-server serving one of the scripted models (peer-text, peer-tool, peer-tool2, peer-think,
+ * peer-sep), under its own name or `alias` (a second server of the same model behind LiteLLM
+ * needs a name of its own).
+ */
 export function startLlama(
   model: string,
-  opts: { ctx?: number } = {},
+  opts: { ctx?: number; alias?: string } = {},
 ): Promise<Peer> {
   const { server, models } = llamaPaths();
   const port = freePort();
@@ -91,7 +116,7 @@ export function startLlama(
     "-m",
     `${models}/${model}.gguf`,
     "--alias",
-    model,
+    opts.alias ?? model,
     "--jinja",
     "--host",
     "127.0.0.1",
@@ -116,25 +141,63 @@ export function startLlama(
   ], { ready: /listening on http/, port });
 }
 
+/** Peers started for the suite, in start order; stopPeers() stops them last-first. */
+const started: Peer[] = [];
+const llamas = new Map<string, Promise<Peer>>();
+
+/** Registers `peer` to be stopped by stopPeers() (proxies before the servers behind them). */
+export function stopAtEnd<T extends Peer>(peer: T): T {
+  started.push(peer);
+  return peer;
+}
+
+/**
+ * The suite's llama-server for `model` (and window, and alias): started on first use, then
+ * shared by every test of the process, so each model is loaded once and its prompt cache
+ * stays warm for the next test, direct or behind LiteLLM.
+ */
+export function sharedLlama(model: string, opts: { ctx?: number; alias?: string } = {}) {
+  const key = `${model} ${opts.ctx ?? ""} ${opts.alias ?? ""}`;
+  let peer = llamas.get(key);
+  if (!peer) {
+    peer = startLlama(model, opts).then(stopAtEnd);
+    llamas.set(key, peer);
+  }
+  return peer;
+}
+
+/** Stops every peer started for the suite (the last test of tests/e2e/peers_test.ts). */
+export async function stopPeers(): Promise<void> {
+  await Promise.allSettled(llamas.values());
+  llamas.clear();
+  while (started.length > 0) await started.pop()!.stop();
+}
+
 export const LITELLM_KEY = "sk-peer-test";
 
 /** A Peer that also records the requests it passed on ("POST /v1/responses", …). */
 export interface RecordedPeer extends Peer {
   /** Requests seen since the last take(), in order; take() empties the list. */
   take(): string[];
+  /** Like take(), with each answer's status: "POST /v1/responses 400". */
+  takeAnswered(): string[];
 }
 
 /**
- * A pass-through in front of `peer` that records each request's method and path, so a test
- * can see which upstream endpoint LiteLLM chose. Bodies stream through unchanged.
+ * A pass-through in front of `peer` that records each request's method and path (and the
+ * status it got), so a test can see which upstream endpoint LiteLLM chose and what the peer
+ * answered it. Bodies stream through unchanged.
  */
 export function recordPaths(peer: Peer): RecordedPeer {
   const port = freePort();
   const upstream = peer.url.replace(/\/v1$/, "");
-  let seen: string[] = [];
+  let seen: { request: string; status?: number }[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (req) => {
     const url = new URL(req.url);
-    seen.push(`${req.method} ${url.pathname}`);
+    const entry: { request: string; status?: number } = {
+      request: `${req.method} ${url.pathname}`,
+    };
+    seen.push(entry);
     const headers = new Headers(req.headers);
     headers.delete("host");
     const res = await fetch(upstream + url.pathname + url.search, {
@@ -142,17 +205,20 @@ export function recordPaths(peer: Peer): RecordedPeer {
       headers,
       ...(req.body ? { body: req.body } : {}),
     });
+    entry.status = res.status;
     return new Response(res.body, { status: res.status, headers: res.headers });
   });
+  const drain = () => {
+    const out = seen;
+    seen = [];
+    return out;
+  };
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,
     log: () => peer.log(),
-    take() {
-      const out = seen;
-      seen = [];
-      return out;
-    },
+    take: () => drain().map((e) => e.request),
+    takeAnswered: () => drain().map((e) => `${e.request} ${e.status ?? "(no answer)"}`),
     async stop() {
       await server.shutdown();
     },
@@ -281,11 +347,15 @@ export async function runAgainst(
     then?: string;
     /** The global settings.toml, e.g. `[thinking]\ntype = "disabled"\n`. */
     settingsToml?: string;
+    /** A workspace of its own (under the home) rather than the shared path: for runs made at
+     * the same time as another, which would empty the shared one under it. */
+    ownWorkdir?: boolean;
   },
 ): Promise<PeerRun> {
   const home = await tempHome();
   try {
-    const work = await freshWorkdir();
+    const work = opts.ownWorkdir ? `${home}/work` : await freshWorkdir();
+    if (opts.ownWorkdir) await Deno.mkdir(work);
     if (opts.settingsToml !== undefined) {
       await Deno.mkdir(`${home}/.agent`, { recursive: true });
       await Deno.writeTextFile(`${home}/.agent/settings.toml`, opts.settingsToml);

@@ -1,15 +1,18 @@
 // The real `agent -p` through llama.cpp's llama-server on both wires (/v1/chat/completions
 // and /v1/messages), serving scripts/peers' tiny models whose output is scripted exactly.
-// The servers start once for this file; a missing build fails under
-// AGENT_TEST_REQUIRE_PEERS=1 (tests/peers.ts) and is skipped with the reason otherwise.
+// Registered by tests/e2e/peers_test.ts, which runs them with the LiteLLM cases on one set of
+// servers (peers_kit.ts sharedLlama); a missing build fails under AGENT_TEST_REQUIRE_PEERS=1
+// (tests/peers.ts) and is skipped with the reason otherwise.
 
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
-import { type Peer, runAgainst, startLlama } from "./peers_kit.ts";
+import { type Peer, runAgainst, sharedLlama } from "./peers_kit.ts";
 
 const GREETING = "Hello from a tiny scripted llama.";
 const ANSWER = "The file says: hello peer.";
 const WIRES = ["chat_completions", "messages"] as const;
+/** The small-window server (one slot), shared with the LiteLLM cases under this name. */
+export const SMALL = { ctx: 12288, alias: "peer-small" };
 
 interface Servers {
   text: Peer;
@@ -19,21 +22,17 @@ interface Servers {
   small: Peer;
 }
 
-let servers: Promise<Servers> | undefined;
-/** Started on first use, once for the file; stopped by the last test. */
-function peers(): Promise<Servers> {
-  servers ??= (async () => {
-    const [text, tool, tool2, think, small] = await Promise.all([
-      startLlama("peer-text"),
-      startLlama("peer-tool"),
-      startLlama("peer-tool2"),
-      startLlama("peer-think"),
-      // The agent's own prompt is ~8k tokens here (a byte-level vocabulary).
-      startLlama("peer-tool", { ctx: 12288 }),
-    ]);
-    return { text, tool, tool2, think, small };
-  })();
-  return servers;
+/** Started on first use, once for the suite (shared with the LiteLLM cases). */
+async function peers(): Promise<Servers> {
+  const [text, tool, tool2, think, small] = await Promise.all([
+    sharedLlama("peer-text"),
+    sharedLlama("peer-tool"),
+    sharedLlama("peer-tool2"),
+    sharedLlama("peer-think"),
+    // The agent's own prompt is ~8k tokens here (a byte-level vocabulary).
+    sharedLlama("peer-tool", SMALL),
+  ]);
+  return { text, tool, tool2, think, small };
 }
 
 function toolResults(journal: string): string[] {
@@ -63,7 +62,7 @@ function scenario(name: string, fn: (provider: (typeof WIRES)[number]) => Promis
       o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
     );
     if (failed.length > 0) throw new Error(failed.join("\n\n"));
-  });
+  }, opts);
 }
 
 {
@@ -166,8 +165,3 @@ function scenario(name: string, fn: (provider: (typeof WIRES)[number]) => Promis
     assert.match(toolResults(r.journal).join("\n"), /\[cut: this tool result was/);
   });
 }
-
-peerTest("llama-server: stop the peers", probes.llamaServer, async () => {
-  if (!servers) return;
-  for (const peer of Object.values(await servers)) await peer.stop();
-}, opts);

@@ -3,7 +3,8 @@
 // bridges to llama-server (behind a pass-through that records which endpoint LiteLLM called),
 // its mock rate limit, an unknown model and a wrong key. Where LiteLLM itself is wrong, a test
 // pins the upstream behaviour by name, so an upgrade that fixes it fails here and is noticed.
-// The proxy starts once for this file (about 6 s; figures in peers_kit.ts).
+// Registered by tests/e2e/peers_test.ts after the llama-server cases: the proxy starts once
+// (about 6 s; figures in peers_kit.ts), in front of the same llama-servers.
 
 import assert from "node:assert/strict";
 import { type PeerProbe, peerTest, probes } from "../peers.ts";
@@ -12,14 +13,18 @@ import {
   type RecordedPeer,
   recordPaths,
   runAgainst,
+  sharedLlama,
   startLitellm,
-  startLlama,
+  stopAtEnd,
 } from "./peers_kit.ts";
+import { SMALL } from "./peers_llama_cases.ts";
 
 const WIRES = ["chat_completions", "messages"] as const;
 type Provider = (typeof WIRES)[number];
 /** LiteLLM's Messages adapter turns any `thinking` into reasoning_effort (see the test below). */
 const NO_THINKING = '[thinking]\ntype = "disabled"\n';
+/** peer-tool's scripted answer once the tool result is in. */
+const ANSWER = "The file says: hello peer.";
 const SCRIPTED_TEXT = 'Hello from a scripted LiteLLM stream: "quoted" back\\slash tab\there ' +
   "é 🎉 line\u2028sep done.";
 
@@ -33,31 +38,32 @@ interface Started {
   /** What LiteLLM asked of the peer-tool and peer-sep servers behind the `openai/` bridges. */
   toolPaths: RecordedPeer;
   sepPaths: RecordedPeer;
-  stoppable: Peer[];
+  /** The small-window llama-server behind `peer-small`. */
+  smallPaths: RecordedPeer;
 }
 
 let started: Promise<Started> | undefined;
 function peers(): Promise<Started> {
   started ??= (async () => {
-    const [think, tool, sep] = await Promise.all([
-      startLlama("peer-think"),
-      startLlama("peer-tool"),
-      startLlama("peer-sep"),
+    const [think, tool, sep, small] = await Promise.all([
+      sharedLlama("peer-think"),
+      sharedLlama("peer-tool"),
+      sharedLlama("peer-sep"),
+      sharedLlama("peer-tool", SMALL),
     ]);
-    const toolPaths = recordPaths(tool);
-    const sepPaths = recordPaths(sep);
-    const proxy = await startLitellm({
-      "peer-think": think,
-      "peer-tool": toolPaths,
-      "peer-sep": sepPaths,
-      "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
-    });
-    return {
-      proxy,
-      toolPaths,
-      sepPaths,
-      stoppable: [proxy, toolPaths, sepPaths, think, tool, sep],
-    };
+    const toolPaths = stopAtEnd(recordPaths(tool));
+    const sepPaths = stopAtEnd(recordPaths(sep));
+    const smallPaths = stopAtEnd(recordPaths(small));
+    const proxy = stopAtEnd(
+      await startLitellm({
+        "peer-think": think,
+        "peer-tool": toolPaths,
+        "peer-sep": sepPaths,
+        "vllm-peer-sep": { provider: "hosted_vllm", peer: sep },
+        "peer-small": smallPaths,
+      }),
+    );
+    return { proxy, toolPaths, sepPaths, smallPaths };
   })();
   return started;
 }
@@ -72,11 +78,17 @@ function posts(paths: string[]): string[] {
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
 
-function scenario(name: string, fn: (provider: Provider) => Promise<void>): void {
+function scenario(
+  name: string,
+  fn: (provider: Provider) => Promise<void>,
+  how: { concurrent?: boolean } = {},
+): void {
   peerTest(`litellm: ${name} (both wires)`, bothPeers, async () => {
-    // One wire after the other: the peers are CPU-bound on a small machine.
+    // One wire after the other: the peers are CPU-bound on a small machine. A scenario that
+    // mostly waits (the 429's backoff) runs both wires at once.
     const outcomes: PromiseSettledResult<void>[] = [];
-    for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
+    if (how.concurrent) outcomes.push(...await Promise.allSettled(WIRES.map(fn)));
+    else for (const w of WIRES) outcomes.push(...await Promise.allSettled([fn(w)]));
     const failed = outcomes.flatMap((o, i) =>
       o.status === "rejected" ? [`${WIRES[i]}: ${(o.reason as Error)?.stack ?? o.reason}`] : []
     );
@@ -168,7 +180,7 @@ scenario(
       settingsToml: NO_THINKING,
     });
     assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json));
-    assert.equal(r.json.final_text, "The file says: hello peer.");
+    assert.equal(r.json.final_text, ANSWER);
     const upstream = posts(toolPaths.take());
     if (provider === "chat_completions") {
       assert.deepEqual(upstream, ["POST /v1/chat/completions"]);
@@ -251,6 +263,30 @@ scenario(
 );
 
 scenario(
+  "a small window behind the proxy: the forwarded overflow 400 is recovered from",
+  async (provider) => {
+    // LiteLLM's /v1/models carries no window (no meta.n_ctx, no max_model_len), so the agent
+    // assumes its 32768 default; a file read too big for llama-server's real 12288 comes back
+    // as the server's overflow 400 through the proxy, and the agent must cut and retry.
+    const { smallPaths } = await peers();
+    smallPaths.take();
+    const r = await runAgainst(await proxy(), {
+      provider,
+      model: "peer-small",
+      prompt: "Read hello.txt.",
+      settingsToml: NO_THINKING,
+      files: { "hello.txt": "hello peer\n" + "filler line of the big file\n".repeat(400) },
+    });
+    const upstream = smallPaths.takeAnswered().filter((p) => p.startsWith("POST "));
+    assert.equal(r.code, 0, r.stderr + JSON.stringify(r.json) + upstream.join(", "));
+    assert.equal(r.json.final_text, ANSWER);
+    assert.ok(upstream.some((p) => p.endsWith(" 400")), `no overflow 400: ${upstream}`);
+    assert.ok(r.journal.includes('"type":"compaction"'), "the shortened history was recorded");
+    assert.match(r.journal, /\[cut: this tool result was/);
+  },
+);
+
+scenario(
   "reasoning through the bridge (dropped on the Messages adapter: pinned)",
   async (provider) => {
     const r = await runAgainst(await proxy(), {
@@ -278,11 +314,12 @@ scenario("429 from the proxy: retried, then an explained error", async (provider
     model: "mock-ratelimit",
     prompt: "hi",
     settingsToml: NO_THINKING,
+    ownWorkdir: true, // both wires at once
   });
   assert.equal(r.code, 1);
   assert.match(r.json.error ?? "", /^429 from POST .*Gave up after 4 attempts; try again later\./s);
   assert.ok(!(r.json.error ?? "").includes(".."), r.json.error);
-});
+}, { concurrent: true }); // 7 s of real backoff (1 + 2 + 4 s) per wire, spent waiting
 
 scenario(
   'the sentinel "default" refused with 400: the served models are named',
@@ -350,8 +387,3 @@ peerTest(
   },
   opts,
 );
-
-peerTest("litellm: stop the peers", bothPeers, async () => {
-  if (!started) return;
-  for (const peer of (await started).stoppable) await peer.stop();
-}, opts);
