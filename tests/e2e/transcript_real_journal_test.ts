@@ -85,7 +85,7 @@ Deno.test("the run page renders the transcript from the journal the real agent w
     const card = await transcriptOf(url, jobId, first);
     assert.doesNotMatch(card, /data-testid="transcript-none"/);
     // The journal's meta: the model the run used and its permission mode.
-  assert.match(card, /<span class="muted small mono"[^>]*>served-model · strict<\/span>/);
+    assert.match(card, /<span class="muted small mono"[^>]*>served-model · strict<\/span>/);
 
     const one = leg(card, 1);
     assert.match(one, /First leg<span class="muted">\(this run\)<\/span>/);
