@@ -4,23 +4,14 @@
 // report, and a needs-human run opens an inbox item whose answer resumes the saved session.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { tempHome } from "./agent_process.ts";
-import { dashboardApi, startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import { reply } from "../fakes/model_server.ts";
+import { startStack, waitForRun } from "./outpost_process_kit.ts";
 
 Deno.test("outpost runs the real agent: ok with a report; needs_human → inbox → answer → resumed run", async () => {
-  const home = await tempHome();
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const outpost = await startOutpost(home, {
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  });
+  const stack = await startStack();
+  const { home, fake, api } = stack;
   try {
-    const { url } = outpost;
-    const api = await dashboardApi(url);
+    const { url } = stack.outpost;
     const work = `${home}/work`;
     await Deno.mkdir(work);
 
@@ -86,9 +77,6 @@ Deno.test("outpost runs the real agent: ok with a report; needs_human → inbox 
     assert.match(resumedReport, /Deployed to eu-west\./);
     fake.assertNoViolations();
   } finally {
-    const ended = await stop(outpost);
-    await fake.close();
-    await Deno.remove(home, { recursive: true });
-    assert.equal(ended.code, 0, ended.stderr);
+    await stack.close();
   }
 });

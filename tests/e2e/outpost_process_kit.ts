@@ -2,7 +2,8 @@
 // (the permission flags of scripts/permissions.ts) with --port 0 in an isolated AGENT_HOME.
 
 import { denoRunArgs } from "../../scripts/permissions.ts";
-import { childEnv, ROOT } from "./agent_process.ts";
+import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { type FakeModelServer, startFakeModelServer } from "../fakes/model_server.ts";
 
 export interface Outpost {
   url: string;
@@ -123,3 +124,54 @@ export async function dashboardApi(url: string) {
 }
 
 export type DashboardApi = Awaited<ReturnType<typeof dashboardApi>>;
+
+/** The whole product on a fresh home: the fake model server and a real outpost pointed at it. */
+export interface Stack {
+  home: string;
+  fake: FakeModelServer;
+  outpost: Outpost;
+  api: DashboardApi;
+  /** Stops the outpost and the fake, removes the home, and asserts the outpost exited 0. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the stack the full-stack tests share: `served-model` with a 32k window, the outpost
+ * on chat_completions with reflection off (so a run sends only its own requests).
+ * `settingsToml`, when given, is written as the agent home's global settings first.
+ */
+export async function startStack(settingsToml?: string): Promise<Stack> {
+  const home = await tempHome();
+  const fake = await startFakeModelServer({
+    models: [{ id: "served-model", max_model_len: 32768 }],
+  });
+  if (settingsToml !== undefined) {
+    await Deno.mkdir(`${home}/.agent`, { recursive: true });
+    await Deno.writeTextFile(`${home}/.agent/settings.toml`, settingsToml, { mode: 0o600 });
+  }
+  const outpost = await startOutpost(home, {
+    AGENT_BASE_URL: fake.url,
+    AGENT_PROVIDER: "chat_completions",
+    AGENT_MEMORY_REFLECT: "0",
+  });
+  let api: DashboardApi;
+  try {
+    api = await dashboardApi(outpost.url);
+  } catch (err) {
+    await stop(outpost);
+    await fake.close();
+    throw err;
+  }
+  return {
+    home,
+    fake,
+    outpost,
+    api,
+    async close() {
+      const ended = await stop(outpost);
+      await fake.close();
+      await Deno.remove(home, { recursive: true });
+      if (ended.code !== 0) throw new Error(`the outpost exited ${ended.code}: ${ended.stderr}`);
+    },
+  };
+}

@@ -8,7 +8,13 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
-import { dashboardApi, startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
+import {
+  dashboardApi,
+  startOutpost,
+  startStack,
+  stop,
+  waitForRunEnd,
+} from "./outpost_process_kit.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
   assertNoCanaryUnder,
@@ -112,21 +118,10 @@ Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and th
   // `off` must never be silent (issue 14): the banner, `agent config`, the headless report and
   // the run page all say it. This is the run page, through a real outpost and agent. No bwrap
   // is needed: off never starts it.
-  const home = await tempHome();
-  const agentHome = `${home}/.agent`;
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  await Deno.mkdir(agentHome, { recursive: true });
-  await Deno.writeTextFile(`${agentHome}/settings.toml`, 'sandbox = "off"\n', { mode: 0o600 });
-  const outpost = await startOutpost(home, {
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  });
+  const stack = await startStack('sandbox = "off"\n');
+  const { home, fake, api } = stack;
   try {
-    const { url } = outpost;
-    const api = await dashboardApi(url);
+    const { url } = stack.outpost;
     await Deno.mkdir(`${home}/ws`);
     const created = await api("POST", "api/jobs", {
       name: "unsandboxed",
@@ -159,9 +154,6 @@ Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and th
     assert.doesNotMatch(runPage, /Sandbox:<\/strong> auto/);
     fake.assertNoViolations();
   } finally {
-    const ended = await stop(outpost);
-    await fake.close();
-    await Deno.remove(home, { recursive: true });
-    assert.equal(ended.code, 0, ended.stderr);
+    await stack.close();
   }
 });

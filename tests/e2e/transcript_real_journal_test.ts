@@ -6,9 +6,8 @@
 // that fails when core/agent/journal.ts and server/views/transcript_data.ts drift apart.
 
 import assert from "node:assert/strict";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { tempHome } from "./agent_process.ts";
-import { dashboardApi, startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import { reply } from "../fakes/model_server.ts";
+import { startStack, waitForRun } from "./outpost_process_kit.ts";
 
 /** The transcript card of a run page (it is the page's last card). */
 async function transcriptOf(url: string, jobId: number, runId: number): Promise<string> {
@@ -29,18 +28,10 @@ function leg(card: string, n: number): string {
 }
 
 Deno.test("the run page renders the transcript from the journal the real agent wrote: tool call, strict stop, approval, resumed leg", async () => {
-  const home = await tempHome();
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-  });
-  const outpost = await startOutpost(home, {
-    AGENT_BASE_URL: fake.url,
-    AGENT_PROVIDER: "chat_completions",
-    AGENT_MEMORY_REFLECT: "0",
-  });
+  const stack = await startStack();
+  const { home, fake, api } = stack;
   try {
-    const { url } = outpost;
-    const api = await dashboardApi(url);
+    const { url } = stack.outpost;
     const work = `${home}/work`;
     await Deno.mkdir(work);
     await Deno.writeTextFile(`${work}/status.txt`, "draft <b>v1</b>\n");
@@ -124,9 +115,6 @@ Deno.test("the run page renders the transcript from the journal the real agent w
     );
     fake.assertNoViolations();
   } finally {
-    const ended = await stop(outpost);
-    await fake.close();
-    await Deno.remove(home, { recursive: true });
-    assert.equal(ended.code, 0, ended.stderr);
+    await stack.close();
   }
 });
