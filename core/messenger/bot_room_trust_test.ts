@@ -38,6 +38,8 @@ class ScriptedTransport implements MatrixTransport {
   readonly members_ = new Map<string, string[]>();
   readonly sent: Sent[] = [];
   memberReads = 0;
+  /** The long-poll timeout of every sync the bot made, in order. */
+  readonly syncTimeouts: number[] = [];
   readonly #batches: SyncResponse[] = [];
   #batch = 0;
   #wake: (() => void) | null = null;
@@ -64,7 +66,8 @@ class ScriptedTransport implements MatrixTransport {
     return Promise.resolve(BOT);
   }
 
-  async sync(since: string | null, _timeoutMs: number, signal: AbortSignal) {
+  async sync(since: string | null, timeoutMs: number, signal: AbortSignal) {
+    this.syncTimeouts.push(timeoutMs);
     if (since === null) return { next_batch: "s0" }; // the first sync only learns "now"
     while (this.#batches.length === 0) {
       signal.throwIfAborted();
@@ -175,6 +178,13 @@ Deno.test("a trusted room stops being trusted when a stranger joins later", asyn
     const fourth = message(BOB, "status");
     transport.push([fourth]);
     assert.match((await transport.nextSent()).text, /^refused \[untrusted_room\]/);
+
+    // Once a sync has succeeded, every sync is a 30 s long poll (spec 8), never a busy loop.
+    assert.ok(transport.syncTimeouts.length >= 5, String(transport.syncTimeouts));
+    assert.deepEqual(
+      transport.syncTimeouts.slice(1),
+      transport.syncTimeouts.slice(1).map(() => 30_000),
+    );
   } finally {
     await bot.stop();
   }
