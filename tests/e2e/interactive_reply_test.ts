@@ -233,6 +233,10 @@ peerTest(
     // A message in between resets it: one ctrl+c asks again, the second quits.
     await agent.keys("C-c");
     await agent.waitFor(/press ctrl\+c again within 2 s to quit[\s\S]*press ctrl\+c again/);
+    // Once the 2 s have passed, a ctrl+c asks again instead of quitting.
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    await agent.keys("C-c");
+    await agent.waitFor(/(press ctrl\+c again within 2 s to quit[\s\S]*){3}/);
     await agent.keys("C-c");
     assert.equal(await agent.waitForExit(), 0);
   },
