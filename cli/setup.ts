@@ -23,8 +23,7 @@ import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import type { MemoryStore } from "../core/memory/store.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
-import { McpManager, type McpServerStatus } from "../core/mcp/manager.ts";
-import { launcherFor } from "../core/mcp/launch.ts";
+import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -101,8 +100,18 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // startup_timeout_s; a server that fails is reported and left out, never fatal. Stdio servers
   // run in the shell tool's sandbox, so it is built first (cheap: nothing is spawned yet).
   const sandbox = await sandboxFor(settings, workdir, home, input.env);
-  const mcp = settings.mcp_servers.length > 0
-    ? new McpManager(settings, {
+  let mcp: McpManager | undefined;
+  if (settings.mcp_servers.length > 0) {
+    // Computed specifiers: the manager and the launcher load only for runs that have MCP
+    // servers, not at every start (see cli/main.ts).
+    const [{ McpManager }, { launcherFor }]: [
+      typeof import("../core/mcp/manager.ts"),
+      typeof import("../core/mcp/launch.ts"),
+    ] = await Promise.all([
+      import(new URL("../core/mcp/manager.ts", import.meta.url).href),
+      import(new URL("../core/mcp/launch.ts", import.meta.url).href),
+    ]);
+    mcp = new McpManager(settings, {
       env: input.env,
       fetch: input.fetch,
       clock: input.clock,
@@ -110,8 +119,8 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       clientVersion: VERSION,
       launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
       ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
-    })
-    : undefined;
+    });
+  }
   const mcpStarting = mcp?.start();
   const memoryOpening = settings.memory_enabled
     ? openMemoryFor(settings, workdir, input.clock)

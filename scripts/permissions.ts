@@ -63,6 +63,9 @@ export const ENTRY_POINTS = {
       "core/mcp/transport_http.ts",
       // @cfworker/json-schema: only when a tool's structured result is first checked.
       "core/mcp/output_schema.ts",
+      // The MCP manager and launcher: only for runs with mcp_servers (cli/setup.ts).
+      "core/mcp/manager.ts",
+      "core/mcp/launch.ts",
     ],
     permissions: AGENT_PERMISSIONS,
   },
