@@ -6,11 +6,8 @@ import type { Clock, Env, Fetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
-import { resumeWorkdir } from "./resume_workdir.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
-import { resumeWith } from "../core/agent/resume.ts";
-import { renderReport } from "../core/agent/report.ts";
 import {
   EXIT_CODES,
   type HeadlessResult,
@@ -72,10 +69,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     // the cause, not just "exit 1". The report only where it can be written.
     const failed = Object.freeze(setupFailure(err, started, fixed));
     if (failed.report_path) {
-      await writeFileAtomic(failed.report_path, renderReport(failed, prompt), {
-        createDirs: true,
-        mode: REPORT_MODE,
-      });
+      await writeReport(failed.report_path, failed, prompt);
     }
     if (args.outputFormat === "json") deps.stdout(JSON.stringify(failed) + "\n");
     // The full text: a TOML error's excerpt and caret need their own lines.
@@ -153,10 +147,7 @@ async function runBegun(
   // count the pass; every JSON reader (CI, the outpost) reads it only at exit anyway.
   await journal.flush();
   if (outputPath) {
-    await writeFileAtomic(outputPath, renderReport(outcome, prompt), {
-      createDirs: true,
-      mode: REPORT_MODE,
-    });
+    await writeReport(outputPath, outcome, prompt);
   }
   if (args.outputFormat !== "json") printOutcome(outcome, deps);
 
@@ -166,10 +157,7 @@ async function runBegun(
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {
-      await writeFileAtomic(outputPath, renderReport(final, prompt), {
-        createDirs: true,
-        mode: REPORT_MODE,
-      });
+      await writeReport(outputPath, final, prompt);
     }
   }
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
@@ -223,6 +211,17 @@ function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): Head
   return { ...r, usage, reflection_usage: pass, cost_usd };
 }
 
+/** The markdown report (--output); its renderer loads only for runs that write one. */
+async function writeReport(path: string, result: HeadlessResult, prompt: string): Promise<void> {
+  const { renderReport }: typeof import("../core/agent/report.ts") = await import(
+    new URL("../core/agent/report.ts", import.meta.url).href
+  );
+  await writeFileAtomic(path, renderReport(result, prompt), {
+    createDirs: true,
+    mode: REPORT_MODE,
+  });
+}
+
 /** Text mode: the answer on stdout, what the run needs or why it failed on stderr. */
 function printOutcome(outcome: HeadlessResult, deps: HeadlessDeps): void {
   if (outcome.final_text) deps.stdout(outcome.final_text + "\n");
@@ -249,8 +248,19 @@ async function begin(
 ): Promise<Begun> {
   // A resumed session runs in its saved workdir, whatever the current directory is.
   const session = args.resume ? await loadSession(sessionsDirOf(deps.env), args.resume) : undefined;
-  const workdir = session
-    ? await resumeWorkdir(session.meta.workdir, args.workdir, deps.cwd)
+  // Computed specifiers (see cli/main.ts): resuming's modules load only for --resume runs.
+  const resuming = session
+    ? await Promise.all([
+      import(new URL("./resume_workdir.ts", import.meta.url).href) as Promise<
+        typeof import("./resume_workdir.ts")
+      >,
+      import(new URL("../core/agent/resume.ts", import.meta.url).href) as Promise<
+        typeof import("../core/agent/resume.ts")
+      >,
+    ])
+    : undefined;
+  const workdir = session && resuming
+    ? await resuming[0].resumeWorkdir(session.meta.workdir, args.workdir, deps.cwd)
     : args.workdir;
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
@@ -264,8 +274,8 @@ async function begin(
     ...(workdir ? { workdir } : {}),
   });
   let effort = args.effort;
-  if (session && args.resume) {
-    const step = await resumeWith(session, prompt, {
+  if (session && resuming && args.resume) {
+    const step = await resuming[1].resumeWith(session, prompt, {
       tools: ctx.tools,
       workdir: ctx.workdir,
       signal: deps.signal,
@@ -354,7 +364,11 @@ async function reflectHeadless(
   tokenBudget: number | undefined,
 ): Promise<Usage> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
-  const { reflect } = await import("../core/memory/reflection.ts");
+  // Computed specifier: most runs skip reflection (core/memory/reflection_worth.ts), so its
+  // modules load only for a pass that runs (see cli/main.ts).
+  const { reflect }: typeof import("../core/memory/reflection.ts") = await import(
+    new URL("../core/memory/reflection.ts", import.meta.url).href
+  );
   const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
   try {
     await reflect({

@@ -24,7 +24,11 @@ export async function main(argv: string[]): Promise<number> {
     if (args.help) return out(helpText() + "\n"), 0;
     if (args.version) return out(`agent ${VERSION}\n`), 0;
     if (args.command === "config") {
-      const { runConfig } = await import("./config_main.ts");
+      // Computed specifiers here and for sessions: a string-literal import would load these
+      // commands' modules at the start of every run, `agent -p` too (see main.ts).
+      const { runConfig }: typeof import("./config_main.ts") = await import(
+        new URL("./config_main.ts", import.meta.url).href
+      );
       return await runConfig(args, out);
     }
     if (args.command === "adoption") {
@@ -35,7 +39,9 @@ export async function main(argv: string[]): Promise<number> {
       return await adoption.runAdoption(args.commandArgs ?? [], { cwd: Deno.cwd(), out, err });
     }
     if (args.command === "sessions") {
-      const { listSessions } = await import("./sessions.ts");
+      const { listSessions }: typeof import("./sessions.ts") = await import(
+        new URL("./sessions.ts", import.meta.url).href
+      );
       return await listSessions(out);
     }
     // Runs that start MCP servers: the SDK loads alongside the rest (core/mcp/preload.ts).

@@ -66,6 +66,14 @@ export const ENTRY_POINTS = {
       // The MCP manager and launcher: only for runs with mcp_servers (cli/setup.ts).
       "core/mcp/manager.ts",
       "core/mcp/launch.ts",
+      // Only for `agent config` and `agent sessions` (cli/run.ts).
+      "cli/config_main.ts",
+      "cli/sessions.ts",
+      // Only for --resume, --output, and a reflection pass that runs (cli/headless.ts).
+      "cli/resume_workdir.ts",
+      "core/agent/resume.ts",
+      "core/agent/report.ts",
+      "core/memory/reflection.ts",
     ],
     permissions: AGENT_PERMISSIONS,
   },

@@ -4,6 +4,9 @@
 // --marks). The real program, with the permission flags of scripts/permissions.ts plus
 // --inspect, is held at its first request while V8's inspector lists the scripts it has
 // parsed; the modules every run needs are the control, so an empty list proves nothing.
+// Deno also reads (without running) every module a string-literal `import("…")` names when the
+// importing module loads (see cli/main.ts), which the inspector cannot see, so the second test
+// walks the module graph that loading cli/run.ts brings in, as `deno info` reports it.
 
 import assert from "node:assert/strict";
 import { denoRunArgs } from "../../scripts/permissions.ts";
@@ -15,6 +18,12 @@ import { INSPECTOR_LINE, readUntil, scriptUrls } from "./inspector_kit.ts";
 const LAZY = [
   "core/mcp/manager.ts",
   "core/mcp/launch.ts",
+  "cli/config_main.ts",
+  "cli/sessions.ts",
+  "cli/resume_workdir.ts",
+  "core/agent/resume.ts",
+  "core/agent/report.ts",
+  "core/memory/reflection.ts",
 ];
 
 /** Every run needs these before its first request. */
@@ -46,4 +55,33 @@ Deno.test("a plain headless run reaches its first model request without the modu
   const loaded = (path: string) => urls.some((u) => u === `file://${ROOT}/${path}`);
   for (const path of CONTROL) assert.ok(loaded(path), `${path} not listed`);
   assert.deepEqual(LAZY.filter(loaded), []);
+});
+
+Deno.test("loading cli/run.ts does not bring in the modules only some runs need", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", `${ROOT}/deno.json`, `${ROOT}/cli/run.ts`],
+    env: { DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string; dependencies?: { code?: { specifier: string } }[] }[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  // Code dependencies only (static imports and string-literal imports): a `typeof import(…)`
+  // type is never loaded at run time.
+  const reached = new Set<string>();
+  const stack = [`file://${ROOT}/cli/run.ts`];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (reached.has(s)) continue;
+    reached.add(s);
+    for (const d of bySpecifier.get(s)?.dependencies ?? []) {
+      if (d.code) stack.push(d.code.specifier);
+    }
+  }
+  const inGraph = (path: string) => reached.has(`file://${ROOT}/${path}`);
+  for (const path of CONTROL) assert.ok(inGraph(path), `${path} not in the graph`);
+  assert.deepEqual(LAZY.filter(inGraph), []);
 });
