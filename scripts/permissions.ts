@@ -74,6 +74,8 @@ export const ENTRY_POINTS = {
       "core/agent/resume.ts",
       "core/agent/report.ts",
       "core/memory/reflection.ts",
+      // jsdiff: only for an edit's diff, shown when strict mode asks (core/tools/diff_preview.ts).
+      "core/tools/file_change.ts",
     ],
     permissions: AGENT_PERMISSIONS,
   },

@@ -96,6 +96,8 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "--include",
       "/r/core/memory/reflection.ts",
       "--include",
+      "/r/core/tools/file_change.ts",
+      "--include",
       "/r/recipes",
       "--include",
       "/r/schemas",

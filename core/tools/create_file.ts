@@ -2,7 +2,7 @@ import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { existingMode, readEditableText, writeText } from "./text_file.ts";
-import { unifiedDiff } from "./file_change.ts";
+import { unifiedDiff } from "./diff_preview.ts";
 import description from "./create_file.md" with { type: "text" };
 
 export const createFileTool: Tool = {
@@ -31,10 +31,10 @@ export const createFileTool: Tool = {
       // Not there yet (shown whole as new), or a file that is not text: say it is replaced.
       if (await Deno.stat(path).then(() => true, absentOnly)) {
         return `${shown}: ${err.message}; it will be replaced by:\n` +
-          unifiedDiff({ shown, before: null, after: input.file_text });
+          (await unifiedDiff({ shown, before: null, after: input.file_text }));
       }
     }
-    return unifiedDiff({ shown, before, after: input.file_text });
+    return await unifiedDiff({ shown, before, after: input.file_text });
   },
   async execute(input, ctx) {
     const path = resolveInWorkspace(ctx.workdir, input.path);

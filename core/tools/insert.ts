@@ -2,7 +2,8 @@ import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { insertAfterLine, ToolInputError } from "./text_edit.ts";
 import { readEditableText, writeText } from "./text_file.ts";
-import { type FileChange, unifiedDiff } from "./file_change.ts";
+import type { FileChange } from "./file_change.ts";
+import { unifiedDiff } from "./diff_preview.ts";
 import description from "./insert.md" with { type: "text" };
 
 export const insertTool: Tool = {
@@ -21,7 +22,7 @@ export const insertTool: Tool = {
   kind: "edit",
   summarize: (input) => `insert into ${String(input.path)} after line ${String(input.insert_line)}`,
   async preview(input, ctx) {
-    return unifiedDiff(await planInsert(input, ctx.workdir));
+    return await unifiedDiff(await planInsert(input, ctx.workdir));
   },
   async execute(input, ctx) {
     const change = await planInsert(input, ctx.workdir);

@@ -2,7 +2,8 @@ import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
 import { replaceOnce, ToolInputError } from "./text_edit.ts";
 import { readEditableText, writeText } from "./text_file.ts";
-import { type FileChange, unifiedDiff } from "./file_change.ts";
+import type { FileChange } from "./file_change.ts";
+import { unifiedDiff } from "./diff_preview.ts";
 import description from "./str_replace.md" with { type: "text" };
 
 export const strReplaceTool: Tool = {
@@ -21,7 +22,7 @@ export const strReplaceTool: Tool = {
   kind: "edit",
   summarize: (input) => `str_replace in ${String(input.path)}`,
   async preview(input, ctx) {
-    return unifiedDiff(await planReplace(input, ctx.workdir));
+    return await unifiedDiff(await planReplace(input, ctx.workdir));
   },
   async execute(input, ctx) {
     const change = await planReplace(input, ctx.workdir);

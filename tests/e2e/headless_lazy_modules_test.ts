@@ -24,6 +24,7 @@ const LAZY = [
   "core/agent/resume.ts",
   "core/agent/report.ts",
   "core/memory/reflection.ts",
+  "core/tools/file_change.ts",
 ];
 
 /** Every run needs these before its first request. */
