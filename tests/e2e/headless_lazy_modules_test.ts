@@ -9,10 +9,8 @@
 // walks the module graph that loading cli/run.ts brings in, as `deno info` reports it.
 
 import assert from "node:assert/strict";
-import { denoRunArgs } from "../../scripts/permissions.ts";
-import { reply } from "../fakes/model_server.ts";
-import { childEnv, headlessSetup, ROOT } from "./agent_process.ts";
-import { INSPECTOR_LINE, readUntil, scriptUrls } from "./inspector_kit.ts";
+import { headlessSetup, ROOT } from "./agent_process.ts";
+import { scriptsAtFirstRequest } from "./inspector_kit.ts";
 
 /** Loaded only by the runs that need them; see the import sites for which. */
 const LAZY = [
@@ -32,27 +30,7 @@ const CONTROL = ["cli/headless.ts", "cli/setup.ts", "core/agent/loop.ts"];
 
 Deno.test("a plain headless run reaches its first model request without the modules only some runs need", async () => {
   await using t = await headlessSetup();
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => open = resolve);
-  t.fake.enqueue(reply().gate(opened).text("ok"));
-  const [run, ...rest] = denoRunArgs("agent", ROOT);
-  const child = new Deno.Command(Deno.execPath(), {
-    // --inspect only observes; the permission flags stay exactly those of the program.
-    args: [run!, "--inspect=127.0.0.1:0", ...rest, "-p", "--workdir", t.work, "--", "hi"],
-    env: childEnv(t.env),
-    clearEnv: true,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let urls: string[];
-  try {
-    const inspector = (await readUntil(child.stderr, INSPECTOR_LINE))[1]!;
-    await t.fake.waitForRequests(1);
-    urls = await scriptUrls(inspector);
-  } finally {
-    open();
-  }
-  assert.equal((await child.status).code, 0);
+  const urls = await scriptsAtFirstRequest(t);
   const loaded = (path: string) => urls.some((u) => u === `file://${ROOT}/${path}`);
   for (const path of CONTROL) assert.ok(loaded(path), `${path} not listed`);
   assert.deepEqual(LAZY.filter(loaded), []);

@@ -2,7 +2,11 @@
 // started with `--inspect=127.0.0.1:0` beside its release flags (it only observes), and
 // Debugger.enable reports every script already in the isolate, npm modules included. Used to
 // prove a lazy dependency stays unloaded (matrix-js-sdk in a dormant outpost, ajv in an agent
-// with MCP servers).
+// with MCP servers, the modules a plain `agent -p` leaves for later).
+
+import { denoRunArgs } from "../../scripts/permissions.ts";
+import { reply } from "../fakes/model_server.ts";
+import { childEnv, type HeadlessSetup, ROOT } from "./agent_process.ts";
 
 /** Reads a stream until `pattern` matches what was read; the rest is drained and dropped. */
 export async function readUntil(
@@ -44,4 +48,35 @@ export function scriptUrls(wsUrl: string): Promise<string[]> {
       }
     };
   });
+}
+
+/**
+ * Starts the real `agent -p -- hi` in a headless set-up (the release flags plus --inspect),
+ * holds it at its first model request, and returns the scripts V8 has parsed by then. The
+ * run is then let finish, and must exit 0. The caller has set up `t` (settings, MCP servers).
+ */
+export async function scriptsAtFirstRequest(t: HeadlessSetup): Promise<string[]> {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => open = resolve);
+  t.fake.enqueue(reply().gate(opened).text("ok"));
+  const [run, ...rest] = denoRunArgs("agent", ROOT);
+  const child = new Deno.Command(Deno.execPath(), {
+    // --inspect only observes; the permission flags stay exactly those of the program.
+    args: [run!, "--inspect=127.0.0.1:0", ...rest, "-p", "--workdir", t.work, "--", "hi"],
+    env: childEnv(t.env),
+    clearEnv: true,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let urls: string[];
+  try {
+    const inspector = (await readUntil(child.stderr, INSPECTOR_LINE))[1]!;
+    await t.fake.waitForRequests(1);
+    urls = await scriptUrls(inspector);
+  } finally {
+    open();
+  }
+  const { code } = await child.status;
+  if (code !== 0) throw new Error(`agent -p exited ${code}`);
+  return urls;
 }

@@ -8,10 +8,8 @@
 // list the check would prove nothing.
 
 import assert from "node:assert/strict";
-import { denoRunArgs } from "../../scripts/permissions.ts";
-import { reply } from "../fakes/model_server.ts";
-import { childEnv, headlessSetup, ROOT } from "./agent_process.ts";
-import { INSPECTOR_LINE, readUntil, scriptUrls } from "./inspector_kit.ts";
+import { headlessSetup, ROOT } from "./agent_process.ts";
+import { scriptsAtFirstRequest } from "./inspector_kit.ts";
 
 const MCP_DIR = `${ROOT}/tests/mcp`;
 
@@ -24,27 +22,7 @@ Deno.test("a run with a stdio MCP server loads the SDK's Protocol but never ajv 
     `sandbox = "off"\n[mcp_servers.instant]\ncommand = "sh"\n` +
       `args = [${JSON.stringify(`${MCP_DIR}/instant_server.sh`)}]\n`,
   );
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => open = resolve);
-  t.fake.enqueue(reply().gate(opened).text("ok"));
-  const [run, ...rest] = denoRunArgs("agent", ROOT);
-  const child = new Deno.Command(Deno.execPath(), {
-    // --inspect only observes; the permission flags stay exactly those of the program.
-    args: [run!, "--inspect=127.0.0.1:0", ...rest, "-p", "--workdir", t.work, "--", "hi"],
-    env: childEnv(t.env),
-    clearEnv: true,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let urls: string[];
-  try {
-    const inspector = (await readUntil(child.stderr, INSPECTOR_LINE))[1]!;
-    await t.fake.waitForRequests(1);
-    urls = await scriptUrls(inspector);
-  } finally {
-    open();
-  }
-  assert.equal((await child.status).code, 0);
+  const urls = await scriptsAtFirstRequest(t);
   // The tool reached the model, so the server was connected when the scripts were listed.
   const tools = (t.fake.requests[0]!.body as { tools?: { function: { name: string } }[] }).tools;
   assert.ok(tools?.some((x) => x.function.name === "mcp__instant__ping"), JSON.stringify(tools));
