@@ -6,7 +6,7 @@
 //     outpost's fake clock: a command every 10 s and a run report every minute);
 //  3. the real agent-outpost's start-up time and memory with and without the four MX_*
 //     variables (dormant never imports matrix-js-sdk).
-//   deno run -A scripts/bench_messenger.ts
+//   deno run -A --v8-flags=--expose-gc scripts/bench_messenger.ts
 
 import { join } from "node:path";
 import { runReportEvent } from "../core/delivery/events.ts";
@@ -96,24 +96,44 @@ const run = o.store.createRun({
   priority: 10,
   class: "scheduled",
 });
-const rssStart = rssMb();
-const words = ["status", "list", "list jobs", "list schedules", "help", "stop 999"];
-for (let i = 0; i < 360; i++) {
-  await o.clock.advance(10_000);
-  await alice.command(dm, words[i % words.length]!);
-  if (i % 6 === 0) {
-    await o.delivery.send(
-      runReportEvent(job, run, "ok", "report head ".repeat(100), o.clock.now().toISOString()),
-    );
-  }
+// The JS heap after a full GC (run with --v8-flags=--expose-gc), or null: RSS alone cannot
+// tell garbage V8 has not returned from what the bot keeps.
+const gc = (globalThis as { gc?: () => void }).gc;
+function heapMb(): number | null {
+  if (!gc) return null;
+  gc();
+  return Deno.memoryUsage().heapUsed / 2 ** 20;
 }
-await o.delivery.idle();
-(globalThis as { gc?: () => void }).gc?.();
+const rssStart = rssMb();
+const heaps = [heapMb()];
+const words = ["status", "list", "list jobs", "list schedules", "help", "stop 999"];
+async function simulatedHour(): Promise<void> {
+  for (let i = 0; i < 360; i++) {
+    await o.clock.advance(10_000);
+    await alice.command(dm, words[i % words.length]!);
+    if (i % 6 === 0) {
+      await o.delivery.send(
+        runReportEvent(job, run, "ok", "report head ".repeat(100), o.clock.now().toISOString()),
+      );
+    }
+  }
+  await o.delivery.idle();
+  heaps.push(heapMb());
+}
+await simulatedHour();
+const rssHour = rssMb();
+await simulatedHour();
 console.log(
   `resident memory: ${rssBefore.toFixed(1)} MB before the bot started, ${
     rssStart.toFixed(1)
-  } MB with it running, ${rssMb().toFixed(1)} MB after an hour of simulated traffic ` +
-    `(360 commands, 60 run reports)`,
+  } MB with it running, ${rssHour.toFixed(1)} MB after an hour of simulated traffic ` +
+    `(360 commands, 60 run reports), ${rssMb().toFixed(1)} MB after a second hour`,
+);
+console.log(
+  heaps[0] === null
+    ? "JS heap after GC: run with --v8-flags=--expose-gc to measure it"
+    : `JS heap after GC: ${heaps.map((h) => h!.toFixed(1)).join(" -> ")} MB ` +
+      "(start, after each simulated hour)",
 );
 await messenger.stop();
 

@@ -31,7 +31,8 @@ Deno.test("agent -p: a foreign workspace's memory text never reaches the model r
   await using t = await setup();
   await Deno.mkdir(`${t.memory}/facts`, { recursive: true });
   await Deno.mkdir(`${t.memory}/preferences`);
-  // The foreign file is written first, so it holds the lowest row id of the recall index.
+  // The foreign file is written first (a low row id is likely, not certain; the every-order
+  // unit test in core/memory/recall_snippet_test.ts covers the rest).
   await Deno.writeTextFile(
     `${t.memory}/facts/foreign.md`,
     "---\ncategory: project-fact\nworkspace: /somewhere/else\n---\n# Foreign\nzebra FOREIGN-SECRET text\n",
