@@ -3,6 +3,7 @@ import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom } from "../../core/ports.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { FakeSpawner } from "../../tests/fakes/spawner.ts";
+import { dashboardApi } from "../../tests/e2e/outpost_process_kit.ts";
 import { resolveAgentCommand, runServe, serveConfig } from "./serve.ts";
 
 Deno.test("serve config: defaults 127.0.0.1:7317, env next, flags win", () => {
@@ -91,28 +92,16 @@ Deno.test("serve: new jobs default to the endpoint of the resolved settings (job
     assert.match(page, /id="f-model"[^>]*value="qwen3-32b"/);
 
     // A job created without an endpoint snapshots the same defaults.
-    const first = await fetch(`${base}api/jobs`);
-    const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1];
-    await first.body?.cancel();
-    assert.ok(token, "a CSRF cookie");
-    const res = await fetch(`${base}api/jobs`, {
-      method: "POST",
-      headers: {
-        Cookie: `outpost_csrf=${token}`,
-        "X-CSRF-Token": token,
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify({
-        name: "nightly",
-        prompt: "summarize",
-        schedule: { kind: "every", expr: "1h", tz: "UTC" },
-        workdir: home,
-      }),
+    const api = await dashboardApi(base);
+    const res = await api("POST", "api/jobs", {
+      name: "nightly",
+      prompt: "summarize",
+      schedule: { kind: "every", expr: "1h", tz: "UTC" },
+      workdir: home,
     });
-    const body = await res.json();
-    assert.equal(res.status, 201, JSON.stringify(body));
-    assert.equal(body.job.base_url, "http://10.0.0.5:8000/v1");
-    assert.equal(body.job.model, "qwen3-32b");
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.json.job.base_url, "http://10.0.0.5:8000/v1");
+    assert.equal(res.json.job.model, "qwen3-32b");
   } finally {
     shutdown("SIGTERM");
     assert.equal(await served, 0);
