@@ -2,7 +2,7 @@
 // each violation with its JSON pointer and a one-line fix; exit 1 on any violation or when
 // the file cannot be read. Without FILE it checks adoption-declaration.json at the root of
 // the git repository around the current directory (the current directory outside one).
-// Reached through a computed import from run.ts, so ajv never loads for other commands.
+// Reached through a dynamic import from run.ts, so ajv never loads for other commands.
 
 import { join, resolve } from "../core/path.ts";
 import { checkDeclarationText, DECLARATION_FILE } from "../core/adoption/declaration.ts";

@@ -213,9 +213,7 @@ function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): Head
 
 /** The markdown report (--output); its renderer loads only for runs that write one. */
 async function writeReport(path: string, result: HeadlessResult, prompt: string): Promise<void> {
-  const { renderReport }: typeof import("../core/agent/report.ts") = await import(
-    new URL("../core/agent/report.ts", import.meta.url).href
-  );
+  const { renderReport } = await import("../core/agent/report.ts");
   await writeFileAtomic(path, renderReport(result, prompt), {
     createDirs: true,
     mode: REPORT_MODE,
@@ -248,16 +246,9 @@ async function begin(
 ): Promise<Begun> {
   // A resumed session runs in its saved workdir, whatever the current directory is.
   const session = args.resume ? await loadSession(sessionsDirOf(deps.env), args.resume) : undefined;
-  // Computed specifiers (see cli/main.ts): resuming's modules load only for --resume runs.
+  // Resuming's modules load only for --resume runs (see cli/main.ts).
   const resuming = session
-    ? await Promise.all([
-      import(new URL("./resume_workdir.ts", import.meta.url).href) as Promise<
-        typeof import("./resume_workdir.ts")
-      >,
-      import(new URL("../core/agent/resume.ts", import.meta.url).href) as Promise<
-        typeof import("../core/agent/resume.ts")
-      >,
-    ])
+    ? await Promise.all([import("./resume_workdir.ts"), import("../core/agent/resume.ts")])
     : undefined;
   const workdir = session && resuming
     ? await resuming[0].resumeWorkdir(session.meta.workdir, args.workdir, deps.cwd)
@@ -364,11 +355,9 @@ async function reflectHeadless(
   tokenBudget: number | undefined,
 ): Promise<Usage> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0 };
-  // Computed specifier: most runs skip reflection (core/memory/reflection_worth.ts), so its
-  // modules load only for a pass that runs (see cli/main.ts).
-  const { reflect }: typeof import("../core/memory/reflection.ts") = await import(
-    new URL("../core/memory/reflection.ts", import.meta.url).href
-  );
+  // Most runs skip reflection (core/memory/reflection_worth.ts), so its modules load only for
+  // a pass that runs (see cli/main.ts).
+  const { reflect } = await import("../core/memory/reflection.ts");
   const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
   try {
     await reflect({

@@ -1,6 +1,6 @@
 // Loads the markdown renderer (cli/terminal/markdown.ts) for replies. Its library pulls in
-// highlight.js, so it is imported through a computed specifier (a string literal would be
-// loaded at start-up, see cli/main.ts) the first time a reply has text, and shared after.
+// highlight.js, so it is imported dynamically (see cli/main.ts) the first time a reply has
+// text, and shared after.
 // Without colors (NO_COLOR) replies are not rendered at all: the model's text is shown as it
 // came, which is already plain, readable markdown.
 
@@ -18,7 +18,7 @@ export function markdownLoader(
 ): (() => Promise<MarkdownRenderer>) | undefined {
   if (!style.colors) return undefined;
   return async () => {
-    loading ??= import(new URL("./terminal/markdown.ts", import.meta.url).href);
+    loading ??= import("./terminal/markdown.ts");
     const module = await loading;
     return module.makeMarkdownRenderer(Math.max(20, columns() - 1), style);
   };

@@ -14,34 +14,23 @@ export async function main(argv: string[]): Promise<number> {
   const err = (t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t));
   try {
     if (argv[0] === "mcp") {
-      // Computed specifier: the subcommand (and node:util's parser) load only for it.
-      const mcp: typeof import("./mcp_command.ts") = await import(
-        new URL("./mcp_command.ts", import.meta.url).href
-      );
+      // Dynamic imports here and below: a command's modules load only for it (see main.ts).
+      const mcp = await import("./mcp_command.ts");
       return await mcp.runMcpCommand(argv.slice(1), { out, err });
     }
     const args = parseAgentArgs(argv);
     if (args.help) return out(helpText() + "\n"), 0;
     if (args.version) return out(`agent ${VERSION}\n`), 0;
     if (args.command === "config") {
-      // Computed specifiers here and for sessions: a string-literal import would load these
-      // commands' modules at the start of every run, `agent -p` too (see main.ts).
-      const { runConfig }: typeof import("./config_main.ts") = await import(
-        new URL("./config_main.ts", import.meta.url).href
-      );
+      const { runConfig } = await import("./config_main.ts");
       return await runConfig(args, out);
     }
     if (args.command === "adoption") {
-      // Computed specifier: ajv and the schema load only for this command (see main.ts).
-      const adoption: typeof import("./adoption.ts") = await import(
-        new URL("./adoption.ts", import.meta.url).href
-      );
+      const adoption = await import("./adoption.ts");
       return await adoption.runAdoption(args.commandArgs ?? [], { cwd: Deno.cwd(), out, err });
     }
     if (args.command === "sessions") {
-      const { listSessions }: typeof import("./sessions.ts") = await import(
-        new URL("./sessions.ts", import.meta.url).href
-      );
+      const { listSessions } = await import("./sessions.ts");
       return await listSessions(out);
     }
     // Runs that start MCP servers: the SDK loads alongside the rest (core/mcp/preload.ts).
@@ -67,11 +56,8 @@ export async function main(argv: string[]): Promise<number> {
         Deno.removeSignalListener("SIGINT", onSigint);
       }
     }
-    // Computed specifier: keeps the interactive terminal's modules (and @inquirer) out of
-    // what a headless run loads at start (see main.ts).
-    const interactive: typeof import("./interactive.ts") = await import(
-      new URL("./interactive.ts", import.meta.url).href
-    );
+    // The interactive terminal's modules (and @inquirer) stay out of a headless run.
+    const interactive = await import("./interactive.ts");
     return await interactive.runInteractive(args);
   } catch (e) {
     const hint = e instanceof UsageError ? " (see agent --help)" : "";

@@ -20,7 +20,8 @@ import { openSandbox, type Sandbox, SandboxConfigError } from "../core/sandbox/s
 import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
-import type { MemoryStore } from "../core/memory/store.ts";
+import { type MemoryStore, openMemory } from "../core/memory/store.ts";
+import { memoryDirProblem, MemoryRootError } from "../core/memory/errors.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
@@ -102,14 +103,14 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const sandbox = await sandboxFor(settings, workdir, home, input.env);
   let mcp: McpManager | undefined;
   if (settings.mcp_servers.length > 0) {
-    // Computed specifiers: the manager and the launcher load only for runs that have MCP
-    // servers, not at every start (see cli/main.ts).
+    // Dynamic imports: the manager and the launcher load only for runs that have MCP servers,
+    // not at every start (see cli/main.ts).
     const [{ McpManager }, { launcherFor }]: [
       typeof import("../core/mcp/manager.ts"),
       typeof import("../core/mcp/launch.ts"),
     ] = await Promise.all([
-      import(new URL("../core/mcp/manager.ts", import.meta.url).href),
-      import(new URL("../core/mcp/launch.ts", import.meta.url).href),
+      import("../core/mcp/manager.ts"),
+      import("../core/mcp/launch.ts"),
     ]);
     mcp = new McpManager(settings, {
       env: input.env,
@@ -265,8 +266,6 @@ async function openMemoryFor(
   workdir: string,
   clock: Clock,
 ): Promise<MemoryStore> {
-  const { openMemory } = await import("../core/memory/store.ts");
-  const { MemoryRootError, memoryDirProblem } = await import("../core/memory/errors.ts");
   try {
     return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
   } catch (err) {

@@ -30,12 +30,11 @@ export function compileArgs(
   opts: { out: string; target?: string; root?: string },
 ): string[] {
   const root = opts.root ?? ROOT;
-  const { entry, lazy, permissions } = ENTRY_POINTS[name];
+  const { entry, permissions } = ENTRY_POINTS[name];
   return [
     "compile",
     ...permissions,
     ...(opts.target ? ["--target", opts.target] : []),
-    ...lazy.flatMap((path) => ["--include", `${root}/${path}`]),
     ...EMBEDDED_DIRS.flatMap((dir) => ["--include", `${root}/${dir}`]),
     "--output",
     `${opts.out}/${name}`,

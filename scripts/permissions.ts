@@ -44,54 +44,19 @@ export const RUN_FLAGS: readonly string[] = ["--cached-only"];
 export const RUN_ENV: Readonly<Record<string, string>> = { DENO_NO_UPDATE_CHECK: "1" };
 
 /**
- * Each program's entry point, and the modules it reaches only through a computed
- * `import(specifier)` (see cli/main.ts for why). Deno's cache and `deno compile` cannot see
- * those imports, so install, the test task and compile name them here.
+ * Each program's entry point. Modules a program needs only sometimes are reached through
+ * string-literal dynamic imports, which deno.json's `lazy-dynamic-imports` loads when they run
+ * rather than at start (see cli/main.ts); `deno cache`, `deno compile` and `deno bundle` still
+ * see them, so the entry point alone names everything a program can load.
  */
 export const ENTRY_POINTS = {
-  agent: {
-    entry: "cli/main.ts",
-    lazy: [
-      "cli/run.ts",
-      "cli/interactive.ts",
-      "cli/terminal/markdown.ts",
-      "cli/adoption.ts",
-      "cli/mcp_command.ts",
-      // The MCP SDK: loaded only when MCP servers are configured (core/mcp/manager.ts).
-      "core/mcp/connection.ts",
-      "core/mcp/transport_stdio.ts",
-      "core/mcp/transport_http.ts",
-      // @cfworker/json-schema: only when a tool's structured result is first checked.
-      "core/mcp/output_schema.ts",
-      // The MCP manager and launcher: only for runs with mcp_servers (cli/setup.ts).
-      "core/mcp/manager.ts",
-      "core/mcp/launch.ts",
-      // Only for `agent config` and `agent sessions` (cli/run.ts).
-      "cli/config_main.ts",
-      "cli/sessions.ts",
-      // Only for --resume, --output, and a reflection pass that runs (cli/headless.ts).
-      "cli/resume_workdir.ts",
-      "core/agent/resume.ts",
-      "core/agent/report.ts",
-      "core/memory/reflection.ts",
-      // jsdiff: only for an edit's diff, shown when strict mode asks (core/tools/diff_preview.ts).
-      "core/tools/file_change.ts",
-    ],
-    permissions: AGENT_PERMISSIONS,
-  },
-  "agent-outpost": {
-    entry: "server/main.ts",
-    // The Matrix transport (matrix-js-sdk), loaded only when all four MX_* variables are set.
-    lazy: ["core/messenger/matrix_sdk_transport.ts"],
-    permissions: OUTPOST_PERMISSIONS,
-  },
+  agent: { entry: "cli/main.ts", permissions: AGENT_PERMISSIONS },
+  "agent-outpost": { entry: "server/main.ts", permissions: OUTPOST_PERMISSIONS },
 } as const;
 
 /** Every module the module cache must hold for the programs to run with --cached-only. */
 export function cachedModules(root: string): string[] {
-  return Object.values(ENTRY_POINTS).flatMap((p) =>
-    [p.entry, ...p.lazy].map((path) => `${root}/${path}`)
-  );
+  return Object.values(ENTRY_POINTS).map((p) => `${root}/${p.entry}`);
 }
 
 export type ProgramName = keyof typeof ENTRY_POINTS;

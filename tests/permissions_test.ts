@@ -62,42 +62,6 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
       "compile",
       ...AGENT_PERMISSIONS,
       "--include",
-      "/r/cli/run.ts",
-      "--include",
-      "/r/cli/interactive.ts",
-      "--include",
-      "/r/cli/terminal/markdown.ts",
-      "--include",
-      "/r/cli/adoption.ts",
-      "--include",
-      "/r/cli/mcp_command.ts",
-      "--include",
-      "/r/core/mcp/connection.ts",
-      "--include",
-      "/r/core/mcp/transport_stdio.ts",
-      "--include",
-      "/r/core/mcp/transport_http.ts",
-      "--include",
-      "/r/core/mcp/output_schema.ts",
-      "--include",
-      "/r/core/mcp/manager.ts",
-      "--include",
-      "/r/core/mcp/launch.ts",
-      "--include",
-      "/r/cli/config_main.ts",
-      "--include",
-      "/r/cli/sessions.ts",
-      "--include",
-      "/r/cli/resume_workdir.ts",
-      "--include",
-      "/r/core/agent/resume.ts",
-      "--include",
-      "/r/core/agent/report.ts",
-      "--include",
-      "/r/core/memory/reflection.ts",
-      "--include",
-      "/r/core/tools/file_change.ts",
-      "--include",
       "/r/recipes",
       "--include",
       "/r/schemas",
@@ -116,50 +80,25 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
   assert.equal(outpost.at(-1), "/r/server/main.ts");
 });
 
-// A module reached only through a computed `import(new URL("./x.ts", import.meta.url).href)`
-// is invisible to `deno cache` and `deno compile`: under --cached-only it would fail at run
-// time on a fresh install. Every such import must be listed in ENTRY_POINTS' lazy modules,
-// and the test task must cache them.
-Deno.test("every module behind a computed import is cached by install, the test task and compile", async () => {
-  const root = new URL("..", import.meta.url).pathname;
-  const listed = new Set<string>(Object.values(ENTRY_POINTS).flatMap((p) => [...p.lazy]));
-  const found: string[] = [];
-  for (const dir of ["cli", "server", "core"]) {
-    for await (const file of walkTs(`${root}${dir}`)) {
-      const text = await Deno.readTextFile(file);
-      for (const m of text.matchAll(/import\(\s*new URL\("([^"]+)", import\.meta\.url\)/g)) {
-        const target = new URL(m[1]!, `file://${file}`).pathname.slice(root.length);
-        found.push(target);
-        assert.ok(listed.has(target), `${target} (imported from ${file}) is not in ENTRY_POINTS`);
-      }
-    }
-  }
-  assert.deepEqual(found.sort(), [...listed].sort());
-  for (const path of listed) {
-    assert.ok(config.tasks.test.includes(path), `test task caches ${path}`);
-  }
-});
-
-async function* walkTs(dir: string): AsyncGenerator<string> {
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) yield* walkTs(path);
-    else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) yield path;
-  }
-}
-
-// Whole-process tests must start the programs the way users get them: through
-// scripts/permissions.ts (denoRunArgs), never under -A, or a refused read or spawn that the
-// release flags cause goes unseen (issue 10: recovery read /proc directly and only the -A
-// harness passed). The in-process kits (outpost_process_test.ts, dashboard_browser_kit.ts)
-// run outpost code inside the test runner and start fake_agent.ts with -A: neither starts a
-// program entry point, so the rule below is about starting cli/main.ts or server/main.ts.
+// Whole-process tests must start the programs the way users get them: through the kits (agentArgs
+// runs the agent as its launcher does, denoRunArgs the sources), never under -A, or a refused read
+// or spawn that the release flags cause goes unseen (issue 10: recovery read /proc directly and
+// only the -A harness passed). The in-process kits (outpost_process_test.ts,
+// dashboard_browser_kit.ts) run outpost code inside the test runner and start fake_agent.ts with
+// -A: neither starts a program entry point, so the rule below is about starting cli/main.ts or
+// server/main.ts.
 
 /** Where a file starts a program entry point with -A or a hand-written permission flag. */
 function entryPointsStartedWithBroadFlags(text: string): string[] {
   const code = text.split("\n").map((line) => /^\s*(\/\/|\*|\/\*)/.test(line) ? "" : line)
     .join("\n");
-  const names = ["(?:cli|server)\\/main\\.ts\\b", "\\bENTRY_POINTS\\b", "\\bdenoRunArgs\\("];
+  const names = [
+    "(?:cli|server)\\/main\\.ts\\b",
+    "\\bENTRY_POINTS\\b",
+    "\\bdenoRunArgs\\(",
+    "\\bagentArgs\\(",
+    "\\bBUNDLE_DIR\\b",
+  ];
   // A name bound to an entry point's path counts as the entry point too.
   for (const m of code.matchAll(/\b(?:const|let|var)\s+(\w+)\s*=\s*([^;\n]*)/g)) {
     if (/(?:cli|server)\/main\.ts\b/.test(m[2]!)) names.push(`\\b${m[1]}\\b`);
@@ -210,12 +149,14 @@ Deno.test("the guard's scan flags a program entry point started with -A, and onl
     'args: ["run", "--allow-read", "--allow-net", `${ROOT}/cli/main.ts`],',
     "const line = `deno run -A ${ROOT}/cli/main.ts -p hi`;",
     'args: [...denoRunArgs("agent", ROOT), "-A"],',
+    'args: [...await agentArgs(), "--allow-all"],',
   ];
   for (const text of flagged) {
     assert.equal(entryPointsStartedWithBroadFlags(text).length, 1, text);
   }
   const allowed = [
     'args: [...denoRunArgs("agent", ROOT), "-p", "--", "hi"],',
+    'args: [...await agentArgs(), "-p", "--", "hi"],',
     "args: [...run.slice(0, -1), ...denyFlags, ...run.slice(-1), ...args],",
     // The in-process kits' fake agent is not an entry point.
     'agentCommand: { command: Deno.execPath(), args: ["run", "-A", "--quiet", FAKE_AGENT] },',
@@ -235,12 +176,12 @@ Deno.test("no whole-process test starts cli/main.ts or server/main.ts with -A", 
   for await (const entry of Deno.readDir(dir)) {
     if (!entry.isFile || !entry.name.endsWith(".ts")) continue;
     const text = await Deno.readTextFile(new URL(entry.name, dir));
-    if (/\bdenoRunArgs\(/.test(text)) starters++;
+    if (/\b(?:denoRunArgs|agentArgs)\(/.test(text)) starters++;
     for (const hit of entryPointsStartedWithBroadFlags(text)) {
       offenders.push(`${entry.name} ${hit}`);
     }
   }
   // The scan is not vacuous: the kits and several tests start the programs.
-  assert.ok(starters >= 5, `only ${starters} e2e files start a program through denoRunArgs`);
-  assert.deepEqual(offenders, [], "start the programs with denoRunArgs (scripts/permissions.ts)");
+  assert.ok(starters >= 5, `only ${starters} e2e files start a program through the kits`);
+  assert.deepEqual(offenders, [], "start the programs with agentArgs or denoRunArgs");
 });

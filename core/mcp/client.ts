@@ -57,9 +57,9 @@ const Protocol = SdkProtocol as unknown as typeof ProtocolBase;
 type OutputSchemaModule = typeof import("./output_schema.ts");
 let outputSchemaModule: Promise<OutputSchemaModule> | undefined;
 
-/** Loaded on the first structured result to check (computed: see cli/main.ts). */
+/** Loaded on the first structured result to check (see cli/main.ts). */
 function loadOutputSchema(): Promise<OutputSchemaModule> {
-  outputSchemaModule ??= import(new URL("./output_schema.ts", import.meta.url).href);
+  outputSchemaModule ??= import("./output_schema.ts");
   return outputSchemaModule;
 }
 

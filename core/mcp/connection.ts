@@ -3,9 +3,8 @@
 // Streamable HTTP), list the tools, call them, and report a stdio server's stderr tail on
 // failure. This module, client.ts (the client on the SDK's Protocol) and the two transport
 // modules are the only ones that import the SDK; core/mcp/sdk_loader.ts reaches this one
-// through a computed import, so a run without MCP servers never loads it, and each transport
-// loads only when a server uses it or the start-up preload asks for it (scripts/permissions.ts
-// lists them).
+// through a dynamic import, so a run without MCP servers never loads it, and each transport
+// loads only when a server uses it or the start-up preload asks for it.
 
 import { McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -54,7 +53,7 @@ let stdioTransportModule: Promise<StdioTransportModule> | undefined;
 
 /** The stdio transport's module, loaded once (core/mcp/preload.ts starts it early). */
 export function loadStdioTransport(): Promise<StdioTransportModule> {
-  stdioTransportModule ??= import(new URL("./transport_stdio.ts", import.meta.url).href);
+  stdioTransportModule ??= import("./transport_stdio.ts");
   return stdioTransportModule;
 }
 
@@ -69,9 +68,7 @@ export async function connectMcp(
     if (!process) throw new Error("a stdio server needs its process");
     transport = (await loadStdioTransport()).stdioTransport(process);
   } else {
-    const mod: typeof import("./transport_http.ts") = await import(
-      new URL("./transport_http.ts", import.meta.url).href
-    );
+    const mod = await import("./transport_http.ts");
     transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
   }
   const client = new McpClient({ name: "agent", version: options.clientVersion });

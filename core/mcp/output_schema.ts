@@ -2,7 +2,7 @@
 // with @cfworker/json-schema: an interpreter, so nothing is generated or compiled ahead, and a
 // few milliseconds to load where ajv (what the SDK's own Client uses) took ~100 ms of start-up.
 // Loaded by core/mcp/client.ts only when a tool with an output schema first returns structured
-// content, through a computed import (scripts/permissions.ts lists it).
+// content, through a dynamic import.
 
 import { type Schema, Validator } from "@cfworker/json-schema";
 

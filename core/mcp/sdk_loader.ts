@@ -1,5 +1,5 @@
 // The one way into the MCP SDK: loads core/mcp/connection.ts (and so the SDK) once, through a
-// computed specifier so a run without MCP servers never loads it (see cli/main.ts for why).
+// dynamic import so a run without MCP servers never loads it (see cli/main.ts).
 // McpManager awaits it when it starts its servers; core/mcp/preload.ts starts it early, with
 // the stdio transport.
 
@@ -7,7 +7,7 @@ type ConnectionModule = typeof import("./connection.ts");
 let connectionModule: Promise<ConnectionModule> | undefined;
 
 function loadConnection(): Promise<ConnectionModule> {
-  connectionModule ??= import(new URL("./connection.ts", import.meta.url).href);
+  connectionModule ??= import("./connection.ts");
   return connectionModule;
 }
 

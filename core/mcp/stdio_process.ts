@@ -117,8 +117,7 @@ async function signalGroup(pgid: number, signal: "SIGTERM" | "SIGKILL" | 0): Pro
     if (signal === 0) {
       // Deno.kill has no signal 0 (the existence probe); node's process.kill has. Loaded only
       // here, when a group outlived its leader.
-      const nodeProcess = "node:process";
-      const { kill }: typeof import("node:process") = await import(nodeProcess);
+      const { kill } = await import("node:process");
       kill(-pgid, 0);
     } else {
       Deno.kill(-pgid, signal);

@@ -1,6 +1,6 @@
 // The SDK's Streamable HTTP transport, in its own module so a run with only stdio servers never
 // loads it (its OAuth and SSE dependencies cost start-up time). Reached from connection.ts
-// through a computed import; scripts/permissions.ts lists it.
+// through a dynamic import.
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -3,8 +3,7 @@
 // own child (through cross-spawn, in the caller's process group), so this is a Transport of
 // our own (the SDK's documented extension point), with the SDK's own line framing and message
 // validation (ReadBuffer, serializeMessage). In its own module so a run with only Streamable
-// HTTP servers never loads it; reached from connection.ts through a computed import
-// (scripts/permissions.ts lists it).
+// HTTP servers never loads it; reached from connection.ts through a dynamic import.
 
 import { Buffer } from "node:buffer";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";

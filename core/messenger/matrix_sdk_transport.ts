@@ -7,7 +7,7 @@
 // the root's createClient pulls in the whole client (rooms, crypto, stores), which costs the
 // process ~30 MiB of resident memory and ~0.2 s at start; the HTTP layer alone costs ~17 MiB
 // (docs/messenger.md, "Figures"). This is the only module that imports the library; it is
-// reached only through a computed import when all four MX_* variables are set.
+// reached only through a dynamic import when all four MX_* variables are set.
 
 import { ClientPrefix, MatrixHttpApi, Method } from "matrix-js-sdk/lib/http-api/index.js";
 import { TypedEventEmitter } from "matrix-js-sdk/lib/models/typed-event-emitter.js";

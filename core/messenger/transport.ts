@@ -1,7 +1,7 @@
 // What the bot needs from a Matrix homeserver, as a small interface: the sync long poll,
 // sending a message, joining a room and reading a room's members. matrix_sdk_transport.ts
 // implements it with matrix-js-sdk; only that file imports the library, and only when the
-// messenger is configured (it is loaded through a computed import; see server/messenger/).
+// messenger is configured (it is loaded through a dynamic import; see server/messenger/).
 
 /** One timeline or state event as the bot reads it from /sync. */
 export interface MatrixEvent {

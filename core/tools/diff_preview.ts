@@ -8,9 +8,7 @@ import type { FileChange } from "./file_change.ts";
 export async function unifiedDiff(
   change: Pick<FileChange, "shown" | "before" | "after">,
 ): Promise<string> {
-  // Computed specifier: a string-literal import would load jsdiff at start (see cli/main.ts).
-  const diff: typeof import("./file_change.ts") = await import(
-    new URL("./file_change.ts", import.meta.url).href
-  );
+  // jsdiff loads only when a diff is shown (see cli/main.ts).
+  const diff = await import("./file_change.ts");
   return diff.unifiedDiff(change);
 }

@@ -1,6 +1,6 @@
 // Starts the Matrix bot inside agent-outpost when all four MX_* variables are set (spec 5.6):
-// loads the matrix-js-sdk transport through a computed import (so a dormant outpost never
-// loads the library; scripts/permissions.ts lists the module for the cache), registers the
+// loads the matrix-js-sdk transport through a dynamic import (so a dormant outpost never
+// loads the library), registers the
 // messenger delivery adapter, and replies in the hold's room when the dashboard confirms a
 // held command.
 
@@ -46,10 +46,8 @@ export interface Messenger {
 }
 
 async function sdkTransport(): Promise<TransportFactory> {
-  // Computed specifier: Deno preloads string-literal dynamic imports at start-up.
-  const mod: typeof import("../../core/messenger/matrix_sdk_transport.ts") = await import(
-    new URL("../../core/messenger/matrix_sdk_transport.ts", import.meta.url).href
-  );
+  // A dynamic import: a dormant outpost never loads matrix-js-sdk (see cli/main.ts).
+  const mod = await import("../../core/messenger/matrix_sdk_transport.ts");
   return mod.createTransport;
 }
 
