@@ -17,7 +17,6 @@
 //   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex] [--compare DIR] [--marks]
 
 import { parseArgs } from "node:util";
-import { launcherScript } from "./install.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 import { startResponsesServer } from "./bench_responses_server.ts";
 
@@ -100,13 +99,23 @@ const quantile = (xs: number[], q: number) => {
 };
 const median = (xs: number[]) => quantile(xs, 0.5);
 
-/** A launcher exactly as `deno task install` writes it, pointed at a checkout. */
+/**
+ * The agent launcher of a checkout, installed by that checkout's own `deno task install` (the
+ * module cache is already warm, so --no-cache) into a bin folder of its own: exactly what its
+ * users run, whatever that checkout's launcher does (this one runs a bundle, scripts/bundle.ts).
+ */
 async function writeLauncher(root: string, name: string): Promise<string> {
-  const path = `${home}/${name}`;
-  await Deno.writeTextFile(path, launcherScript("agent", Deno.execPath(), root, env.DENO_DIR), {
-    mode: 0o755,
-  });
-  return path;
+  const bin = `${home}/${name}`;
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}/scripts/install.ts`, "--bin-dir", bin, "--no-cache"],
+    env: { DENO_DIR: env.DENO_DIR },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`install in ${root} failed: ${new TextDecoder().decode(stderr)}`);
+  }
+  return `${bin}/agent`;
 }
 
 function oneTurn(launcher: string, provider: string) {

@@ -5,7 +5,8 @@
 // or the shell, and the key only as AGENT_API_KEY in the agent's environment.
 //   deno run --cached-only --allow-read --allow-write --allow-env --allow-run scripts/github_action.ts
 
-import { ENTRY_POINTS, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
+import { RUN_ENV } from "./permissions.ts";
+import { programRunArgs } from "./install.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -83,14 +84,10 @@ export function invocation(
   return {
     command: Deno.execPath(),
     args: [
-      // As the launchers of `deno task install` run it: the action's own deno.json, not one
-      // the workflow's checkout may have, and exactly the release permission flags.
-      "run",
-      ...RUN_FLAGS,
-      "--config",
-      `${ROOT}/deno.json`,
-      ...ENTRY_POINTS.agent.permissions,
-      `${ROOT}/${ENTRY_POINTS.agent.entry}`,
+      // As the launcher of `deno task install` (action.yml's install step) runs it: the
+      // bundle, the action's own deno.json (not one the workflow's checkout may have), and
+      // exactly the release permission flags.
+      ...programRunArgs("agent", ROOT),
       "-p",
       "--output-format",
       "json",

@@ -1,10 +1,14 @@
 // `deno task install`: the one step of a source checkout that talks to the npm registry. It
 // fills Deno's module cache for both programs (every later run uses --cached-only, see
-// scripts/permissions.ts) and writes two launchers, `agent` and `agent-outpost`, that run the
-// programs from anywhere with exactly the release permission flags.
+// scripts/permissions.ts), bundles the agent (scripts/bundle.ts) and writes two launchers,
+// `agent` and `agent-outpost`, that run the programs from anywhere with exactly the release
+// permission flags. The agent launcher runs the bundle, so run install again after changing
+// or pulling the sources; the outpost launcher runs the sources and starts its runs through the
+// agent launcher beside it.
 //   deno task install [--bin-dir DIR] [--no-cache]
 
 import { parseFlags } from "../cli/args.ts";
+import { BUNDLE_DIR, bundleAgent } from "./bundle.ts";
 import {
   cachedModules,
   ENTRY_POINTS,
@@ -20,33 +24,50 @@ export function shQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The script a launcher runs: the agent's bundle, or the outpost's entry point. */
+export function launchedScript(program: ProgramName, root: string): string {
+  return program === "agent"
+    ? `${root}/${BUNDLE_DIR}/main.js`
+    : `${root}/${ENTRY_POINTS[program].entry}`;
+}
+
+/** The `deno` arguments a launcher runs a program with (the whole-process tests use them too). */
+export function programRunArgs(program: ProgramName, root: string): string[] {
+  return [
+    "run",
+    ...RUN_FLAGS,
+    "--config",
+    `${root}/deno.json`,
+    ...ENTRY_POINTS[program].permissions,
+    launchedScript(program, root),
+  ];
+}
+
 /**
- * The launcher script for one program: exec Deno on the entry point with the release flags.
- * It pins the module cache filled at install time (DENO_DIR, unless the caller sets one), so a
- * run under another HOME still finds it instead of failing under --cached-only.
+ * The launcher script for one program: exec Deno on its script with the release flags. It
+ * pins the module cache filled at install time (DENO_DIR, unless the caller sets one), so a
+ * run under another HOME still finds it instead of failing under --cached-only. The outpost's
+ * launcher starts its runs through the agent launcher in `binDir` (AGENT_OUTPOST_AGENT_BIN,
+ * unless the caller sets one), so the outpost runs the agent exactly as users do.
  */
 export function launcherScript(
   program: ProgramName,
   deno: string,
   root: string,
   denoDir: string,
+  binDir: string,
 ): string {
-  const { entry, permissions } = ENTRY_POINTS[program];
-  const argv = [
-    deno,
-    "run",
-    ...RUN_FLAGS,
-    "--config",
-    `${root}/deno.json`,
-    ...permissions,
-    `${root}/${entry}`,
+  const argv = [deno, ...programRunArgs(program, root)];
+  const defaulted = (name: string, value: string) => [
+    `${name}="\${${name}:-${value.replaceAll(/["$`\\]/g, "\\$&")}}"`,
+    `export ${name}`,
   ];
   return [
     "#!/bin/sh",
     `# ${program}, run from the source checkout at ${root}.`,
-    "# Written by `deno task install`; run it again after moving the checkout or Deno.",
-    `DENO_DIR="\${DENO_DIR:-${denoDir.replaceAll(/["$`\\]/g, "\\$&")}}"`,
-    "export DENO_DIR",
+    "# Written by `deno task install`; run it again after changing the sources or moving Deno.",
+    ...defaulted("DENO_DIR", denoDir),
+    ...(program === "agent-outpost" ? defaulted("AGENT_OUTPOST_AGENT_BIN", `${binDir}/agent`) : []),
     ...Object.entries(RUN_ENV).map(([name, value]) => `export ${name}=${shQuote(value)}`),
     `exec ${argv.map(shQuote).join(" ")} "$@"`,
     "",
@@ -80,7 +101,9 @@ async function writeLaunchers(binDir: string, deno: string, root: string): Promi
   for (const program of Object.keys(ENTRY_POINTS) as ProgramName[]) {
     const path = `${binDir}/${program}`;
     const tmp = `${path}.tmp-${Deno.pid}`;
-    await Deno.writeTextFile(tmp, launcherScript(program, deno, root, denoDir), { mode: 0o755 });
+    await Deno.writeTextFile(tmp, launcherScript(program, deno, root, denoDir, binDir), {
+      mode: 0o755,
+    });
     await Deno.chmod(tmp, 0o755);
     await Deno.rename(tmp, path);
     written.push(path);
@@ -110,6 +133,7 @@ if (import.meta.main) {
   const deno = Deno.execPath();
   try {
     if (values["no-cache"] !== true) await fillCache(deno, ROOT);
+    await bundleAgent(ROOT, deno);
     const written = await writeLaunchers(binDir, deno, ROOT);
     for (const path of written) console.error(`wrote ${path}`);
     if (!onPath(binDir)) {

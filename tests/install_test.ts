@@ -1,9 +1,11 @@
 // `deno task install` writes launchers that run the programs from any directory with exactly
-// the release flags (scripts/permissions.ts), without a deno.json in the current directory.
+// the release flags (scripts/permissions.ts), without a deno.json in the current directory:
+// the agent's runs its bundle (scripts/bundle.ts), the outpost's its sources.
 
 import assert from "node:assert/strict";
 import { launcherScript, shQuote } from "../scripts/install.ts";
-import { AGENT_PERMISSIONS, RUN_FLAGS } from "../scripts/permissions.ts";
+import { AGENT_PERMISSIONS, OUTPOST_PERMISSIONS, RUN_FLAGS } from "../scripts/permissions.ts";
+import { BUNDLE_DIR } from "../scripts/bundle.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -28,17 +30,30 @@ async function run(cmd: string, args: string[], cwd: string, home: string) {
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-Deno.test("the launcher carries exactly the run and permission flags of scripts/permissions.ts", () => {
-  const script = launcherScript("agent", "/opt/deno", "/src/agent", "/cache/deno");
+Deno.test("the agent launcher runs the bundle with exactly the flags of scripts/permissions.ts", () => {
+  const script = launcherScript("agent", "/opt/deno", "/src/agent", "/cache/deno", "/home/u/bin");
   assert.ok(script.includes(`DENO_DIR="\${DENO_DIR:-/cache/deno}"`), script);
   assert.ok(script.includes(`export DENO_NO_UPDATE_CHECK='1'`), script);
+  assert.ok(!script.includes("AGENT_OUTPOST_AGENT_BIN"), script);
   const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
   const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...AGENT_PERMISSIONS];
-  assert.equal(
-    exec,
-    `exec ${["/opt/deno", "run", ...flags, "/src/agent/cli/main.ts"].map(shQuote).join(" ")} "$@"`,
-  );
+  const bundle = `/src/agent/${BUNDLE_DIR}/main.js`;
+  assert.equal(exec, `exec ${["/opt/deno", "run", ...flags, bundle].map(shQuote).join(" ")} "$@"`);
   assert.ok(!exec.includes("-A ") && !exec.includes("--allow-all"));
+});
+
+Deno.test("the outpost launcher runs the sources and starts its runs through the agent launcher", () => {
+  const script = launcherScript("agent-outpost", "/opt/deno", "/src/agent", "/c", "/home/u/bin");
+  const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
+  const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...OUTPOST_PERMISSIONS];
+  const entry = "/src/agent/server/main.ts";
+  assert.equal(exec, `exec ${["/opt/deno", "run", ...flags, entry].map(shQuote).join(" ")} "$@"`);
+  // The caller's own AGENT_OUTPOST_AGENT_BIN wins; by default, the agent launcher beside it.
+  assert.ok(
+    script.includes(`AGENT_OUTPOST_AGENT_BIN="\${AGENT_OUTPOST_AGENT_BIN:-/home/u/bin/agent}"`),
+    script,
+  );
+  assert.ok(script.includes("export AGENT_OUTPOST_AGENT_BIN"), script);
 });
 
 Deno.test("shQuote survives spaces and quotes", () => {

@@ -1,8 +1,11 @@
-// Runs the real `agent` entry point as a child process with exactly the permission flags
-// the release binary gets (scripts/permissions.ts), in an isolated AGENT_HOME; and the
-// common set-up of the headless tests (fake model server, temp home, environment).
+// Runs the real `agent` as a child process exactly as its launcher does: the bundle
+// (scripts/bundle.ts, built once per test process from this checkout) with the release flags
+// (scripts/permissions.ts), in an isolated AGENT_HOME; and the common set-up of the headless
+// tests (fake model server, temp home, environment).
 
-import { denoRunArgs, RUN_ENV } from "../../scripts/permissions.ts";
+import { RUN_ENV } from "../../scripts/permissions.ts";
+import { programRunArgs } from "../../scripts/install.ts";
+import { bundleAgent } from "../../scripts/bundle.ts";
 import {
   type FakeModelServer,
   type FakeServerOptions,
@@ -13,6 +16,18 @@ export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, ""
 
 const DENO_DIR = Deno.env.get("DENO_DIR") ??
   `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`;
+
+let bundled: Promise<string> | undefined;
+
+/**
+ * The `deno` arguments that run the agent as `deno task install`'s launcher does. The first
+ * call bundles this checkout, so the tests always run the sources as they are now.
+ */
+export async function agentArgs(): Promise<string[]> {
+  bundled ??= bundleAgent(ROOT);
+  await bundled;
+  return programRunArgs("agent", ROOT);
+}
 
 export interface AgentRun {
   code: number;
@@ -53,7 +68,7 @@ export async function runAgent(
   input?: string,
   denyFlags: readonly string[] = [],
 ): Promise<AgentRun> {
-  const run = denoRunArgs("agent", ROOT);
+  const run = await agentArgs();
   const child = new Deno.Command(Deno.execPath(), {
     args: [...run.slice(0, -1), ...denyFlags, ...run.slice(-1), ...args],
     env: childEnv(env),

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { ROOT, tempHome } from "./agent_process.ts";
+import { agentArgs, ROOT, tempHome } from "./agent_process.ts";
 
 const KEY = "sk-action-secret-7f3a";
 const yml = await Deno.readTextFile(`${ROOT}/action.yml`);
@@ -72,6 +72,9 @@ async function setup() {
   await Deno.mkdir(work);
   await Deno.mkdir(`${home}/runner-temp`);
   const action = parseAction();
+  // action.yml's install step (`deno task install`) bundles the agent the run step starts; the
+  // kit builds the same bundle from this checkout.
+  await agentArgs();
 
   /** Runs the action's `run` step like the runner would, with these inputs. */
   const step = async (inputs: Record<string, string>) => {

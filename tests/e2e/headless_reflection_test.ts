@@ -4,8 +4,7 @@
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
-import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
-import { denoRunArgs } from "../../scripts/permissions.ts";
+import { agentArgs, childEnv, headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
 async function setup() {
@@ -91,7 +90,7 @@ Deno.test("the answer and the report are out before reflection starts", async ()
   const report = `${t.home}/report.md`;
   const child = new Deno.Command(Deno.execPath(), {
     args: [
-      ...denoRunArgs("agent", ROOT),
+      ...await agentArgs(),
       "-p",
       "--workdir",
       t.work,

@@ -5,8 +5,7 @@
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
-import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
-import { denoRunArgs } from "../../scripts/permissions.ts";
+import { agentArgs, childEnv, headlessSetup, runAgent } from "./agent_process.ts";
 
 /** The tests write the server's address into settings.toml themselves, so none in the env. */
 async function setup() {
@@ -52,7 +51,7 @@ Deno.test("no key: the hint names what to do without a session; config set-key s
   assert.match(before.stderr, /agent config set-key hosted-messages/);
 
   const child = new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent", ROOT), "config", "set-key", "hosted-messages"],
+    args: [...await agentArgs(), "config", "set-key", "hosted-messages"],
     env: childEnv(env),
     clearEnv: true,
     cwd: t.home,

@@ -2,11 +2,12 @@
 // started with `--inspect=127.0.0.1:0` beside its release flags (it only observes), and
 // Debugger.enable reports every script already in the isolate, npm modules included. Used to
 // prove a lazy dependency stays unloaded (matrix-js-sdk in a dormant outpost, ajv in an agent
-// with MCP servers, the modules a plain `agent -p` leaves for later).
+// with MCP servers, the modules a plain `agent -p` leaves for later). The agent runs as its
+// launcher runs it, from its bundle: bundleModules() says which modules each chunk holds.
 
-import { denoRunArgs } from "../../scripts/permissions.ts";
 import { reply } from "../fakes/model_server.ts";
-import { childEnv, type HeadlessSetup, ROOT } from "./agent_process.ts";
+import { BUNDLE_DIR } from "../../scripts/bundle.ts";
+import { agentArgs, childEnv, type HeadlessSetup, ROOT } from "./agent_process.ts";
 
 /** Reads a stream until `pattern` matches what was read; the rest is drained and dropped. */
 export async function readUntil(
@@ -27,6 +28,27 @@ export async function readUntil(
       return m;
     }
   }
+}
+
+/** esbuild's line before each module it puts in a chunk: `// core/agent/loop.ts`. */
+const MODULE_LINE = /^\/\/ (\S+\.(?:ts|tsx|js|mjs|cjs|json|md|sql))$/gm;
+
+/**
+ * The modules in these scripts: a chunk of the agent's bundle counts as the modules it holds
+ * (paths from the checkout, npm packages as paths into Deno's cache), any other script as its
+ * own path (from the checkout when it is in it, else its URL).
+ */
+export async function bundleModules(urls: readonly string[]): Promise<string[]> {
+  const modules: string[] = [];
+  for (const url of urls) {
+    if (url.startsWith(`file://${ROOT}/${BUNDLE_DIR}/`)) {
+      const text = await Deno.readTextFile(new URL(url));
+      for (const m of text.matchAll(MODULE_LINE)) modules.push(m[1]!);
+    } else {
+      modules.push(url.startsWith(`file://${ROOT}/`) ? url.slice(`file://${ROOT}/`.length) : url);
+    }
+  }
+  return modules;
 }
 
 /** The inspector's address, from the `Debugger listening on ws://…` line of stderr. */
@@ -59,7 +81,7 @@ export async function scriptsAtFirstRequest(t: HeadlessSetup): Promise<string[]>
   let open!: () => void;
   const opened = new Promise<void>((resolve) => open = resolve);
   t.fake.enqueue(reply().gate(opened).text("ok"));
-  const [run, ...rest] = denoRunArgs("agent", ROOT);
+  const [run, ...rest] = await agentArgs();
   const child = new Deno.Command(Deno.execPath(), {
     // --inspect only observes; the permission flags stay exactly those of the program.
     args: [run!, "--inspect=127.0.0.1:0", ...rest, "-p", "--workdir", t.work, "--", "hi"],

@@ -2,8 +2,7 @@
 // keys in with send-keys, the screen out with capture-pane. Waiting is polling the screen
 // against a pattern under a deadline, never a fixed sleep.
 
-import { denoRunArgs } from "../../scripts/permissions.ts";
-import { type AgentEnv, childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { agentArgs, type AgentEnv, childEnv, tempHome } from "./agent_process.ts";
 import {
   type FakeModelServer,
   type FakeServerOptions,
@@ -68,7 +67,7 @@ export class TmuxAgent {
       "-i",
       ...vars,
       Deno.execPath(),
-      ...denoRunArgs("agent", ROOT),
+      ...await agentArgs(),
       ...(opts.args ?? []),
     ].map(shellQuote).join(" ");
     const socket = `agent-e2e-${crypto.randomUUID().slice(0, 8)}`;

@@ -2,14 +2,14 @@
 // (core/mcp/client.ts), not the SDK's Client, whose module imports ajv and ajv-formats (about
 // half of the SDK's load time on the way to the first model request; scripts/bench_mcp.ts), and
 // structured results are checked with @cfworker/json-schema only once one arrives. The real
-// `agent -p`, with the permission flags of scripts/permissions.ts plus --inspect, is held at its
+// `agent -p` (its launcher's bundle, with the flags of scripts/permissions.ts) plus --inspect, is held at its
 // first model request (every server is connected and listed by then) while V8's inspector
 // lists the scripts it has parsed. The SDK's own modules are the control: without them in the
 // list the check would prove nothing.
 
 import assert from "node:assert/strict";
 import { headlessSetup, ROOT } from "./agent_process.ts";
-import { scriptsAtFirstRequest } from "./inspector_kit.ts";
+import { bundleModules, scriptsAtFirstRequest } from "./inspector_kit.ts";
 
 const MCP_DIR = `${ROOT}/tests/mcp`;
 
@@ -26,11 +26,12 @@ Deno.test("a run with a stdio MCP server loads the SDK's Protocol but never ajv 
   // The tool reached the model, so the server was connected when the scripts were listed.
   const tools = (t.fake.requests[0]!.body as { tools?: { function: { name: string } }[] }).tools;
   assert.ok(tools?.some((x) => x.function.name === "mcp__instant__ping"), JSON.stringify(tools));
-  assert.ok(urls.some((u) => u.endsWith("/core/mcp/client.ts")), "core/mcp/client.ts not listed");
+  const modules = await bundleModules(urls);
+  assert.ok(modules.includes("core/mcp/client.ts"), "core/mcp/client.ts not listed");
   assert.ok(
     urls.some((u) => u.includes("@modelcontextprotocol/sdk/") && u.endsWith("/shared/protocol.js")),
     "the SDK's protocol.js not listed",
   );
-  assert.deepEqual(urls.filter((u) => /\/(ajv|ajv-formats|@cfworker)\//.test(u)), []);
-  assert.deepEqual(urls.filter((u) => /\/core\/mcp\/output_schema\.ts$/.test(u)), []);
+  assert.deepEqual(modules.filter((m) => /\/(ajv|ajv-formats|@cfworker)\//.test(m)), []);
+  assert.deepEqual(modules.filter((m) => m === "core/mcp/output_schema.ts"), []);
 });

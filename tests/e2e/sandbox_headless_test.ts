@@ -7,8 +7,7 @@
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
-import { childEnv, headlessSetup, ROOT, runAgent } from "./agent_process.ts";
-import { denoRunArgs } from "../../scripts/permissions.ts";
+import { agentArgs, childEnv, headlessSetup, runAgent } from "./agent_process.ts";
 import { peerTest, probes } from "../peers.ts";
 import {
   assertNoCanaryUnder,
@@ -211,7 +210,7 @@ peerTest(
       reply().tool("shell", { command: `echo go > started.fifo; exec sleep ${token}` }),
     );
     const agent = new Deno.Command(Deno.execPath(), {
-      args: [...denoRunArgs("agent", ROOT), "-p", "--workdir", t.work, "--", "wait"],
+      args: [...await agentArgs(), "-p", "--workdir", t.work, "--", "wait"],
       env: childEnv(t.env),
       clearEnv: true,
       cwd: t.home,
