@@ -94,3 +94,19 @@ Deno.test("fts query: ranking keeps the rarest terms within the match budget", (
     "ties keep message order",
   );
 });
+
+Deno.test("fts query: plain ASCII text gives the same words as the Unicode rule", () => {
+  // The general rule, which non-ASCII text still takes: NFKC, lowercase, letter/digit/mark runs.
+  const unicodeWords = (text: string) =>
+    queryTerms(`${text} é`).filter((w) => w !== "é").slice(0, MAX_QUERY_TERMS);
+  const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("");
+  const samples = [
+    printable,
+    "Fix the FAILING test in src/app_test.ts:42 (v2.0)\n\tthen run `deno task ok`",
+    "über", // not ASCII: the general rule
+    "x86_64 ARM64 IPv6 0xFF e2e O(n) C++ C# a1b2",
+    "tabs\there\r\nand\nlines",
+  ];
+  for (const text of samples) assert.deepEqual(queryTerms(text), unicodeWords(text), text);
+  assert.deepEqual(queryTerms("über straße"), ["über", "straße"]);
+});
