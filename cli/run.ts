@@ -6,7 +6,6 @@ import { helpText } from "./help.ts";
 import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
 import { errorText } from "../core/logger.ts";
-import { preloadMcpIfConfigured } from "../core/mcp/preload.ts";
 import { timingMark } from "../core/timing_marks.ts";
 
 export async function main(argv: string[]): Promise<number> {
@@ -33,8 +32,6 @@ export async function main(argv: string[]): Promise<number> {
       const { listSessions } = await import("./sessions.ts");
       return await listSessions(out);
     }
-    // Runs that start MCP servers: the SDK loads alongside the rest (core/mcp/preload.ts).
-    preloadMcpIfConfigured(processEnv, args.workdir ?? Deno.cwd());
     if (args.headless) {
       const controller = new AbortController();
       const onSigint = () => controller.abort(new Error("interrupted"));

@@ -68,7 +68,9 @@
 // Where the SDK is loaded made no measurable difference any more: the preload at the start of
 // run.ts, after the headless modules, or only when the first server is spawned (so the servers
 // boot while it loads) all gave the same time to the first request within the noise (the two
-// cores are the bottleneck: node servers' own boot competes for them too).
+// cores are the bottleneck: node servers' own boot competes for them too). So the preload went
+// (issue 16): its check read the settings files a second time on every run, with or without
+// MCP servers, ~1.5 ms of a plain headless turn.
 // 1.2x stays out of reach with the SDK: 1.2x of ~80 ms leaves ~16 ms, while the SDK's types.js
 // alone (zod plus its schemas, which every SDK module imports) is ~50 ms cold. Reaching it needs
 // a hand-written stdio JSON-RPC client (newline-delimited JSON, initialize, tools/list,

@@ -4,7 +4,7 @@
 // failure. This module, client.ts (the client on the SDK's Protocol) and the two transport
 // modules are the only ones that import the SDK; core/mcp/sdk_loader.ts reaches this one
 // through a dynamic import, so a run without MCP servers never loads it, and each transport
-// loads only when a server uses it or the start-up preload asks for it.
+// loads only when a server uses it.
 
 import { McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -51,7 +51,7 @@ export interface ConnectOptions {
 type StdioTransportModule = typeof import("./transport_stdio.ts");
 let stdioTransportModule: Promise<StdioTransportModule> | undefined;
 
-/** The stdio transport's module, loaded once (core/mcp/preload.ts starts it early). */
+/** The stdio transport's module, loaded once. */
 export function loadStdioTransport(): Promise<StdioTransportModule> {
   stdioTransportModule ??= import("./transport_stdio.ts");
   return stdioTransportModule;

@@ -1,7 +1,6 @@
 // The one way into the MCP SDK: loads core/mcp/connection.ts (and so the SDK) once, through a
 // dynamic import so a run without MCP servers never loads it (see cli/main.ts).
-// McpManager awaits it when it starts its servers; core/mcp/preload.ts starts it early, with
-// the stdio transport.
+// McpManager awaits it when it starts its servers.
 
 type ConnectionModule = typeof import("./connection.ts");
 let connectionModule: Promise<ConnectionModule> | undefined;
@@ -13,10 +12,4 @@ function loadConnection(): Promise<ConnectionModule> {
 
 export async function loadConnect(): Promise<ConnectionModule["connectMcp"]> {
   return (await loadConnection()).connectMcp;
-}
-
-/** Starts loading the SDK (and the stdio transport); McpManager reports any failure on use. */
-export function preloadSdk(options: { stdio: boolean }): void {
-  const loading = loadConnection();
-  (options.stdio ? loading.then((m) => m.loadStdioTransport()) : loading).catch(() => {});
 }
