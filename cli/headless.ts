@@ -154,6 +154,7 @@ async function runBegun(
   timingMark("answer");
   let final = outcome;
   const reflectionUsage = await maybeReflect(ctx, result, journal, deps, args.mode);
+  await journal.close();
   if (reflectionUsage) {
     final = Object.freeze(withReflection(outcome, reflectionUsage, ctx));
     if (outputPath) {

@@ -122,7 +122,7 @@ export class Session implements SessionState {
   /** /clear: a new conversation; the current one stays saved and resumable. */
   async newConversation(): Promise<string | undefined> {
     const previous = this.#journal;
-    await previous?.flush();
+    await previous?.close();
     this.#journal = undefined;
     this.#pending = undefined;
     this.history = [];
@@ -133,7 +133,7 @@ export class Session implements SessionState {
 
   /** /resume: continue a saved conversation in this session, in place of the current one. */
   async switchTo(resumed: LoadedSession & { id: string }): Promise<void> {
-    await this.#journal?.flush();
+    await this.#journal?.close();
     this.lastUsage = undefined;
     this.lastReasoning = [];
     this.#continue(resumed);
@@ -196,7 +196,7 @@ export class Session implements SessionState {
       }
     }
     await reflectOnQuit(this);
-    await this.#journal?.flush();
+    await this.#journal?.close();
     if (this.#journal) {
       this.print(
         this.style.dim(`session ${this.#journal.id} saved · agent --resume ${this.#journal.id}`),
