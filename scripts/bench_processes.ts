@@ -12,9 +12,30 @@
 // (scripts/bench_responses_server.ts), installed from npm into ~/.cache/agent-bench on first use
 // (`--no-codex` skips it; a failed install is reported, not fatal).
 // `--compare DIR` adds the same two turns through another checkout (e.g. a `git worktree` of
-// main) as a before/after in the same rounds. `--marks` also prints where a turn's time goes
-// (AGENT_TIMING=1 marks; see core/timing_marks.ts).
+// main), installed by that checkout's own install script, as a before/after in the same rounds.
+// `--marks` also prints where a turn's time goes (AGENT_TIMING=1 marks; core/timing_marks.ts).
 //   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex] [--compare DIR] [--marks]
+//
+// Measured 2026-11-26, 31 rounds, load average 0.6–0.8 (empty `deno run` 25.0 ms median on a
+// slow stretch of this shared machine; 19.5–22 ms at its quietest), against 759f196 (the
+// launcher ran the sources): one turn 75.6 / 76.0 ms (chat_completions / messages), 2.93–3.00x
+// the empty run, 0.72–0.74x the sources' launcher, 0.21–0.22x Codex CLI exec (354 ms), peak RSS
+// 48 MiB (0.33x Codex); `--version` 1.16x. The bundle alone (scripts/bundle.ts) was 0.77x; the
+// rest: the memory store a static import (~4 ms less: as a dynamic import it loaded after the
+// probe), no Unicode regex for ASCII prompts (~1.3 ms), no MCP preload check (~1.5 ms).
+// The 60 ms target (2.73x of a 22 ms empty run) is not met. Where a quiet turn's ~64 ms goes
+// (marks plus CPU profiles): Deno's start-up as in the empty run ~20; deno.json's lockfile ~3
+// (read and turned into npm resolution state at every start, though a plain turn loads no npm
+// package: the bundle's external packages need it); loading the bundle's chunks ~12 (code
+// cache deserialisation and module evaluation, node:sqlite ~2 of it); the first fetch() ~8
+// (Deno loads its fetch and streams JavaScript on first use; a second fetch costs ~1); our own
+// code ~15 (settings 3.5, memory 2.5, system prompt 2, request and stream handling ~6, most of
+// it V8 compiling functions on first call: the code cache holds only what ran while a module
+// loaded); the probe's answer ~3 (skipping the probe measured 0.96–0.97x); process exit ~5
+// (tearing down 48 MiB against the empty run's 26). Tried without gain: --minify (0.97–1.00x),
+// V8 --no-lazy (slower), --no-sparkplug / --concurrent-sparkplug (no change), a smaller
+// semi-space (no RSS change), one bundle file instead of chunks (any bundled CommonJS module
+// makes every chunk import node:module, ~27 ms; a single 2 MB file took 300 ms).
 
 import { parseArgs } from "node:util";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
