@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { commandOnPath, peerTest } from "../peers.ts";
 import { RUN_ENV } from "../../scripts/permissions.ts";
-import { ROOT } from "./agent_process.ts";
+import { agentArgs, ROOT } from "./agent_process.ts";
 
 const SCENARIO = ["run", "--cached-only", "-A", `${ROOT}/tests/e2e/offline_scenario.ts`];
 
@@ -39,6 +39,9 @@ peerTest(
   "both wires and an outpost fire work in a namespace with only loopback",
   netnsProbe,
   async () => {
+    // Bundle the agent here, with the network up (a fresh machine fetches esbuild once): in the
+    // namespace the scenario's kit then finds the same bundle and esbuild already cached.
+    await agentArgs();
     const script = `ip link set lo up && exec "$0" "$@"`;
     const r = await output("unshare", ["--net", "sh", "-c", script, Deno.execPath(), ...SCENARIO]);
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
@@ -82,6 +85,7 @@ peerTest(
   "with the network up, every connection of several runs goes to loopback",
   straceProbe,
   async () => {
+    await agentArgs(); // as above: any fetch of esbuild happens before strace watches
     const dir = await Deno.makeTempDir({ prefix: "agent-strace-" });
     try {
       const log = `${dir}/connect.log`;
