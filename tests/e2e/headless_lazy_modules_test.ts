@@ -17,6 +17,11 @@ import { reply } from "../fakes/model_server.ts";
 
 /** Loaded only by the runs that need them; see the import sites for which. */
 const LAZY = [
+  "cli/interactive.ts",
+  "cli/terminal/markdown.ts",
+  "cli/adoption.ts",
+  "cli/mcp_command.ts",
+  "core/mcp/connection.ts",
   "core/mcp/manager.ts",
   "core/mcp/launch.ts",
   "cli/config_main.ts",
