@@ -133,7 +133,7 @@ if (import.meta.main) {
   const deno = Deno.execPath();
   try {
     if (values["no-cache"] !== true) await fillCache(deno, ROOT);
-    await bundleAgent(ROOT, deno);
+    console.error(`bundled the agent: ${await bundleAgent(ROOT, deno)}`);
     const written = await writeLaunchers(binDir, deno, ROOT);
     for (const path of written) console.error(`wrote ${path}`);
     if (!onPath(binDir)) {
