@@ -52,6 +52,11 @@ interface Entry {
 
 /** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
 const REQUEST_TIMEOUT = -32001;
+/**
+ * How long a failed start waits for the server's exit to be read, so a server that died at once
+ * is reported by what it wrote to stderr rather than by the broken pipe our first write met.
+ */
+const EXIT_STDERR_MS = 500;
 
 export class McpManager {
   readonly #entries = new Map<string, Entry>();
@@ -205,7 +210,8 @@ export class McpManager {
       const why = err instanceof DeadlineError
         ? `no answer within startup_timeout_s = ${server.startup_timeout_s}`
         : errorLine(err);
-      const stderr = (err as { stderrTail?: string }).stderrTail || serverProcess?.stderrTail();
+      const stderr = (err as { stderrTail?: string }).stderrTail ||
+        await serverProcess?.stderrTailOnExit(EXIT_STDERR_MS);
       return this.#set(entry, {
         state: "failed",
         tools: [],

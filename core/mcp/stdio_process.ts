@@ -23,6 +23,11 @@ export interface StdioServerProcess {
   /** The last lines it wrote to stderr, as one line. */
   stderrTail(): string;
   /**
+   * The same, once the server has exited and its stderr is read, or as it stands after `ms`:
+   * a server that dies at once says why on stderr, often after a write to it has failed.
+   */
+  stderrTailOnExit(ms: number): Promise<string>;
+  /**
    * Ends its stdin (the MCP way to ask a stdio server to leave), gives it a moment, then
    * SIGTERM and finally SIGKILL to its whole process group. Safe to call more than once.
    */
@@ -79,6 +84,10 @@ export function spawnStdioServer(launch: StdioLaunch): StdioServerProcess {
       return hasExited;
     },
     stderrTail: () => tail(stderr),
+    stderrTailOnExit: async (ms) => {
+      await within(exited, ms);
+      return tail(stderr);
+    },
     stop: () => stopping ??= stopGroup(child.pid, stdin, exited, () => hasExited),
   };
 }
