@@ -24,18 +24,18 @@
 // rest: the memory store a static import (~4 ms less: as a dynamic import it loaded after the
 // probe), no Unicode regex for ASCII prompts (~1.3 ms), no MCP preload check (~1.5 ms).
 // The 60 ms target (2.73x of a 22 ms empty run) is not met. Where a quiet turn's ~64 ms goes
-// (marks plus CPU profiles): Deno's start-up as in the empty run ~20; deno.json's lockfile ~3
-// (read and turned into npm resolution state at every start, though a plain turn loads no npm
-// package: the bundle's external packages need it); loading the bundle's chunks ~12 (code
-// cache deserialisation and module evaluation, node:sqlite ~2 of it); the first fetch() ~8
+// (marks plus CPU profiles): Deno's start-up as in the empty run ~20, plus ~1–3 for deno.json and
+// its lockfile (an empty script with them: +3 ms; a turn with a config naming only the bundle's
+// external packages, a node_modules and no lockfile: no faster); loading the bundle's chunks ~12
+// (code cache deserialisation and module evaluation, node:sqlite ~2 of it); the first fetch() ~8
 // (Deno loads its fetch and streams JavaScript on first use; a second fetch costs ~1); our own
-// code ~15 (settings 3.5, memory 2.5, system prompt 2, request and stream handling ~6, most of
-// it V8 compiling functions on first call: the code cache holds only what ran while a module
-// loaded); the probe's answer ~3 (skipping the probe measured 0.96–0.97x); process exit ~5
-// (tearing down 48 MiB against the empty run's 26). Tried without gain: --minify (0.97–1.00x),
-// V8 --no-lazy (slower), --no-sparkplug / --concurrent-sparkplug (no change), a smaller
-// semi-space (no RSS change), one bundle file instead of chunks (any bundled CommonJS module
-// makes every chunk import node:module, ~27 ms; a single 2 MB file took 300 ms).
+// code ~15 (settings 3.5, memory 2.5, system prompt 2, request and stream handling ~6, most of it
+// V8 compiling functions on first call: the code cache holds only what ran while a module loaded);
+// the probe's answer ~3 (skipping the probe measured 0.96–0.97x); process exit ~5 (tearing down 48
+// MiB against the empty run's 26). Tried without gain: --minify (0.97–1.00x), V8 --no-lazy
+// (slower), --no-sparkplug / --concurrent-sparkplug (no change), a smaller semi-space (no RSS
+// change), one bundle file instead of chunks (any bundled CommonJS module makes every chunk import
+// node:module, ~27 ms; a single 2 MB file took 300 ms).
 
 import { parseArgs } from "node:util";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
