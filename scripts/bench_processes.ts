@@ -31,7 +31,7 @@
 // (Deno loads its fetch and streams JavaScript on first use; a second fetch costs ~1); our own
 // code ~15 (settings 3.5, memory 2.5, system prompt 2, request and stream handling ~6, most of it
 // V8 compiling functions on first call: the code cache holds only what ran while a module loaded);
-// the probe's answer ~3 (skipping the probe measured 0.96–0.97x); process exit ~5 (tearing down 48
+// the probe's answer ~3 (skipping it: 0.96–1.00x); process exit ~5 (tearing down 48
 // MiB against the empty run's 26). Tried without gain: --minify (0.97–1.00x), V8 --no-lazy
 // (slower), --no-sparkplug / --concurrent-sparkplug (no change), a smaller semi-space (no RSS
 // change), one bundle file instead of chunks (any bundled CommonJS module makes every chunk import
