@@ -4,7 +4,7 @@
 
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { runAgent, tempHome } from "./agent_process.ts";
-import { startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
+import { dashboardApi, startOutpost, stop, waitForRun } from "./outpost_process_kit.ts";
 
 async function scenario(): Promise<Record<string, unknown>> {
   const fake = await startFakeModelServer({
@@ -30,34 +30,20 @@ async function scenario(): Promise<Record<string, unknown>> {
     }
     const outpost = await startOutpost(home, { ...env, AGENT_PROVIDER: "chat_completions" });
     try {
-      const first = await fetch(`${outpost.url}api/jobs`);
-      const token = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie") ?? "")?.[1];
-      await first.body?.cancel();
-      if (!token) throw new Error("no CSRF cookie");
-      const headers = {
-        Cookie: `outpost_csrf=${token}`,
-        "X-CSRF-Token": token,
-        "Content-Type": "application/json",
-      };
-      const created = await fetch(`${outpost.url}api/jobs`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          name: "offline",
-          prompt: "say hi",
-          schedule: { kind: "every", expr: "1h", tz: "UTC" },
-          workdir: work,
-        }),
+      const api = await dashboardApi(outpost.url);
+      const created = await api("POST", "api/jobs", {
+        name: "offline",
+        prompt: "say hi",
+        schedule: { kind: "every", expr: "1h", tz: "UTC" },
+        workdir: work,
       });
-      const job = (await created.json()).job.id as number;
+      if (created.status !== 201) throw new Error(`job not created: ${created.text}`);
+      const job = created.json.job.id as number;
       fake.enqueue(reply().tool("view", { path: "notes.txt" }));
       fake.enqueue(reply().text("outpost ok"));
       fake.enqueue(reply().text("Nothing durable."));
-      const fired = await fetch(`${outpost.url}api/jobs/${job}/trigger`, {
-        method: "POST",
-        headers,
-      });
-      const run = (await fired.json()).run.id as number;
+      const fired = await api("POST", `api/jobs/${job}/trigger`);
+      const run = fired.json.run.id as number;
       await waitForRun(outpost.url, run, "ok");
       results.outpost = "ok";
       // Every scripted reply was asked for: the three reflection passes really ran.
