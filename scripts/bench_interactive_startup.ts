@@ -5,10 +5,10 @@
 // prompt: < 100 ms.
 //
 // The machines this runs on are shared, so every figure is a ratio against a baseline measured
-// in the same rounds: each round runs every series once, in a rotated order, and a ratio is the
-// median of the per-round ratios (a load spike hits both sides of a round). `--compare DIR`
-// (repeatable) adds the same three series through another checkout, e.g. a `git worktree` of an
-// older commit after `deno cache` there, started with that checkout's own flags.
+// in the same rounds (scripts/bench_rounds.ts: rotated rounds, median of the per-round ratios).
+// `--compare DIR` (repeatable) adds the same three series through another checkout, e.g. a
+// `git worktree` of an older commit after `deno cache` there, started with that checkout's own
+// flags.
 //   deno run -A scripts/bench_interactive_startup.ts [--runs 15] [--compare DIR]...
 //
 // Figures of record, issue 17 (launch-to-prompt and first-token must not grow > 10% because of
@@ -27,6 +27,7 @@
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
+import { loadavg, median, quantile, ratioLine, runRounds, type Series } from "./bench_rounds.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -38,7 +39,6 @@ const { values } = parseArgs({
 const RUNS = Number(values.runs);
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const PROMPT = "›";
-const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 const home = await Deno.makeTempDir({ prefix: "bench-interactive-" });
 const empty = `${home}/empty.ts`;
@@ -117,22 +117,10 @@ async function measure(
   return ms;
 }
 
-const quantile = (xs: number[], q: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.round((sorted.length - 1) * q)]!;
-};
-const median = (xs: number[]) => quantile(xs, 0.5);
-
-interface Series {
-  name: string;
-  run: () => Promise<number>;
-  samples: number[];
-}
-
 const FIRST_TOKEN = "pong";
 
 /** The three agent series through the checkout at `root`, started with its own flags. */
-async function agentSeries(label: string, root: string): Promise<Series[]> {
+async function agentSeries(label: string, root: string): Promise<Series<number>[]> {
   let args = denoRunArgs("agent", root);
   if (root !== ROOT) {
     // An older checkout may run with other flags: take them from its own permissions.ts.
@@ -167,7 +155,7 @@ async function agentSeries(label: string, root: string): Promise<Series[]> {
 }
 
 const EMPTY = "deno run empty.ts (to exit)";
-const series: Series[] = [
+const series: Series<number>[] = [
   { name: EMPTY, run: () => measure(["run", empty], baseEnv), samples: [] },
   ...await agentSeries("agent", ROOT),
 ];
@@ -178,13 +166,7 @@ for (const [i, dir] of compares.entries()) {
 }
 
 console.log(`${RUNS} interleaved rounds in a pseudo-terminal; load average before: ${loadavg()}`);
-for (const s of series) await s.run(); // warm the module and code caches
-for (let round = 0; round < RUNS; round++) {
-  for (let i = 0; i < series.length; i++) {
-    const s = series[(round + i) % series.length]!;
-    s.samples.push(await s.run());
-  }
-}
+await runRounds(series, RUNS);
 console.log(`load average after: ${loadavg()}\n`);
 console.log(`${"".padEnd(40)} median ms (p25–p75)`);
 for (const s of series) {
@@ -199,12 +181,7 @@ for (const s of series) {
 function ratio(label: string, a: string, b: string): void {
   const sa = series.find((s) => s.name === a)!;
   const sb = series.find((s) => s.name === b)!;
-  const rs = sa.samples.map((x, i) => x / sb.samples[i]!);
-  console.log(
-    `${label.padEnd(52)} ${median(rs).toFixed(2)}x (p25–p75 ${quantile(rs, 0.25).toFixed(2)}–${
-      quantile(rs, 0.75).toFixed(2)
-    })`,
-  );
+  console.log(ratioLine(label, 52, sa.samples.map((x, i) => x / sb.samples[i]!)));
 }
 console.log("\nratios (median of per-round ratios; target to prompt < 100 ms)");
 const labels = ["agent", ...compares.map((_, i) => `compare${compares.length > 1 ? i + 1 : ""}`)];

@@ -4,8 +4,8 @@
 // file and Codex CLI `exec`, all in this one script.
 //
 // The machines this runs on are shared, so every figure is a ratio against a baseline
-// measured in the same rounds: each round runs every series once, in a rotated order, and a
-// ratio is the median of the per-round ratios (a load spike hits both sides of a round).
+// measured in the same rounds (scripts/bench_rounds.ts: rotated rounds, median of the per-round
+// ratios).
 // Wall times are medians with their p25–p75 spread; peak RSS via /usr/bin/time when present.
 //
 // With Codex CLI as the peer: `codex exec` against an instant local Responses endpoint
@@ -40,6 +40,7 @@
 import { parseArgs } from "node:util";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 import { startResponsesServer } from "./bench_responses_server.ts";
+import { loadavg, median, quantile, ratioLine, runRounds, type Series } from "./bench_rounds.ts";
 
 const CODEX_VERSION = "0.169.0";
 const BENCH_CACHE = `${Deno.env.get("HOME")}/.cache/agent-bench`;
@@ -62,7 +63,6 @@ const TIME = (() => {
     return null;
   }
 })();
-const loadavg = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 interface Sample {
   /** Epoch ms when the child was spawned. */
@@ -70,12 +70,6 @@ interface Sample {
   ms: number;
   kib: number | null;
   stderr: string;
-}
-
-interface Series {
-  name: string;
-  run: () => Promise<Sample>;
-  samples: Sample[];
 }
 
 const home = await Deno.makeTempDir({ prefix: "bench-home-" });
@@ -114,12 +108,6 @@ async function measure(
   return { spawnedAt: performance.timeOrigin + t0, ms, kib, stderr };
 }
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.round((s.length - 1) * q)]!;
-};
-const median = (xs: number[]) => quantile(xs, 0.5);
-
 /**
  * The agent launcher of a checkout, installed by that checkout's own `deno task install` (the
  * module cache is already warm, so --no-cache) into a bin folder of its own: exactly what its
@@ -151,7 +139,7 @@ function oneTurn(launcher: string, provider: string) {
 }
 
 const launcher = await writeLauncher(ROOT, "agent");
-const series: Series[] = [
+const series: Series<Sample>[] = [
   { name: "deno run empty.ts", run: () => measure(["run", empty]), samples: [] },
   { name: "agent --version", run: () => measure(["--version"], {}, launcher), samples: [] },
   { name: "agent -p (chat_completions)", run: oneTurn(launcher, "chat_completions"), samples: [] },
@@ -171,13 +159,7 @@ console.log(
   `${RUNS} interleaved rounds${TIME ? "" : " (no /usr/bin/time: memory not measured)"}; ` +
     `load average before: ${loadavg()}`,
 );
-for (const s of series) await s.run(); // warm the module and code caches
-for (let round = 0; round < RUNS; round++) {
-  for (let i = 0; i < series.length; i++) {
-    const s = series[(round + i) % series.length]!;
-    s.samples.push(await s.run());
-  }
-}
+await runRounds(series, RUNS);
 console.log(`load average after: ${loadavg()}\n`);
 console.log(`${"".padEnd(30)} median ms (p25–p75)    peak RSS MiB`);
 for (const s of series) {
@@ -195,12 +177,7 @@ function ratio(label: string, a: string, b: string, what: "ms" | "kib" = "ms"): 
   const sa = series.find((s) => s.name === a);
   const sb = series.find((s) => s.name === b);
   if (!sa || !sb || (what === "kib" && sa.samples[0]!.kib === null)) return;
-  const rs = sa.samples.map((x, i) => x[what]! / sb.samples[i]![what]!);
-  console.log(
-    `${label.padEnd(44)} ${median(rs).toFixed(2)}x (p25–p75 ${quantile(rs, 0.25).toFixed(2)}–${
-      quantile(rs, 0.75).toFixed(2)
-    })`,
-  );
+  console.log(ratioLine(label, 44, sa.samples.map((x, i) => x[what]! / sb.samples[i]![what]!)));
 }
 console.log("\nratios (median of per-round ratios)");
 ratio("agent --version / empty deno run", "agent --version", "deno run empty.ts");
