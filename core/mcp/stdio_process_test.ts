@@ -4,13 +4,17 @@
 import assert from "node:assert/strict";
 import { spawnStdioServer } from "./stdio_process.ts";
 
-Deno.test("a server that closed stdin and died: the write fails first, its stderr comes with its exit", async () => {
-  const server = spawnStdioServer({
+/** A "server" that is a shell script, spawned as McpManager spawns one. */
+const spawnScript = (script: string) =>
+  spawnStdioServer({
     command: "sh",
-    args: ["-c", "exec 0<&-; sleep 0.2; echo 'boom: no config' >&2; exit 2"],
+    args: ["-c", script],
     cwd: Deno.cwd(),
     env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
   });
+
+Deno.test("a server that closed stdin and died: the write fails first, its stderr comes with its exit", async () => {
+  const server = spawnScript("exec 0<&-; sleep 0.2; echo 'boom: no config' >&2; exit 2");
   try {
     // Once stdin is closed a write is a broken pipe; stderr has nothing yet.
     let refused = false;
@@ -28,12 +32,7 @@ Deno.test("a server that closed stdin and died: the write fails first, its stder
 });
 
 Deno.test("stderrTailOnExit gives up after its time on a server that stays", async () => {
-  const server = spawnStdioServer({
-    command: "sh",
-    args: ["-c", "echo 'still here' >&2; exec sleep 30"],
-    cwd: Deno.cwd(),
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-  });
+  const server = spawnScript("echo 'still here' >&2; exec sleep 30");
   try {
     const started = performance.now();
     let tail = "";
