@@ -2,9 +2,9 @@
 // (stdio over a server process McpManager already started through the StdioLauncher seam, or
 // Streamable HTTP), list the tools, call them, and report a stdio server's stderr tail on
 // failure. This module, client.ts (the client on the SDK's Protocol) and the two transport
-// modules are the only ones that import the SDK; core/mcp/sdk_loader.ts reaches this one
-// through a dynamic import, so a run without MCP servers never loads it, and each transport
-// loads only when a server uses it.
+// modules are the only ones that import the SDK; core/mcp/manager.ts reaches this one through
+// a dynamic import, so a run without MCP servers never loads it, and each transport loads only
+// when a server uses it.
 
 import { McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -48,15 +48,6 @@ export interface ConnectOptions {
   signal: AbortSignal;
 }
 
-type StdioTransportModule = typeof import("./transport_stdio.ts");
-let stdioTransportModule: Promise<StdioTransportModule> | undefined;
-
-/** The stdio transport's module, loaded once. */
-export function loadStdioTransport(): Promise<StdioTransportModule> {
-  stdioTransportModule ??= import("./transport_stdio.ts");
-  return stdioTransportModule;
-}
-
 export async function connectMcp(
   server: McpServerConfig,
   options: ConnectOptions,
@@ -66,7 +57,7 @@ export async function connectMcp(
   let transport: Transport;
   if (server.transport === "stdio") {
     if (!process) throw new Error("a stdio server needs its process");
-    transport = (await loadStdioTransport()).stdioTransport(process);
+    transport = (await import("./transport_stdio.ts")).stdioTransport(process);
   } else {
     const mod = await import("./transport_http.ts");
     transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);

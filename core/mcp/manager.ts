@@ -15,7 +15,6 @@ import { mcpTool, toolAllowed } from "./tools.ts";
 import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
-import { loadConnect } from "./sdk_loader.ts";
 import { timingMark } from "../timing_marks.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
@@ -94,7 +93,7 @@ export class McpManager {
   async start(): Promise<void> {
     const starting = [...this.#entries.values()].map((e) => this.#startOne(e));
     // Every spawn is under way (each #startOne ran up to its first await): now the SDK.
-    if (this.#entries.size > 0) loadConnect().catch(() => {}); // each start reports its error
+    if (this.#entries.size > 0) import("./connection.ts").catch(() => {}); // each start reports its error
     await Promise.all(starting);
   }
 
@@ -188,9 +187,9 @@ export class McpManager {
         ms,
         `starting MCP server ${server.name}`,
         async (signal) => {
-          const connect = await loadConnect();
+          const { connectMcp } = await import("./connection.ts");
           timingMark(`mcp:${server.name}:sdk`);
-          return await connect(server, {
+          return await connectMcp(server, {
             ...(serverProcess ? { process: serverProcess } : {}),
             fetch: this.#deps.fetch,
             clientVersion: this.#deps.clientVersion,
