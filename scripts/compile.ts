@@ -30,9 +30,10 @@ export function compileArgs(
   opts: { out: string; target?: string; root?: string },
 ): string[] {
   const root = opts.root ?? ROOT;
-  const { entry, permissions } = ENTRY_POINTS[name];
+  const { entry, permissions, engine } = ENTRY_POINTS[name];
   return [
     "compile",
+    ...engine,
     ...permissions,
     ...(opts.target ? ["--target", opts.target] : []),
     ...EMBEDDED_DIRS.flatMap((dir) => ["--include", `${root}/${dir}`]),

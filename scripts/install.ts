@@ -38,6 +38,7 @@ export function programRunArgs(program: ProgramName, root: string): string[] {
     ...RUN_FLAGS,
     "--config",
     `${root}/deno.json`,
+    ...ENTRY_POINTS[program].engine,
     ...ENTRY_POINTS[program].permissions,
     launchedScript(program, root),
   ];

@@ -39,8 +39,11 @@ Deno.test("every target builds both programs under its own name with the program
       b.args,
       compileArgs(b.program, { out: `dist/${b.target}`, target: b.target, root: "/r" }),
     );
-    const { permissions, entry } = ENTRY_POINTS[b.program];
-    assert.deepEqual(b.args.slice(1, 1 + permissions.length), [...permissions]);
+    const { engine, permissions, entry } = ENTRY_POINTS[b.program];
+    assert.deepEqual(b.args.slice(1, 1 + engine.length + permissions.length), [
+      ...engine,
+      ...permissions,
+    ]);
     assert.equal(b.args[b.args.indexOf("--target") + 1], b.target);
     assert.equal(b.args.at(-1), `/r/${entry}`);
     assert.ok(!b.args.includes("-A") && !b.args.includes("--allow-all"));

@@ -4,7 +4,12 @@
 
 import assert from "node:assert/strict";
 import { launcherScript, shQuote } from "../scripts/install.ts";
-import { AGENT_PERMISSIONS, OUTPOST_PERMISSIONS, RUN_FLAGS } from "../scripts/permissions.ts";
+import {
+  AGENT_ENGINE_FLAGS,
+  AGENT_PERMISSIONS,
+  OUTPOST_PERMISSIONS,
+  RUN_FLAGS,
+} from "../scripts/permissions.ts";
 import { BUNDLE_DIR } from "../scripts/bundle.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -36,7 +41,13 @@ Deno.test("the agent launcher runs the bundle with exactly the flags of scripts/
   assert.ok(script.includes(`export DENO_NO_UPDATE_CHECK='1'`), script);
   assert.ok(!script.includes("AGENT_OUTPOST_AGENT_BIN"), script);
   const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
-  const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...AGENT_PERMISSIONS];
+  const flags = [
+    ...RUN_FLAGS,
+    "--config",
+    "/src/agent/deno.json",
+    ...AGENT_ENGINE_FLAGS,
+    ...AGENT_PERMISSIONS,
+  ];
   const bundle = `/src/agent/${BUNDLE_DIR}/main.js`;
   assert.equal(exec, `exec ${["/opt/deno", "run", ...flags, bundle].map(shQuote).join(" ")} "$@"`);
   assert.ok(!exec.includes("-A ") && !exec.includes("--allow-all"));

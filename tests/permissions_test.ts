@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import {
+  AGENT_ENGINE_FLAGS,
   AGENT_PERMISSIONS,
   ENTRY_POINTS,
   OUTPOST_PERMISSIONS,
@@ -18,7 +19,7 @@ const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import
 Deno.test("deno.json's agent and outpost tasks use the permission flags of scripts/permissions.ts", () => {
   assert.equal(
     config.tasks.agent,
-    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${
+    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${AGENT_ENGINE_FLAGS.join(" ")} ${
       AGENT_PERMISSIONS.join(" ")
     } ${ENTRY_POINTS.agent.entry}`,
   );
@@ -60,6 +61,7 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
     compileArgs("agent", { out: "dist", root: "/r" }),
     [
       "compile",
+      ...AGENT_ENGINE_FLAGS,
       ...AGENT_PERMISSIONS,
       "--include",
       "/r/recipes",
