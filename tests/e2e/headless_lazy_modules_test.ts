@@ -7,6 +7,7 @@
 // 2. Deno reads every module a string-literal `import("…")` names when the importing module
 //    loads, unless deno.json asks for lazy-dynamic-imports (see cli/main.ts): the inspector
 //    cannot see a read, so strace lists every file the whole run opens.
+// 3. Deno's own lazily loaded modules count too: Node's timers, behind the global setTimeout.
 
 import assert from "node:assert/strict";
 import { commandOnPath, peerTest } from "../peers.ts";
@@ -41,6 +42,16 @@ Deno.test("a plain headless run reaches its first model request without the modu
   const modules = await bundleModules(await scriptsAtFirstRequest(t));
   for (const path of CONTROL) assert.ok(modules.includes(path), `${path} not listed`);
   assert.deepEqual(LAZY.filter((path) => modules.includes(path)), []);
+});
+
+Deno.test("a plain headless run reaches its first model request without Node's timers", async () => {
+  // Deno 2.9.6 loads the global setTimeout from its Node layer on first use: 6–13 ms, more
+  // than any module of ours (measured). Sleeps and timeouts go through core/ports.ts's clock,
+  // which uses AbortSignal.timeout instead.
+  await using t = await headlessSetup();
+  const urls = await scriptsAtFirstRequest(t);
+  assert.ok(urls.includes("node:sqlite"), "the control, node:sqlite, not listed");
+  assert.deepEqual(urls.filter((url) => url === "node:timers" || url.includes("/timers.")), []);
 });
 
 peerTest(
