@@ -4,14 +4,17 @@
 // output arrives here through a pipe; a clock stops when its marker is on it. Target for the
 // prompt: < 100 ms.
 //
+// The agent starts through the launcher `deno task install` writes, as users start it (it runs
+// the bundle, scripts/bundle.ts); `--sources` starts `deno run` of the sources instead, as the
+// issue-17 figures below were taken.
 // The machines this runs on are shared, so every figure is a ratio against a baseline measured
 // in the same rounds (scripts/bench_rounds.ts: rotated rounds, median of the per-round ratios).
 // `--compare DIR` (repeatable) adds the same three series through another checkout, e.g. a
-// `git worktree` of an older commit after `deno cache` there, started with that checkout's own
-// flags.
-//   deno run -A scripts/bench_interactive_startup.ts [--runs 15] [--compare DIR]...
+// `git worktree` of an older commit after `deno cache` there, started by that checkout's own
+// launcher (or, with --sources, its own flags).
+//   deno run -A scripts/bench_interactive_startup.ts [--runs 15] [--sources] [--compare DIR]...
 //
-// Figures of record, issue 17 (launch-to-prompt and first-token must not grow > 10% because of
+// Figures of record, issue 17, from the sources (--sources) (launch-to-prompt and first-token must not grow > 10% because of
 // the terminal work). `--runs 25 --compare <4bc2e01> --compare <5e01838>`: 4bc2e01 is main just
 // before the terminal work (f33c796 ctrl+c … 5e01838 markdown cache), 5e01838 just after it,
 // "now" is 124b958 + this branch. Shared 2-core machine, load average 2.07 → 1.54 during the
@@ -27,13 +30,22 @@
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
-import { loadavg, median, quantile, ratioLine, runRounds, type Series } from "./bench_rounds.ts";
+import {
+  installedAgent,
+  loadavg,
+  median,
+  quantile,
+  ratioLine,
+  runRounds,
+  type Series,
+} from "./bench_rounds.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     runs: { type: "string", default: "15" },
     compare: { type: "string", multiple: true },
+    sources: { type: "boolean" },
   },
 });
 const RUNS = Number(values.runs);
@@ -63,12 +75,12 @@ function quote(s: string): string {
  * no marker, until the program exits).
  */
 async function measure(
-  args: string[],
+  argv: string[],
   env: Record<string, string>,
   until?: string,
   then?: { send: string; until: string },
 ): Promise<number> {
-  const command = [Deno.execPath(), ...args].map(quote).join(" ");
+  const command = argv.map(quote).join(" ");
   const t0 = performance.now();
   const child = new Deno.Command("script", {
     args: ["-q", "-f", "-e", "-c", command, "/dev/null"],
@@ -119,16 +131,21 @@ async function measure(
 
 const FIRST_TOKEN = "pong";
 
-/** The three agent series through the checkout at `root`, started with its own flags. */
-async function agentSeries(label: string, root: string): Promise<Series<number>[]> {
-  let args = denoRunArgs("agent", root);
-  if (root !== ROOT) {
-    // An older checkout may run with other flags: take them from its own permissions.ts.
-    const theirs = await import(`${root}/scripts/permissions.ts`) as {
-      denoRunArgs: typeof denoRunArgs;
-    };
-    args = theirs.denoRunArgs("agent", root);
+/** How `agent` starts from the checkout at `root`: its launcher, or its sources' flags. */
+async function agentCommand(label: string, root: string): Promise<string[]> {
+  if (!values.sources) {
+    return [await installedAgent(root, `${home}/bin-${label}`, baseEnv.DENO_DIR)];
   }
+  // An older checkout may run with other flags: take them from its own permissions.ts.
+  const theirs = await import(`${root}/scripts/permissions.ts`) as {
+    denoRunArgs: typeof denoRunArgs;
+  };
+  return [Deno.execPath(), ...theirs.denoRunArgs("agent", root)];
+}
+
+/** The three agent series through the checkout at `root`, started as agentCommand says. */
+async function agentSeries(label: string, root: string): Promise<Series<number>[]> {
+  const args = await agentCommand(label, root);
   const local = { ...baseEnv, AGENT_BASE_URL: fake.url };
   const hosted = { ...baseEnv, AGENT_PRESET: "hosted-messages", AGENT_API_KEY: "sk-bench-0000" };
   return [
@@ -156,7 +173,7 @@ async function agentSeries(label: string, root: string): Promise<Series<number>[
 
 const EMPTY = "deno run empty.ts (to exit)";
 const series: Series<number>[] = [
-  { name: EMPTY, run: () => measure(["run", empty], baseEnv), samples: [] },
+  { name: EMPTY, run: () => measure([Deno.execPath(), "run", empty], baseEnv), samples: [] },
   ...await agentSeries("agent", ROOT),
 ];
 const compares = (values.compare ?? []).map((d) => d.replace(/\/$/, ""));

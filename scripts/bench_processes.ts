@@ -40,7 +40,15 @@
 import { parseArgs } from "node:util";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 import { startResponsesServer } from "./bench_responses_server.ts";
-import { loadavg, median, quantile, ratioLine, runRounds, type Series } from "./bench_rounds.ts";
+import {
+  installedAgent,
+  loadavg,
+  median,
+  quantile,
+  ratioLine,
+  runRounds,
+  type Series,
+} from "./bench_rounds.ts";
 
 const CODEX_VERSION = "0.169.0";
 const BENCH_CACHE = `${Deno.env.get("HOME")}/.cache/agent-bench`;
@@ -108,25 +116,6 @@ async function measure(
   return { spawnedAt: performance.timeOrigin + t0, ms, kib, stderr };
 }
 
-/**
- * The agent launcher of a checkout, installed by that checkout's own `deno task install` (the
- * module cache is already warm, so --no-cache) into a bin folder of its own: exactly what its
- * users run, whatever that checkout's launcher does (this one runs a bundle, scripts/bundle.ts).
- */
-async function writeLauncher(root: string, name: string): Promise<string> {
-  const bin = `${home}/${name}`;
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${root}/scripts/install.ts`, "--bin-dir", bin, "--no-cache"],
-    env: { DENO_DIR: env.DENO_DIR },
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (code !== 0) {
-    throw new Error(`install in ${root} failed: ${new TextDecoder().decode(stderr)}`);
-  }
-  return `${bin}/agent`;
-}
-
 function oneTurn(launcher: string, provider: string) {
   return () => {
     fake.enqueue(reply().text("done").usage(20, 2));
@@ -138,7 +127,7 @@ function oneTurn(launcher: string, provider: string) {
   };
 }
 
-const launcher = await writeLauncher(ROOT, "agent");
+const launcher = await installedAgent(ROOT, `${home}/agent`, env.DENO_DIR);
 const series: Series<Sample>[] = [
   { name: "deno run empty.ts", run: () => measure(["run", empty]), samples: [] },
   { name: "agent --version", run: () => measure(["--version"], {}, launcher), samples: [] },
@@ -146,7 +135,11 @@ const series: Series<Sample>[] = [
   { name: "agent -p (messages)", run: oneTurn(launcher, "messages"), samples: [] },
 ];
 if (values.compare) {
-  const other = await writeLauncher(values.compare.replace(/\/$/, ""), "agent-compare");
+  const other = await installedAgent(
+    values.compare.replace(/\/$/, ""),
+    `${home}/agent-compare`,
+    env.DENO_DIR,
+  );
   series.push(
     { name: "compare -p (chat_completions)", run: oneTurn(other, "chat_completions"), samples: [] },
     { name: "compare -p (messages)", run: oneTurn(other, "messages"), samples: [] },
