@@ -26,6 +26,9 @@
 //   first token             0.46x            0.49x           0.57x   1.00x          1.25x
 // The terminal work itself stays inside +10%; what came after it (now / after 5e01838: to
 // prompt 1.05x base_url, 1.19x hosted; first token 1.18x, about +16 ms and +3.5 ms) did not.
+// Through the launcher (issue 16, 2026-11-26, 15 rounds, the empty run 36 ms in the
+// pseudo-terminal): to prompt 2.57x (base_url, 92 ms) and 2.62x (hosted, 94 ms), first token
+// 0.49x; from the sources in the same quarter hour (--sources): 3.27x, 3.37x and 0.51x.
 
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";

@@ -16,26 +16,28 @@
 // `--marks` also prints where a turn's time goes (AGENT_TIMING=1 marks; core/timing_marks.ts).
 //   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex] [--compare DIR] [--marks]
 //
-// Measured 2026-11-26, 31 rounds, load average 0.6–0.8 (empty `deno run` 25.0 ms median on a
-// slow stretch of this shared machine; 19.5–22 ms at its quietest), against 759f196 (the
-// launcher ran the sources): one turn 75.6 / 76.0 ms (chat_completions / messages), 2.93–3.00x
-// the empty run, 0.72–0.74x the sources' launcher, 0.21–0.22x Codex CLI exec (354 ms), peak RSS
-// 48 MiB (0.33x Codex); `--version` 1.16x. The bundle alone (scripts/bundle.ts) was 0.77x; the
-// rest: the memory store a static import (~4 ms less: as a dynamic import it loaded after the
-// probe), no Unicode regex for ASCII prompts (~1.3 ms), no MCP preload check (~1.5 ms).
-// The 60 ms target (2.73x of a 22 ms empty run) is not met. Where a quiet turn's ~64 ms goes
-// (marks plus CPU profiles): Deno's start-up as in the empty run ~20, plus ~1–3 for deno.json and
-// its lockfile (an empty script with them: +3 ms; a turn with a config naming only the bundle's
-// external packages, a node_modules and no lockfile: no faster); loading the bundle's chunks ~12
-// (code cache deserialisation and module evaluation, node:sqlite ~2 of it); the first fetch() ~8
-// (Deno loads its fetch and streams JavaScript on first use; a second fetch costs ~1); our own
-// code ~15 (settings 3.5, memory 2.5, system prompt 2, request and stream handling ~6, most of it
-// V8 compiling functions on first call: the code cache holds only what ran while a module loaded);
-// the probe's answer ~3 (skipping it: 0.96–1.00x); process exit ~5 (tearing down 48
-// MiB against the empty run's 26). Tried without gain: --minify (0.97–1.00x), V8 --no-lazy
-// (slower), --no-sparkplug / --concurrent-sparkplug (no change), a smaller semi-space (no RSS
-// change), one bundle file instead of chunks (any bundled CommonJS module makes every chunk import
-// node:module, ~27 ms; a single 2 MB file took 300 ms).
+// Measured 2026-11-26 (issue 16), 41 rounds, against 1339022 (the bundle, before the V8 flag):
+// one turn 60.9 / 63.1 ms (chat_completions / messages) with the empty `deno run` at 21.2 ms,
+// 2.95x / 2.83x the empty run, 0.97x / 0.96x 1339022, 0.19x Codex CLI exec (331 ms); peak RSS
+// 46 MiB (0.32x Codex); `--version` 1.18x. Against 759f196, whose launcher ran the sources, the
+// bundle made a turn 0.72–0.74x (31 rounds the same day).
+// The 60 ms target (2.73x of a 22 ms empty run) is not met. What a turn pays beyond an empty
+// `deno run`, measured on its own in Deno 2.9.6:
+// - the first fetch() 6.5–8 ms: Deno loads its fetch and streams JavaScript then (a fetch of a
+//   data: URL costs the same; a second fetch 0.5–0.8 ms). `new Worker` to load it elsewhere
+//   costs 18–25 ms on the calling thread.
+// - node:sqlite ~2 ms (the memory's recall index); deno.json with its lockfile 1.5–2.4 ms.
+// - process exit: ~0.1 ms per MiB of RSS (3 ms for the empty run's 26 MiB, ~5 for a turn).
+// - V8 compiling our ~230 functions on first call, every run: Deno writes a module's code
+//   cache right after compiling it, before anything ran, and esbuild drops the parentheses
+//   that would make V8 compile a function eagerly. `--no-lazy` compiles everything: 1.03x.
+// The rest is our own code, spread thin: settings ~4 ms, memory and system prompt ~4, request
+// and stream handling ~8, the probe ~1 (skipping it: 0.99x), the timers' first abort ~1
+// (0.98x without). Memory off altogether: 0.94x. A launcher without deno.json (all npm
+// externals bundled): 0.94–0.97x, but Deno's bundler cannot bundle marked-terminal (emojilib
+// requires its JSON data without the extension), so it stays an npm import, needing the
+// lockfile. Tried without gain earlier: --minify (0.97–1.00x), --no-sparkplug, one bundle
+// file (300 ms: any bundled CommonJS makes every chunk import node:module).
 
 import { parseArgs } from "node:util";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
