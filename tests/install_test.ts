@@ -7,6 +7,7 @@ import { launcherScript, shQuote } from "../scripts/install.ts";
 import {
   AGENT_ENGINE_FLAGS,
   AGENT_PERMISSIONS,
+  OUTPOST_ENGINE_FLAGS,
   OUTPOST_PERMISSIONS,
   RUN_FLAGS,
 } from "../scripts/permissions.ts";
@@ -56,7 +57,13 @@ Deno.test("the agent launcher runs the bundle with exactly the flags of scripts/
 Deno.test("the outpost launcher runs the sources and starts its runs through the agent launcher", () => {
   const script = launcherScript("agent-outpost", "/opt/deno", "/src/agent", "/c", "/home/u/bin");
   const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
-  const flags = [...RUN_FLAGS, "--config", "/src/agent/deno.json", ...OUTPOST_PERMISSIONS];
+  const flags = [
+    ...RUN_FLAGS,
+    "--config",
+    "/src/agent/deno.json",
+    ...OUTPOST_ENGINE_FLAGS,
+    ...OUTPOST_PERMISSIONS,
+  ];
   const entry = "/src/agent/server/main.ts";
   assert.equal(exec, `exec ${["/opt/deno", "run", ...flags, entry].map(shQuote).join(" ")} "$@"`);
   // The caller's own AGENT_OUTPOST_AGENT_BIN wins; by default, the agent launcher beside it.

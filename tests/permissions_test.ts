@@ -6,6 +6,7 @@ import {
   AGENT_ENGINE_FLAGS,
   AGENT_PERMISSIONS,
   ENTRY_POINTS,
+  OUTPOST_ENGINE_FLAGS,
   OUTPOST_PERMISSIONS,
   RUN_ENV,
   RUN_FLAGS,
@@ -25,9 +26,9 @@ Deno.test("deno.json's agent and outpost tasks use the permission flags of scrip
   );
   assert.equal(
     config.tasks.outpost,
-    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_PERMISSIONS.join(" ")} ${
-      ENTRY_POINTS["agent-outpost"].entry
-    }`,
+    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_ENGINE_FLAGS.join(" ")} ${
+      OUTPOST_PERMISSIONS.join(" ")
+    } ${ENTRY_POINTS["agent-outpost"].entry}`,
   );
 });
 
@@ -77,7 +78,10 @@ Deno.test("the compile script bakes in the same flags for both programs", () => 
     target: "x86_64-unknown-linux-gnu",
     root: "/r",
   });
-  assert.deepEqual(outpost.slice(1, 1 + OUTPOST_PERMISSIONS.length), [...OUTPOST_PERMISSIONS]);
+  assert.deepEqual(outpost.slice(1, 1 + OUTPOST_ENGINE_FLAGS.length + OUTPOST_PERMISSIONS.length), [
+    ...OUTPOST_ENGINE_FLAGS,
+    ...OUTPOST_PERMISSIONS,
+  ]);
   assert.ok(outpost.includes("--target"));
   assert.equal(outpost.at(-1), "/r/server/main.ts");
 });
