@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type FakeModelServer, reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { peerTest, probes } from "../peers.ts";
-import { OUTPOST_PERMISSIONS, RUN_FLAGS } from "../../scripts/permissions.ts";
+import { programRunArgs } from "../../scripts/install.ts";
 import {
   buildSourceImage,
   ensureBaseImage,
@@ -129,7 +129,8 @@ peerTest(
       assert.equal(url, `http://127.0.0.1:${port}/`);
 
       // Every process in the container is the non-root user; the outpost is `deno run` with
-      // exactly the flags of scripts/permissions.ts, under tini as PID 1.
+      // exactly its launcher's arguments (the flags of scripts/permissions.ts), under tini as
+      // PID 1.
       const top = (await podman(["top", name, "user", "pid", "args"])).stdout.trim().split("\n")
         .slice(1).map((l) => l.trim().split(/\s+/));
       assert.ok(top.length >= 2, JSON.stringify(top));
@@ -139,12 +140,7 @@ peerTest(
       const outpostArgs = top.find((p) => p[2] === "/usr/local/bin/deno")!.slice(2);
       assert.deepEqual(outpostArgs, [
         "/usr/local/bin/deno",
-        "run",
-        ...RUN_FLAGS,
-        "--config",
-        "/opt/agent/deno.json",
-        ...OUTPOST_PERMISSIONS,
-        "/opt/agent/server/main.ts",
+        ...programRunArgs("agent-outpost", "/opt/agent"),
         "serve",
       ]);
       assert.equal((await podman(["exec", name, "id", "-u"])).stdout.trim(), String(OUTPOST_UID));
