@@ -7,7 +7,7 @@
 // (or named by DENORT_BIN). Where it cannot be had, the script stops with one line saying so.
 
 import { stripVTControlCharacters } from "node:util";
-import { ENTRY_POINTS, type ProgramName } from "./permissions.ts";
+import { ENTRY_POINTS, programFlags, type ProgramName } from "./permissions.ts";
 import { parseFlags } from "../cli/args.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
@@ -30,16 +30,14 @@ export function compileArgs(
   opts: { out: string; target?: string; root?: string },
 ): string[] {
   const root = opts.root ?? ROOT;
-  const { entry, permissions, engine } = ENTRY_POINTS[name];
   return [
     "compile",
-    ...engine,
-    ...permissions,
+    ...programFlags(name),
     ...(opts.target ? ["--target", opts.target] : []),
     ...EMBEDDED_DIRS.flatMap((dir) => ["--include", `${root}/${dir}`]),
     "--output",
     `${opts.out}/${name}`,
-    `${root}/${entry}`,
+    `${root}/${ENTRY_POINTS[name].entry}`,
   ];
 }
 

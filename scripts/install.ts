@@ -12,6 +12,7 @@ import { BUNDLE_DIR, bundleAgent } from "./bundle.ts";
 import {
   cachedModules,
   ENTRY_POINTS,
+  programFlags,
   type ProgramName,
   RUN_ENV,
   RUN_FLAGS,
@@ -38,8 +39,7 @@ export function programRunArgs(program: ProgramName, root: string): string[] {
     ...RUN_FLAGS,
     "--config",
     `${root}/deno.json`,
-    ...ENTRY_POINTS[program].engine,
-    ...ENTRY_POINTS[program].permissions,
+    ...programFlags(program),
     launchedScript(program, root),
   ];
 }

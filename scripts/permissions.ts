@@ -83,8 +83,13 @@ export function cachedModules(root: string): string[] {
 
 export type ProgramName = keyof typeof ENTRY_POINTS;
 
+/** A program's own flags, the same however it starts: its V8 flags, then its permissions. */
+export function programFlags(program: ProgramName): string[] {
+  const { engine, permissions } = ENTRY_POINTS[program];
+  return [...engine, ...permissions];
+}
+
 /** The `deno run` command line for a program, as the tests and the outpost's dev mode use it. */
 export function denoRunArgs(program: ProgramName, root: string): string[] {
-  const { entry, permissions, engine } = ENTRY_POINTS[program];
-  return ["run", ...RUN_FLAGS, ...engine, ...permissions, `${root}/${entry}`];
+  return ["run", ...RUN_FLAGS, ...programFlags(program), `${root}/${ENTRY_POINTS[program].entry}`];
 }
