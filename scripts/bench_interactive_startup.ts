@@ -14,9 +14,10 @@
 // launcher (or, with --sources, its own flags).
 //   deno run -A scripts/bench_interactive_startup.ts [--runs 15] [--sources] [--compare DIR]...
 //
-// Figures of record, issue 17, from the sources (--sources) (launch-to-prompt and first-token must not grow > 10% because of
-// the terminal work). `--runs 25 --compare <4bc2e01> --compare <5e01838>`: 4bc2e01 is main just
-// before the terminal work (f33c796 ctrl+c … 5e01838 markdown cache), 5e01838 just after it,
+// Figures of record, issue 17, taken from the sources (as --sources does): launch-to-prompt and
+// first-token must not grow > 10% because of the terminal work.
+// `--runs 25 --compare <4bc2e01> --compare <5e01838>`: 4bc2e01 is main just before the terminal
+// work (f33c796 ctrl+c … 5e01838 markdown cache), 5e01838 just after it,
 // "now" is 124b958 + this branch. Shared 2-core machine, load average 2.07 → 1.54 during the
 // run (an earlier run at load 9.2 → 2.9 agreed within its wider spread). Ratios to the empty
 // `deno run` (38 ms median), medians of per-round ratios:

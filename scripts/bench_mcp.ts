@@ -37,11 +37,12 @@
 // The 1.2x target stays missed, for the reason above: of the extra ~115–130 ms at this load
 // (instant servers), most is the SDK's modules on the main thread (ajv comes in through the
 // SDK's Client statically, so it cannot be left out without patching the SDK; since left out by
-// not using the Client, below). The two cheap
-// ideas do not apply. Servers already spawn as soon as settings name them, alongside memory
-// and the model probe, with the SDK preloading from the argument parse on. Sending the first request before the MCP tools are listed is not correct:
-// the model would choose its first step without them (for many headless runs the only step
-// that matters) and the tool list would change mid-conversation, which also throws away the
+// not using the Client, below). The two cheap ideas do not apply. Servers already spawned as
+// soon as settings named them, alongside memory and the model probe, with the SDK then
+// preloading from the argument parse on (that preload is gone since: it no longer helped).
+// Sending the first request before the MCP tools are listed is not correct: the model would
+// choose its first step without them (for many headless runs the only step that matters) and
+// the tool list would change mid-conversation, which also throws away the
 // Messages wire's prompt cache.
 //
 // Measured 2026-11-26 after the client moved off the SDK's Client onto its Protocol

@@ -1,7 +1,8 @@
 // The interleaved-rounds method of the whole-process benchmarks (bench_processes.ts,
-// bench_interactive_startup.ts), and the agent launcher they measure. The machines they run on are shared, so each round runs every
-// series once, in a rotated order, after one warm-up run each (module and code caches), and a
-// ratio is the median of the per-round ratios: a load spike hits both sides of a round.
+// bench_interactive_startup.ts), and the agent launcher they measure. The machines they run on
+// are shared, so each round runs every series once, in a rotated order, after one warm-up run
+// each (module and code caches), and a ratio is the median of the per-round ratios: a load
+// spike hits both sides of a round.
 
 export const loadavg = (): string =>
   Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");

@@ -1,7 +1,8 @@
-// Real peers (Chromium, Synapse, tmux, bubblewrap, podman, and the model servers llama-server and
-// LiteLLM that scripts/peers/ builds into AGENT_PEER_CACHE) used by end-to-end tests. On a developer's machine a
-// missing peer skips the test with a printed reason; when AGENT_TEST_REQUIRE_PEERS=1 (set by
-// .ci/run) a missing peer fails the test instead, so CI can never pass by skipping.
+// Real peers (Chromium, Synapse, tmux, bubblewrap, podman, and the model servers llama-server
+// and LiteLLM that scripts/peers/ builds into AGENT_PEER_CACHE) used by end-to-end tests. On a
+// developer's machine a missing peer skips the test with a printed reason; when
+// AGENT_TEST_REQUIRE_PEERS=1 (set by .ci/run) a missing peer fails the test instead, so CI can
+// never pass by skipping.
 
 export const PEERS_REQUIRED = Deno.env.get("AGENT_TEST_REQUIRE_PEERS") === "1";
 

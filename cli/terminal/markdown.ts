@@ -1,8 +1,8 @@
 // Markdown for the terminal: marked (the parser the dashboard uses too) with marked-terminal's
 // renderer, which lays out headings, emphasis, lists and tables and highlights code blocks
 // with cli-highlight. Heavy (highlight.js), so it is reached only through
-// interactive_markdown.ts's dynamic import, never at start-up. Colors come from the session's Style, so NO_COLOR and the
-// rest of the screen agree.
+// interactive_markdown.ts's dynamic import, never at start-up. Colors come from the session's
+// Style, so NO_COLOR and the rest of the screen agree.
 
 import { Marked, type Token } from "marked";
 import { markedTerminal } from "marked-terminal";

@@ -44,9 +44,10 @@ Deno.test("overflow excess: llama-server, vLLM and Messages wordings", () => {
 });
 
 Deno.test("overflow excess: llama-server's error as the LiteLLM proxy passes it on", () => {
-  // Captured from LiteLLM 1.106.2 in front of `llama-server -c 12288` (tests/e2e/peers_litellm_cases.ts):
-  // on /v1/chat/completions the wording is in LiteLLM's message, the numeric fields gone; on
-  // /v1/messages llama-server's JSON is inside the message as an escaped string.
+  // Captured from LiteLLM 1.106.2 in front of `llama-server -c 12288`
+  // (tests/e2e/peers_litellm_cases.ts): on /v1/chat/completions the wording is in LiteLLM's
+  // message, the numeric fields gone; on /v1/messages llama-server's JSON is inside the message
+  // as an escaped string.
   const tail = "\nmodel=peer-small. context_window_fallbacks=None. fallbacks=None.";
   assert.equal(
     overflowExcess(overflow({

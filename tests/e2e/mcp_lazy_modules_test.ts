@@ -2,9 +2,9 @@
 // (core/mcp/client.ts), not the SDK's Client, whose module imports ajv and ajv-formats (about
 // half of the SDK's load time on the way to the first model request; scripts/bench_mcp.ts), and
 // structured results are checked with @cfworker/json-schema only once one arrives. The real
-// `agent -p` (its launcher's bundle, with the flags of scripts/permissions.ts) plus --inspect, is held at its
-// first model request (every server is connected and listed by then) while V8's inspector
-// lists the scripts it has parsed. The SDK's own modules are the control: without them in the
+// `agent -p` (its launcher's bundle, with the flags of scripts/permissions.ts) plus --inspect,
+// is held at its first model request (every server is connected and listed by then) while V8's
+// inspector lists the scripts it has parsed. The SDK's own modules are the control: without them in the
 // list the check would prove nothing.
 
 import assert from "node:assert/strict";
