@@ -75,9 +75,17 @@ export interface DashboardOptions {
   jobDefaults?: { base_url?: string; model?: string };
   /** Recipe files (default: the shipped recipes/ folder). */
   recipesDir?: string;
-  /** Extra environment of the outpost (VAPID_PRIVATE_KEY_FILE, AGENT_PUSH_ALLOW_LOOPBACK, …). */
+  /** Extra environment of the outpost (AGENT_PUSH_ALLOW_LOOPBACK, …). */
   env?: Record<string, string>;
+  /**
+   * The push adapter active: TEST_VAPID_KEY in a key file in the outpost's home, and push
+   * services on loopback allowed (the tests stand them in).
+   */
+  push?: boolean;
 }
+
+/** The push tests' VAPID private key (raw base64url), so a test can derive its public key. */
+export const TEST_VAPID_KEY = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
   const home = await Deno.makeTempDir({ prefix: "outpost_browser_" });
@@ -93,9 +101,16 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   const inherit = ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"];
   // AGENT_HOME is the outpost's home, so a child's session journal lands where the run
   // page's transcript reads it (<home>/sessions), as with a real install.
+  const push: Record<string, string> = {};
+  if (options.push) {
+    push.VAPID_PRIVATE_KEY_FILE = join(home, "vapid.key");
+    push.AGENT_PUSH_ALLOW_LOOPBACK = "1";
+    await Deno.writeTextFile(push.VAPID_PRIVATE_KEY_FILE, TEST_VAPID_KEY, { mode: 0o600 });
+  }
   const env = envFrom({
     ...Object.fromEntries(inherit.map((k) => [k, Deno.env.get(k)])),
     AGENT_HOME: home,
+    ...push,
     ...options.env,
   });
   const logger = new MemoryLogger();

@@ -10,14 +10,12 @@
 
 // deno-lint-ignore-file no-explicit-any -- page code sees DOM types Deno lacks
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { vapidKeyPair } from "../../core/push/vapid.ts";
 import { peerTest, probes } from "../peers.ts";
-import { openDashboard } from "./dashboard_browser_kit.ts";
+import { openDashboard, TEST_VAPID_KEY } from "./dashboard_browser_kit.ts";
 
 // RFC 8291 appendix A's application server key: the lane is "ok" with it.
-const VAPID_RAW = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
 const KEYS = { p256dh: "B" + "A".repeat(86), auth: "A".repeat(22) };
 
 /**
@@ -73,82 +71,73 @@ peerTest(
       assert.deepEqual(d.pageErrors, []);
     });
 
-    const keyDir = await Deno.makeTempDir();
-    const keyFile = join(keyDir, "vapid.key");
-    await Deno.writeTextFile(keyFile, VAPID_RAW);
-    try {
-      await using d = await openDashboard({
-        env: { VAPID_PRIVATE_KEY_FILE: keyFile, AGENT_PUSH_ALLOW_LOOPBACK: "1" },
-      });
-      const { page } = d;
-      await d.context.addInitScript(stubPushManager, KEYS);
-      await d.context.grantPermissions(["notifications"], { origin: d.base });
-      await page.goto("/");
-      const push = () => page.evaluate(() => (window as any).__push);
+    await using d = await openDashboard({ push: true });
+    const { page } = d;
+    await d.context.addInitScript(stubPushManager, KEYS);
+    await d.context.grantPermissions(["notifications"], { origin: d.base });
+    await page.goto("/");
+    const push = () => page.evaluate(() => (window as any).__push);
 
-      await t.step("Subscribe posts the subscription; the card reads subscribed", async () => {
-        assert.deepEqual(await cardState(page, "off"), {
-          line: "This browser is not subscribed. Subscribe to get lock-screen notifications.",
-          subscribe: true,
-          unsubscribe: false,
-        });
-        await page.evaluate(() => (window as any).__push.next = "http://127.0.0.1:9/push/1");
-        await page.locator('[data-push="subscribe"]').click();
-        assert.deepEqual(await cardState(page, "on"), {
-          line:
-            "This browser gets lock-screen notifications, with Approve and Dismiss on simple questions.",
-          subscribe: false,
-          unsubscribe: true,
-        });
-        const stored = d.deps.store.listPushSubscriptions();
-        assert.deepEqual(stored.map((s) => [s.endpoint, s.keys]), [[
-          "http://127.0.0.1:9/push/1",
-          KEYS,
-        ]]);
-        // The page subscribed with the outpost's VAPID public key.
-        const expected = Array.from(
-          Uint8Array.from(
-            atob(
-              vapidKeyPair(VAPID_RAW).publicKey.replace(/-/g, "+").replace(/_/g, "/") + "=",
-            ),
-            (c) => c.charCodeAt(0),
+    await t.step("Subscribe posts the subscription; the card reads subscribed", async () => {
+      assert.deepEqual(await cardState(page, "off"), {
+        line: "This browser is not subscribed. Subscribe to get lock-screen notifications.",
+        subscribe: true,
+        unsubscribe: false,
+      });
+      await page.evaluate(() => (window as any).__push.next = "http://127.0.0.1:9/push/1");
+      await page.locator('[data-push="subscribe"]').click();
+      assert.deepEqual(await cardState(page, "on"), {
+        line:
+          "This browser gets lock-screen notifications, with Approve and Dismiss on simple questions.",
+        subscribe: false,
+        unsubscribe: true,
+      });
+      const stored = d.deps.store.listPushSubscriptions();
+      assert.deepEqual(stored.map((s) => [s.endpoint, s.keys]), [[
+        "http://127.0.0.1:9/push/1",
+        KEYS,
+      ]]);
+      // The page subscribed with the outpost's VAPID public key.
+      const expected = Array.from(
+        Uint8Array.from(
+          atob(
+            vapidKeyPair(TEST_VAPID_KEY).publicKey.replace(/-/g, "+").replace(/_/g, "/") + "=",
           ),
-        );
-        assert.deepEqual((await push()).askedKey, expected);
-        await d.screenshot("push_card_on");
-      });
+          (c) => c.charCodeAt(0),
+        ),
+      );
+      assert.deepEqual((await push()).askedKey, expected);
+      await d.screenshot("push_card_on");
+    });
 
-      await t.step("Unsubscribe removes it from the outpost and the browser", async () => {
-        await page.locator('[data-push="unsubscribe"]').click();
-        assert.deepEqual(await cardState(page, "off"), {
-          line: "This browser is not subscribed. Subscribe to get lock-screen notifications.",
-          subscribe: true,
-          unsubscribe: false,
-        });
+    await t.step("Unsubscribe removes it from the outpost and the browser", async () => {
+      await page.locator('[data-push="unsubscribe"]').click();
+      assert.deepEqual(await cardState(page, "off"), {
+        line: "This browser is not subscribed. Subscribe to get lock-screen notifications.",
+        subscribe: true,
+        unsubscribe: false,
+      });
+      assert.deepEqual(d.deps.store.listPushSubscriptions(), []);
+      const state = await push();
+      assert.equal(state.unsubscribed, 1);
+      assert.equal(state.current, null);
+    });
+
+    await t.step(
+      "an endpoint the outpost refuses is unsubscribed in the browser again",
+      async () => {
+        await page.evaluate(() => (window as any).__push.next = "file:///etc/passwd");
+        await page.locator('[data-push="subscribe"]').click();
+        await page.locator("#toast.toast-error", { hasText: /endpoint/ }).waitFor();
+        assert.equal((await cardState(page, "off")).subscribe, true);
         assert.deepEqual(d.deps.store.listPushSubscriptions(), []);
         const state = await push();
-        assert.equal(state.unsubscribed, 1);
+        assert.equal(state.unsubscribed, 2, "the refused subscription was dropped");
         assert.equal(state.current, null);
-      });
+      },
+    );
 
-      await t.step(
-        "an endpoint the outpost refuses is unsubscribed in the browser again",
-        async () => {
-          await page.evaluate(() => (window as any).__push.next = "file:///etc/passwd");
-          await page.locator('[data-push="subscribe"]').click();
-          await page.locator("#toast.toast-error", { hasText: /endpoint/ }).waitFor();
-          assert.equal((await cardState(page, "off")).subscribe, true);
-          assert.deepEqual(d.deps.store.listPushSubscriptions(), []);
-          const state = await push();
-          assert.equal(state.unsubscribed, 2, "the refused subscription was dropped");
-          assert.equal(state.current, null);
-        },
-      );
-
-      // The refused subscribe reported a 400 on the console; nothing else went wrong.
-      assert.deepEqual(d.pageErrors.filter((e) => !/400|endpoint/.test(e)), []);
-    } finally {
-      await Deno.remove(keyDir, { recursive: true });
-    }
+    // The refused subscribe reported a 400 on the console; nothing else went wrong.
+    assert.deepEqual(d.pageErrors.filter((e) => !/400|endpoint/.test(e)), []);
   },
 );

@@ -8,14 +8,12 @@
 
 // deno-lint-ignore-file no-explicit-any -- page and worker code sees DOM types Deno lacks
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { Worker } from "playwright-core";
 import { pushEnvelope } from "../../core/push/envelope.ts";
 import { peerTest, probes } from "../peers.ts";
 import { type Dashboard, openDashboard } from "./dashboard_browser_kit.ts";
 
 // RFC 8291 appendix A's application server key: the lane is "ok" with it.
-const VAPID_RAW = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
 
 async function halted(d: Dashboard, jobId: number) {
   const run = d.deps.scheduler.trigger(jobId);
@@ -151,116 +149,107 @@ peerTest(
   "push: the worker registers, takes the CSRF hand-off, shows the envelope, and Approve posts push-action with the token",
   probes.chromium,
   async () => {
-    const keyDir = await Deno.makeTempDir();
-    const keyFile = join(keyDir, "vapid.key");
-    await Deno.writeTextFile(keyFile, VAPID_RAW);
-    try {
-      await using d = await openDashboard({
-        env: { VAPID_PRIVATE_KEY_FILE: keyFile, AGENT_PUSH_ALLOW_LOOPBACK: "1" },
-      });
-      const { page } = d;
-      await d.context.grantPermissions(["notifications"], { origin: d.base });
-      const job = d.createJob({ name: "branch picker", prompt: "exit:2" });
-      const item = await halted(d, job.id);
+    await using d = await openDashboard({ push: true });
+    const { page } = d;
+    await d.context.grantPermissions(["notifications"], { origin: d.base });
+    const job = d.createJob({ name: "branch picker", prompt: "exit:2" });
+    const item = await halted(d, job.id);
 
-      const workerSeen = d.context.waitForEvent("serviceworker");
-      await page.goto("/");
-      // The worker acknowledged storing the token (a signal, not a timer).
-      await page.locator('body[data-push-worker="ready"]').waitFor({ state: "attached" });
-      const worker = d.context.serviceWorkers()[0] ?? await workerSeen;
-      assert.match(worker.url(), /\/sw\.js$/);
-      await recordShows(worker);
-      const reg = await page.evaluate(async () => {
-        const r = await (navigator as any).serviceWorker.getRegistration("/");
-        return { scope: r?.scope, script: r?.active?.scriptURL };
-      });
-      assert.equal(reg.scope, `${d.base}/`);
-      assert.equal(reg.script, `${d.base}/sw.js`);
-      const cached = await page.evaluate(async () => {
-        const hit = await (await caches.open("outpost-push-v1")).match("/__outpost/push/csrf");
-        return hit ? await hit.text() : null;
-      });
-      assert.equal(cached, d.deps.csrf.token());
-      // The lane is ok, permission granted, nothing subscribed: the card offers Subscribe.
-      await page.locator('#push-controls[data-push-state="off"]').waitFor();
-      assert.equal(await page.locator('[data-push="subscribe"]').isVisible(), true);
-      assert.equal(await page.locator('[data-push="unsubscribe"]').isVisible(), false);
-      await d.screenshot("push_card_off");
+    const workerSeen = d.context.waitForEvent("serviceworker");
+    await page.goto("/");
+    // The worker acknowledged storing the token (a signal, not a timer).
+    await page.locator('body[data-push-worker="ready"]').waitFor({ state: "attached" });
+    const worker = d.context.serviceWorkers()[0] ?? await workerSeen;
+    assert.match(worker.url(), /\/sw\.js$/);
+    await recordShows(worker);
+    const reg = await page.evaluate(async () => {
+      const r = await (navigator as any).serviceWorker.getRegistration("/");
+      return { scope: r?.scope, script: r?.active?.scriptURL };
+    });
+    assert.equal(reg.scope, `${d.base}/`);
+    assert.equal(reg.script, `${d.base}/sw.js`);
+    const cached = await page.evaluate(async () => {
+      const hit = await (await caches.open("outpost-push-v1")).match("/__outpost/push/csrf");
+      return hit ? await hit.text() : null;
+    });
+    assert.equal(cached, d.deps.csrf.token());
+    // The lane is ok, permission granted, nothing subscribed: the card offers Subscribe.
+    await page.locator('#push-controls[data-push-state="off"]').waitFor();
+    assert.equal(await page.locator('[data-push="subscribe"]').isVisible(), true);
+    assert.equal(await page.locator('[data-push="unsubscribe"]').isVisible(), false);
+    await d.screenshot("push_card_off");
 
-      // A real push event, delivered by the browser itself.
-      const cdp = await d.context.newCDPSession(page);
-      const registrationId = new Promise<string>((resolve) => {
-        cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
-          const r = e.registrations.find((x) => x.scopeURL === `${d.base}/` && !x.isDeleted);
-          if (r) resolve(r.registrationId);
-        });
+    // A real push event, delivered by the browser itself.
+    const cdp = await d.context.newCDPSession(page);
+    const registrationId = new Promise<string>((resolve) => {
+      cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
+        const r = e.registrations.find((x) => x.scopeURL === `${d.base}/` && !x.isDeleted);
+        if (r) resolve(r.registrationId);
       });
-      await cdp.send("ServiceWorker.enable");
-      const tag = `inbox-${item.id}`;
-      const regId = await registrationId;
-      await pushUntilShown(
-        worker,
-        () =>
-          cdp.send("ServiceWorker.deliverPushMessage", {
-            origin: d.base,
-            registrationId: regId,
-            data: JSON.stringify(inboxEnvelope(item.id, item.job_id, item.run_id)),
-          }),
-        tag,
-        "Which branch?",
-      );
-      assert.deepEqual(await shown(worker, tag), [{
-        title: "branch picker needs you",
-        body: "Which branch?",
-        tag,
-        actions: ["approve", "dismiss"],
-        data: { kind: "inbox", id: item.id, job: null, run: null },
-      }]);
+    });
+    await cdp.send("ServiceWorker.enable");
+    const tag = `inbox-${item.id}`;
+    const regId = await registrationId;
+    await pushUntilShown(
+      worker,
+      () =>
+        cdp.send("ServiceWorker.deliverPushMessage", {
+          origin: d.base,
+          registrationId: regId,
+          data: JSON.stringify(inboxEnvelope(item.id, item.job_id, item.run_id)),
+        }),
+      tag,
+      "Which branch?",
+    );
+    assert.deepEqual(await shown(worker, tag), [{
+      title: "branch picker needs you",
+      body: "Which branch?",
+      tag,
+      actions: ["approve", "dismiss"],
+      data: { kind: "inbox", id: item.id, job: null, run: null },
+    }]);
 
-      // Approve: push-action with the handed-over token; the notification is replaced.
-      await tap(worker, tag, "approve");
-      await notificationShown(worker, tag, "approved");
-      const after = await shown(worker, tag);
-      assert.equal(after.length, 1);
-      assert.deepEqual(after[0]!.actions, [], "the replacement has no buttons");
-      const answered = d.deps.store.getInboxItem(item.id)!;
-      assert.equal(answered.state, "answered");
-      assert.equal(answered.answer, "approved");
-      assert.equal(answered.answered_via, "push-action");
-      assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1);
-      assert.equal(page.url(), `${d.base}/`, "a successful tap navigates nowhere");
+    // Approve: push-action with the handed-over token; the notification is replaced.
+    await tap(worker, tag, "approve");
+    await notificationShown(worker, tag, "approved");
+    const after = await shown(worker, tag);
+    assert.equal(after.length, 1);
+    assert.deepEqual(after[0]!.actions, [], "the replacement has no buttons");
+    const answered = d.deps.store.getInboxItem(item.id)!;
+    assert.equal(answered.state, "answered");
+    assert.equal(answered.answer, "approved");
+    assert.equal(answered.answered_via, "push-action");
+    assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1);
+    assert.equal(page.url(), `${d.base}/`, "a successful tap navigates nowhere");
 
-      // A second item, closed before the tap: push-action answers 409, so the worker falls
-      // back to the deep link, and the open page follows its nav message.
-      const other = d.createJob({ name: "second picker", prompt: "exit:2" });
-      const second = await halted(d, other.id);
-      d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard" });
-      const tag2 = `inbox-${second.id}`;
-      await pushUntilShown(
-        worker,
-        () =>
-          cdp.send("ServiceWorker.deliverPushMessage", {
-            origin: d.base,
-            registrationId: regId,
-            data: JSON.stringify(inboxEnvelope(second.id, second.job_id, second.run_id)),
-          }),
-        tag2,
-        "Which branch?",
-      );
-      await tap(worker, tag2, "approve");
-      await page.waitForURL(`**/inbox/${second.id}`);
-      assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1, "not applied");
-      assert.equal(d.deps.store.getInboxItem(second.id)!.state, "dismissed");
-      // The pending-navigation entry was consumed by the page that followed it.
-      await page.locator('body[data-push-worker="ready"]').waitFor({ state: "attached" });
-      const pending = await page.evaluate(async () =>
-        !!(await (await caches.open("outpost-push-v1")).match("/__outpost/push/pending-nav"))
-      );
-      assert.equal(pending, false);
-      await cdp.detach();
-      assert.deepEqual(d.pageErrors, []);
-    } finally {
-      await Deno.remove(keyDir, { recursive: true });
-    }
+    // A second item, closed before the tap: push-action answers 409, so the worker falls
+    // back to the deep link, and the open page follows its nav message.
+    const other = d.createJob({ name: "second picker", prompt: "exit:2" });
+    const second = await halted(d, other.id);
+    d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard" });
+    const tag2 = `inbox-${second.id}`;
+    await pushUntilShown(
+      worker,
+      () =>
+        cdp.send("ServiceWorker.deliverPushMessage", {
+          origin: d.base,
+          registrationId: regId,
+          data: JSON.stringify(inboxEnvelope(second.id, second.job_id, second.run_id)),
+        }),
+      tag2,
+      "Which branch?",
+    );
+    await tap(worker, tag2, "approve");
+    await page.waitForURL(`**/inbox/${second.id}`);
+    assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1, "not applied");
+    assert.equal(d.deps.store.getInboxItem(second.id)!.state, "dismissed");
+    // The pending-navigation entry was consumed by the page that followed it.
+    await page.locator('body[data-push-worker="ready"]').waitFor({ state: "attached" });
+    const pending = await page.evaluate(async () =>
+      !!(await (await caches.open("outpost-push-v1")).match("/__outpost/push/pending-nav"))
+    );
+    assert.equal(pending, false);
+    await cdp.detach();
+    assert.deepEqual(d.pageErrors, []);
   },
 );
