@@ -1,8 +1,7 @@
 // Starts the Matrix bot inside agent-outpost when all four MX_* variables are set (spec 5.6):
 // loads the matrix-js-sdk transport through a dynamic import (so a dormant outpost never
-// loads the library), registers the
-// messenger delivery adapter, and replies in the hold's room when the dashboard confirms a
-// held command.
+// loads the library), registers the messenger delivery adapter, and replies in the hold's room
+// when the dashboard confirms a held command.
 
 import type { Delivery } from "../../core/delivery/delivery.ts";
 import type { InboxService } from "../../core/inbox/service.ts";
