@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { QuestionKind } from "../tools/types.ts";
 import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
-import { jobInput, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import { haltWithQuestion, jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { CommandRunner } from "./commands.ts";
 import { parseVerbs } from "./config.ts";
 import { Gate } from "./gate.ts";
@@ -63,13 +63,7 @@ async function chatKit() {
 async function halt(o: TestOutpost, say: (b: string) => Promise<string>, kind: QuestionKind) {
   const ack = await say(`run app: needs ${kind}`);
   const runId = Number(/run (\d+)/.exec(ack)![1]);
-  const proc = await tickAndSpawn(o);
-  proc.exit(2, {
-    outcome: "needs_human",
-    session_id: `sess-${runId}`,
-    questions: [{ kind, text: `Shall I go on (${kind})?` }],
-  });
-  await o.scheduler.whenSettled(runId);
+  await haltWithQuestion(o, runId, kind);
   const item = o.store.listInbox({ state: "open", limit: 1 })[0]!;
   assert.equal(item.run_id, runId);
   return item.id;

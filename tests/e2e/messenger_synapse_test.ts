@@ -16,7 +16,7 @@ import type { QuestionKind } from "../../core/tools/types.ts";
 import { messengerStatus } from "../../server/http/status.ts";
 import { jsonOf, makeTestOutpost } from "../fakes/test_outpost.ts";
 import { startMessenger } from "../../server/messenger/start.ts";
-import { jobInput, tickAndSpawn } from "../fakes/scheduler_kit.ts";
+import { haltWithQuestion, jobInput, tickAndSpawn } from "../fakes/scheduler_kit.ts";
 import { peerTest, probes } from "../peers.ts";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { cli, startOutpost, stop as stopOutpost, waitForRun } from "./outpost_process_kit.ts";
@@ -235,13 +235,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     const halt = async (kind: QuestionKind, where = room, who = alice) => {
       const ack = await say(`run app: needs ${kind}`, who, where);
       const runId = Number(/run (\d+)/.exec(ack)![1]);
-      const proc = await tickAndSpawn(o);
-      proc.exit(2, {
-        outcome: "needs_human",
-        session_id: `sess-${runId}`,
-        questions: [{ kind, text: `Shall I go on (${kind})?` }],
-      });
-      await o.scheduler.whenSettled(runId);
+      await haltWithQuestion(o, runId, kind);
       const note = await who.waitFor(where, (x) => x.body.includes(`(${kind})?`));
       const id = Number(/Inbox item (\d+)/.exec(note.body)![1]);
       assert.ok(note.body.includes(`${BASE}/inbox/${id}`), note.body);

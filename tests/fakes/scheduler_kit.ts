@@ -2,6 +2,7 @@
 // FakeProcessTable, an in-memory store, a recording delivery adapter and a temp home.
 
 import { FakeClock } from "./clock.ts";
+import type { QuestionKind } from "../../core/tools/types.ts";
 import { Delivery } from "../../core/delivery/delivery.ts";
 import { MemoryLogger } from "../../core/logger.ts";
 import type { DeliveryEvent } from "../../core/delivery/types.ts";
@@ -125,4 +126,19 @@ export async function tickAndSpawn(kit: Kit) {
   const spawned = kit.spawner.nextSpawn();
   await kit.scheduler.tick();
   return await spawned;
+}
+
+/**
+ * Spawns run `runId` (the next due) and ends it needing a human: one question of `kind`,
+ * "Shall I go on (<kind>)?". Resolves once the scheduler has settled the run (its inbox item
+ * is open).
+ */
+export async function haltWithQuestion(kit: Kit, runId: number, kind: QuestionKind) {
+  const proc = await tickAndSpawn(kit);
+  proc.exit(2, {
+    outcome: "needs_human",
+    session_id: `sess-${runId}`,
+    questions: [{ kind, text: `Shall I go on (${kind})?` }],
+  });
+  await kit.scheduler.whenSettled(runId);
 }
