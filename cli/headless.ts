@@ -2,7 +2,7 @@
 // print the result, and return the exit code: 0 ok, 1 error, 2 needs a human.
 
 import { dirname, resolve } from "../core/path.ts";
-import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
@@ -35,6 +35,8 @@ export class HeadlessError extends Error {
 export interface HeadlessDeps {
   env: Env;
   fetch: Fetch;
+  /** How the wire reaches the model server (default: `fetch`). */
+  modelFetch?: WireFetch;
   clock: Clock;
   cwd: string;
   stdout: (text: string) => void;
@@ -259,6 +261,7 @@ async function begin(
     mode: args.mode,
     env: deps.env,
     fetch: deps.fetch,
+    ...(deps.modelFetch ? { modelFetch: deps.modelFetch } : {}),
     clock: deps.clock,
     cwd: deps.cwd,
     awaitProbe: false,

@@ -4,6 +4,7 @@
 
 import type { ParsedArgs } from "./args.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
+import { modelServerFetch } from "../core/wires/plain_http.ts";
 import { prepareAgent, sessionsDirOf } from "./setup.ts";
 import { resumeWorkdir } from "./resume_workdir.ts";
 import { loadSession } from "../core/agent/journal.ts";
@@ -31,11 +32,13 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   const workdir = loaded
     ? await resumeWorkdir(loaded.meta.workdir, args.workdir, Deno.cwd())
     : args.workdir;
+  const modelFetch = modelServerFetch(processEnv);
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
     env: processEnv,
     fetch: globalThis.fetch,
+    modelFetch,
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
@@ -57,7 +60,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     terminal,
     style: makeStyle(colors),
     env: processEnv,
-    fetch: globalThis.fetch,
+    fetch: modelFetch,
     clock: systemClock,
     args,
     ctx,

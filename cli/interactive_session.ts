@@ -4,7 +4,7 @@
 // prompt quits, ctrl+o at the prompt expands the last tool output. What is typed while a reply
 // runs is kept (interactive_typeahead.ts) and sent after it.
 
-import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Clock, Env, WireFetch } from "../core/ports.ts";
 import type { Message, ServedModel, Usage } from "../core/wires/types.ts";
 import type { Question } from "../core/tools/types.ts";
 import type { Flags } from "../core/settings/resolve.ts";
@@ -37,7 +37,8 @@ export interface SessionDeps {
   terminal: Terminal;
   style: Style;
   env: Env;
-  fetch: Fetch;
+  /** How wires built for /model and /providers reach the model server. */
+  fetch: WireFetch;
   clock: Clock;
   args: ParsedArgs;
   ctx: AgentContext;
@@ -54,7 +55,7 @@ export class Session implements SessionState {
   readonly term: Terminal;
   readonly style: Style;
   readonly env: Env;
-  readonly fetch: Fetch;
+  readonly fetch: WireFetch;
   readonly clock: Clock;
   readonly args: ParsedArgs;
   /** The live agent context; /model and /providers replace its endpoint, wire and settings. */

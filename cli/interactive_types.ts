@@ -2,7 +2,7 @@
 // effort, memory, the status line). They depend on this interface, not on the Session class,
 // so interactive_session.ts can import them without an import cycle.
 
-import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Clock, Env, WireFetch } from "../core/ports.ts";
 import type { Message, ServedModel, Usage } from "../core/wires/types.ts";
 import type { Flags } from "../core/settings/resolve.ts";
 import type { CostMeter } from "../core/pricing/cost_meter.ts";
@@ -18,7 +18,7 @@ export interface SessionState {
   readonly term: Terminal;
   readonly style: Style;
   readonly env: Env;
-  readonly fetch: Fetch;
+  readonly fetch: WireFetch;
   readonly clock: Clock;
   readonly args: ParsedArgs;
   /** The live agent context; /model and /providers replace its endpoint, wire and settings. */

@@ -7,6 +7,7 @@ import { VERSION } from "./version.ts";
 import { processEnv, systemClock } from "../core/ports.ts";
 import { errorText } from "../core/logger.ts";
 import { timingMark } from "../core/timing_marks.ts";
+import { modelServerFetch } from "../core/wires/plain_http.ts";
 
 export async function main(argv: string[]): Promise<number> {
   const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
         return await runHeadless(args, {
           env: processEnv,
           fetch: globalThis.fetch,
+          modelFetch: modelServerFetch(processEnv),
           clock: systemClock,
           cwd: Deno.cwd(),
           stdout: out,

@@ -2,7 +2,7 @@
 // system prompt, memory. Shared by headless runs and interactive sessions.
 
 import { join } from "../core/path.ts";
-import type { Clock, Env, Fetch } from "../core/ports.ts";
+import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { Settings } from "../core/settings/types.ts";
 import type { Endpoint, Wire, WireOptions } from "../core/wires/types.ts";
 import type { Tool } from "../core/tools/types.ts";
@@ -37,6 +37,8 @@ export interface SetupInput {
   mode: PermissionMode;
   env: Env;
   fetch: Fetch;
+  /** How the wire reaches the model server (default: `fetch`); see core/wires/plain_http.ts. */
+  modelFetch?: WireFetch;
   clock: Clock;
   cwd: string;
   /** The --effort level, checked against the endpoint's vocabulary before any network. */
@@ -83,7 +85,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     throw new SetupError(`no API key for ${endpoint.base_url}: ${endpoint.key_hint ?? ""}`.trim());
   }
   timingMark("settings");
-  const wire = createWire(endpoint, wireOptions(settings), input.fetch);
+  const wire = createWire(endpoint, wireOptions(settings), input.modelFetch ?? input.fetch);
   const resolver = new ModelNameResolver({
     model: settings.model,
     hasBaseUrl: settings.base_url !== undefined,

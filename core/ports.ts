@@ -67,6 +67,35 @@ export function envFrom(values: Record<string, string | undefined>): Env {
 /** The fetch function used for every outbound HTTP call (model servers, Matrix, push). */
 export type Fetch = typeof fetch;
 
+/**
+ * How the wires call a model server: fetch itself fits, and so does the plain-http client
+ * (core/wires/plain_http.ts), which answers with only what the wires read of a response.
+ */
+export type WireFetch = (url: string, init?: WireRequestInit) => Promise<WireResponse>;
+
+export interface WireRequestInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** What the wires read of an HTTP response: a subset of fetch's Response. */
+export interface WireResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { getReader(): WireReader; cancel(reason?: unknown): Promise<void> } | null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+export interface WireReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(reason?: unknown): Promise<void>;
+  releaseLock(): void;
+}
+
 /** A child process started in its own process group. */
 export interface SpawnRequest {
   command: string;

@@ -9,7 +9,7 @@
 // 200 that holds a `tokens` list but no count: llama-server has a /tokenize of its own that
 // takes only `content`, so it answers vLLM's chat-form body with {"tokens": []} every time.
 
-import type { Fetch } from "../ports.ts";
+import type { WireFetch, WireResponse } from "../ports.ts";
 import { errorText } from "../logger.ts";
 import { serverMessage } from "./errors.ts";
 
@@ -65,14 +65,14 @@ export interface CountCall {
 /** One counting endpoint of one wire instance, with its absent-endpoint memory. */
 export class TokenCountEndpoint {
   readonly url: string;
-  #fetch: Fetch;
+  #fetch: WireFetch;
   #field: string;
   #absent = false;
   #absentReason = ABSENT_REASON;
   #problem: string | undefined;
 
   /** `field` is the response's count: "input_tokens" (Messages) or "count" (vLLM). */
-  constructor(fetchFn: Fetch, url: string, field: string) {
+  constructor(fetchFn: WireFetch, url: string, field: string) {
     this.#fetch = fetchFn;
     this.url = url;
     this.#field = field;
@@ -92,7 +92,7 @@ export class TokenCountEndpoint {
     if (this.#absent) return this.#fail(this.#absentReason);
     const signal = call.signal;
     const aborted = () => signal?.aborted === true;
-    let res: Response;
+    let res: WireResponse;
     try {
       res = await this.#fetch(this.url, {
         method: "POST",

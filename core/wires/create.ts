@@ -1,6 +1,6 @@
 // Builds the Wire for an endpoint. The only place that knows both implementations.
 
-import type { Fetch } from "../ports.ts";
+import type { WireFetch } from "../ports.ts";
 import { ChatCompletionsWire } from "./chat_completions.ts";
 import { MessagesWire } from "./messages.ts";
 import type { WireDeps } from "./transport.ts";
@@ -15,7 +15,7 @@ export type { WireDeps } from "./transport.ts";
 export function createWire(
   endpoint: Endpoint,
   options: WireOptions,
-  fetchFn?: Fetch,
+  fetchFn?: WireFetch,
   deps: Omit<WireDeps, "fetch"> = {},
 ): Wire {
   const all: WireDeps = fetchFn ? { ...deps, fetch: fetchFn } : deps;

@@ -1,7 +1,7 @@
 // The startup probe (GET /v1/models) and the resolved model name shown in the banner and
 // top bar. Every probe failure is silent: the session simply keeps the configured name.
 
-import { type Clock, type Fetch, systemClock } from "../ports.ts";
+import { type Clock, systemClock, type WireFetch } from "../ports.ts";
 import type { ServedModel } from "./types.ts";
 
 /** The model sentinel meaning "whatever the server serves"; sent verbatim on the wire. */
@@ -20,7 +20,7 @@ export interface ProbeOptions {
  * is not a model listing, or an empty listing.
  */
 export async function probeModels(
-  fetchFn: Fetch,
+  fetchFn: WireFetch,
   url: string,
   opts: ProbeOptions = {},
 ): Promise<ServedModel[] | null> {

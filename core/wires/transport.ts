@@ -2,7 +2,7 @@
 // Retry-After honored), then the response body as SSE events, guarded by an idle watchdog.
 // Time comes from the injected Clock so tests drive backoff and timeouts with a FakeClock.
 
-import { type Clock, type Fetch, systemClock } from "../ports.ts";
+import { type Clock, systemClock, type WireFetch, type WireResponse } from "../ports.ts";
 import type { WireKind } from "../settings/types.ts";
 import {
   droppedError,
@@ -38,7 +38,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
 
 /** The outside world a wire uses; every field has a production default. */
 export interface WireDeps {
-  fetch?: Fetch;
+  fetch?: WireFetch;
   clock?: Clock;
   retry?: Partial<RetryPolicy>;
   /** Give up when nothing arrives for this long (0 disables). */
@@ -46,7 +46,7 @@ export interface WireDeps {
 }
 
 export interface ResolvedDeps {
-  fetch: Fetch;
+  fetch: WireFetch;
   clock: Clock;
   retry: RetryPolicy;
   idleTimeoutMs: number;
@@ -79,7 +79,7 @@ export interface SseRequest {
 }
 
 /** Milliseconds the server asked us to wait (retry-after-ms, Retry-After seconds or date). */
-export function retryAfterMs(headers: Headers, now: Date): number | undefined {
+export function retryAfterMs(headers: WireResponse["headers"], now: Date): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
   const value = headers.get("retry-after");
@@ -140,7 +140,7 @@ async function postWithRetry(
   signal: AbortSignal,
   dog: Watchdog,
   fail: (e: unknown, wrap: (e: unknown) => WireError) => never,
-): Promise<Response> {
+): Promise<WireResponse> {
   const payload = JSON.stringify(req.body);
   const headers = {
     "content-type": "application/json",
@@ -149,7 +149,7 @@ async function postWithRetry(
   };
   const keySent = Boolean(req.endpoint.api_key);
   for (let attempt = 1;; attempt++) {
-    let res: Response;
+    let res: WireResponse;
     try {
       timingMark("request");
       res = await deps.fetch(req.url, { method: "POST", headers, body: payload, signal });
@@ -202,7 +202,7 @@ async function postWithRetry(
   }
 }
 
-function isJson(res: Response): boolean {
+function isJson(res: WireResponse): boolean {
   return (res.headers.get("content-type") ?? "").includes("application/json");
 }
 
