@@ -65,7 +65,7 @@ export async function plainHttpFetch(
   const conn = new Connection(socket);
   try {
     conn.watch(signal);
-    await conn.writeAll(concat(new TextEncoder().encode(head), payload));
+    await conn.writeAll(concat(head, payload));
     let response: ResponseHead;
     do response = parseHead(await conn.readHead()); while (response.status < 200);
     if (REDIRECTS.has(response.status) && response.headers.has("location")) {
@@ -81,18 +81,21 @@ export async function plainHttpFetch(
   }
 }
 
+/** The request line and headers as bytes; header values must be byte strings, as for fetch. */
 function requestHead(
   method: string,
   target: URL,
   headers: Record<string, string>,
   payload: Uint8Array | undefined,
-): string {
+): Uint8Array {
   if (!TOKEN.test(method)) throw new TypeError(`Invalid HTTP method: ${method}`);
   const lines = [`${method} ${target.pathname}${target.search} HTTP/1.1`, `host: ${target.host}`];
   const given = new Set<string>();
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name)) throw new TypeError(`Invalid header name: ${name}`);
-    if (/[\0\r\n]/.test(value)) throw new TypeError(`Invalid header value for ${name}`);
+    if (/[\0\r\n]|[^\0-\xff]/.test(value)) {
+      throw new TypeError(`Invalid header value for ${name}`);
+    }
     const lower = name.toLowerCase();
     if (FRAMING_HEADERS.has(lower)) continue; // this client frames the message itself
     given.add(lower);
@@ -104,7 +107,8 @@ function requestHead(
     lines.push(`content-length: ${payload?.length ?? 0}`);
   }
   lines.push("accept-encoding: identity", "connection: close");
-  return lines.join("\r\n") + "\r\n\r\n";
+  const text = lines.join("\r\n") + "\r\n\r\n";
+  return Uint8Array.from(text, (c) => c.charCodeAt(0)); // Latin-1: one byte per character
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

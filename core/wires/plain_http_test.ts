@@ -360,6 +360,8 @@ Deno.test("plain http: an aborted signal or a bad header sends nothing", async (
       TypeError,
     );
     await rejects(plainHttpFetch(`${server.url}/s`, { headers: { "bad name": "v" } }), TypeError);
+    // Not a byte string (fetch refuses it the same way).
+    await rejects(plainHttpFetch(`${server.url}/s`, { headers: { "x-key": "k€y" } }), TypeError);
     await server.idle();
     equal(server.received.length, 0);
   });

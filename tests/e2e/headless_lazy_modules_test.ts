@@ -7,7 +7,8 @@
 // 2. Deno reads every module a string-literal `import("…")` names when the importing module
 //    loads, unless deno.json asks for lazy-dynamic-imports (see cli/main.ts): the inspector
 //    cannot see a read, so strace lists every file the whole run opens.
-// 3. Deno's own lazily loaded modules count too: Node's timers, behind the global setTimeout.
+// 3. Deno's own lazily loaded modules count too: Node's timers, behind the global setTimeout,
+//    and fetch with its web streams, behind the first fetch().
 
 import assert from "node:assert/strict";
 import { commandOnPath, peerTest } from "../peers.ts";
@@ -52,6 +53,16 @@ Deno.test("a plain headless run reaches its first model request without Node's t
   const urls = await scriptsAtFirstRequest(t);
   assert.ok(urls.includes("node:sqlite"), "the control, node:sqlite, not listed");
   assert.deepEqual(urls.filter((url) => url === "node:timers" || url.includes("/timers.")), []);
+});
+
+Deno.test("a headless run against an http server reaches its first request without fetch", async () => {
+  // Deno 2.9.6 loads fetch, Request, Response, Headers and web streams on the first fetch():
+  // ~10 ms of a turn (measured). Model servers on http go over core/wires/plain_http.ts.
+  await using t = await headlessSetup();
+  const urls = await scriptsAtFirstRequest(t);
+  assert.ok(urls.includes("node:sqlite"), "the control, node:sqlite, not listed");
+  const fetchModules = ["ext:deno_fetch/26_fetch.js", "ext:deno_web/06_streams.js"];
+  assert.deepEqual(fetchModules.filter((url) => urls.includes(url)), []);
 });
 
 peerTest(
