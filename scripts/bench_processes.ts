@@ -16,16 +16,16 @@
 // `--marks` also prints where a turn's time goes (AGENT_TIMING=1 marks; core/timing_marks.ts).
 //   deno run -A scripts/bench_processes.ts [--runs 15] [--no-codex] [--compare DIR] [--marks]
 //
-// Measured 2026-11-26 (issue 16), 41 rounds, against 1339022 (the bundle, before the V8 flag):
-// one turn 60.9 / 63.1 ms (chat_completions / messages) with the empty `deno run` at 21.2 ms,
-// 2.95x / 2.83x the empty run, 0.97x / 0.96x 1339022, 0.19x Codex CLI exec (331 ms); peak RSS
-// 46 MiB (0.32x Codex); `--version` 1.18x. Against 759f196, whose launcher ran the sources, the
-// bundle made a turn 0.72–0.74x (31 rounds the same day).
-// The 60 ms target (2.73x of a 22 ms empty run) is not met. What a turn pays beyond an empty
-// `deno run`, measured on its own in Deno 2.9.6:
-// - the first fetch() 6.5–8 ms: Deno loads its fetch and streams JavaScript then (a fetch of a
-//   data: URL costs the same; a second fetch 0.5–0.8 ms). `new Worker` to load it elsewhere
-//   costs 18–25 ms on the calling thread.
+// Measured 2026-11-26 (issue 16), 41 rounds, against 52c4104 (the turn over fetch): one turn
+// 51.2 / 49.0 ms (chat_completions / messages) with the empty `deno run` at 18.8 ms, 2.63x /
+// 2.62x the empty run (the 60 ms target is 2.73x of the issue's 22 ms), 0.88x / 0.89x 52c4104,
+// 0.16x Codex CLI exec (311 ms); peak RSS 45 MiB (0.31x Codex); `--version` 1.20x. Earlier the
+// same day: the V8 flag 0.96–0.97x of 1339022; against 759f196, whose launcher ran the sources,
+// the bundle made a turn 0.72–0.74x.
+// What a turn pays beyond an empty `deno run`, measured on its own in Deno 2.9.6:
+// - fetch() would cost 6.5–10 ms on first use: Deno loads fetch, Request/Response, Headers and
+//   web streams then (a fetch of a data: URL costs the same). Model servers on http are reached
+//   over core/wires/plain_http.ts instead; `new Worker` to load fetch elsewhere costs 18–25 ms.
 // - node:sqlite ~2 ms (the memory's recall index); deno.json with its lockfile 1.5–2.4 ms.
 // - process exit: ~0.1 ms per MiB of RSS (3 ms for the empty run's 26 MiB, ~5 for a turn).
 // - V8 compiling our ~230 functions on first call, every run: Deno writes a module's code
@@ -33,8 +33,9 @@
 //   that would make V8 compile a function eagerly. `--no-lazy` compiles everything: 1.03x.
 // The rest is our own code, spread thin: settings ~4 ms, memory and system prompt ~4, request
 // and stream handling ~8, the probe ~1 (skipping it: 0.99x), the timers' first abort ~1
-// (0.98x without). Memory off altogether: 0.94x. A launcher without deno.json (all npm
-// externals bundled): 0.94–0.97x, but Deno's bundler cannot bundle marked-terminal (emojilib
+// (0.98x without). Memory off altogether: 0.94x. ICU is never touched on a turn (its first
+// use costs 7 ms for localeCompare, 14–17 for Intl.NumberFormat). A launcher without deno.json
+// (all npm externals bundled): 0.94–0.98x, but Deno's bundler cannot bundle marked-terminal (emojilib
 // requires its JSON data without the extension), so it stays an npm import, needing the
 // lockfile. Tried without gain earlier: --minify (0.97–1.00x), --no-sparkplug, one bundle
 // file (300 ms: any bundled CommonJS makes every chunk import node:module).

@@ -4,8 +4,9 @@
 // Why hand-written: Deno 2.9.6 builds fetch's JavaScript (fetch, Request and Response,
 // Headers, web streams) on first use. A script that fetched a model listing and one streamed
 // reply spent 16.5 ms beyond an empty `deno run`; the same two requests over Deno.connect spent
-// 6.8 ms (21 interleaved rounds), a sixth of a whole headless turn. Measured again through the
-// agent in scripts/bench_processes.ts (see the CHANGELOG for the figure of record).
+// 6.8 ms (21 interleaved rounds), a sixth of a whole headless turn. Through the agent's
+// launcher, one headless turn took 0.88x (chat_completions) and 0.89x (messages) of the same
+// turn over fetch (scripts/bench_processes.ts, 41 rounds, 2026-11-26).
 //
 // It speaks only what the wires need: one request per connection (`connection: close`), a body
 // framed by Content-Length, chunked encoding or the connection's close, and no compression
