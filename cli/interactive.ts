@@ -60,7 +60,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     terminal,
     style: makeStyle(colors),
     env: processEnv,
-    fetch: modelFetch,
+    modelFetch,
     clock: systemClock,
     args,
     ctx,

@@ -102,7 +102,7 @@ export async function switchModel(s: SessionState, id: string): Promise<boolean>
 
 async function applySwap(s: SessionState, plan: SwapPlan, r: SwapResolution): Promise<void> {
   const before = { endpoint: s.ctx.endpoint, model: s.ctx.settings.model };
-  const wire = createWire(r.endpoint, wireOptions(r.settings), s.fetch);
+  const wire = createWire(r.endpoint, wireOptions(r.settings), s.modelFetch);
   const same = sameProvider(before.endpoint, r.endpoint);
   const sameModel = same && before.model === r.settings.model;
   s.history = convertHistoryForWire(s.history, wire.kind, { keepSignatures: sameModel });
@@ -177,7 +177,7 @@ export async function providersCommand(s: SessionState, arg: string): Promise<vo
     const r = resolveSwap({ flags: s.flags }, { env: s.env, cwd: s.ctx.workdir, home: s.ctx.home });
     s.ctx.settings = r.settings;
     s.ctx.endpoint = r.endpoint;
-    s.ctx.wire = createWire(r.endpoint, wireOptions(r.settings), s.fetch);
+    s.ctx.wire = createWire(r.endpoint, wireOptions(r.settings), s.modelFetch);
     s.note(`the session now uses the new key for ${id}`);
   }
 }

@@ -38,7 +38,7 @@ export interface SessionDeps {
   style: Style;
   env: Env;
   /** How wires built for /model and /providers reach the model server. */
-  fetch: WireFetch;
+  modelFetch: WireFetch;
   clock: Clock;
   args: ParsedArgs;
   ctx: AgentContext;
@@ -55,7 +55,7 @@ export class Session implements SessionState {
   readonly term: Terminal;
   readonly style: Style;
   readonly env: Env;
-  readonly fetch: WireFetch;
+  readonly modelFetch: WireFetch;
   readonly clock: Clock;
   readonly args: ParsedArgs;
   /** The live agent context; /model and /providers replace its endpoint, wire and settings. */
@@ -98,7 +98,7 @@ export class Session implements SessionState {
     this.term = deps.terminal;
     this.style = deps.style;
     this.env = deps.env;
-    this.fetch = deps.fetch;
+    this.modelFetch = deps.modelFetch;
     this.clock = deps.clock;
     this.args = deps.args;
     this.ctx = deps.ctx;

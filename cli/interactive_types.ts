@@ -18,7 +18,7 @@ export interface SessionState {
   readonly term: Terminal;
   readonly style: Style;
   readonly env: Env;
-  readonly fetch: WireFetch;
+  readonly modelFetch: WireFetch;
   readonly clock: Clock;
   readonly args: ParsedArgs;
   /** The live agent context; /model and /providers replace its endpoint, wire and settings. */
