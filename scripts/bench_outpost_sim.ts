@@ -1,9 +1,9 @@
-// The 30-day, 100-job outpost simulation (core/scheduler/simulation.ts), timed: the month
+// The 30-day, 100-job outpost simulation (tests/fakes/scheduler_simulation.ts), timed: the month
 // itself (scheduler, governor, store, fake children on virtual time) and, separately, the
 // invariant checks over its history. Target: the month in under 5 s.
 //   deno run -A scripts/bench_outpost_sim.ts [runs=3]
 
-import { runSimulation } from "../core/scheduler/simulation.ts";
+import { runSimulation } from "../tests/fakes/scheduler_simulation.ts";
 
 const runs = Number(Deno.args[0] ?? 3);
 const rows: { total: number; month: number }[] = [];

@@ -15,7 +15,7 @@ import { FakeProcessTable, FakeSpawner } from "../../tests/fakes/spawner.ts";
 import { processSpawner } from "./process_spawner.ts";
 import { isoZ } from "../time.ts";
 import { Scheduler } from "./scheduler.ts";
-import { runSimulation } from "./simulation.ts";
+import { runSimulation } from "../../tests/fakes/scheduler_simulation.ts";
 import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 
 const home = await Deno.makeTempDir({ prefix: "outpost_bench_" });

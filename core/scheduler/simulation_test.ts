@@ -3,7 +3,7 @@
 // or held), retries spaced by the backoff table, one-shots run exactly once.
 
 import assert from "node:assert/strict";
-import { runSimulation } from "./simulation.ts";
+import { runSimulation } from "../../tests/fakes/scheduler_simulation.ts";
 
 Deno.test("30 days, 100 jobs: every invariant holds", async () => {
   const { violations, stats } = await runSimulation({ days: 30, jobs: 100, seed: 42 });

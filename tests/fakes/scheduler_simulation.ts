@@ -2,21 +2,26 @@
 // children with random durations and outcomes, answered inbox items, the real scheduler,
 // governor and store. A discrete-event driver jumps the FakeClock straight to the next
 // thing that happens (a tick, a backoff end, a timeout, a child exiting), so 30 days take
-// seconds. Used by simulation_test.ts (invariants) and scripts/bench_outpost_sim.ts (speed).
+// seconds. Used by core/scheduler/simulation_test.ts (invariants), scheduler_bench.ts and
+// scripts/bench_outpost_sim.ts (speed).
 
-import { FakeClock } from "../../tests/fakes/clock.ts";
-import { Delivery } from "../delivery/delivery.ts";
-import { MemoryLogger } from "../logger.ts";
-import { DEFAULT_GOVERNOR_CONFIG, type GovernorConfig, governorPath } from "../governor/config.ts";
-import { CapacityError } from "../governor/errors.ts";
-import { Governor } from "../governor/governor.ts";
-import { envFrom } from "../ports.ts";
-import { SqliteStore } from "../store/sqlite_store.ts";
-import type { JobClass, Run } from "../store/store.ts";
-import { type FakeProcess, FakeProcessTable, FakeSpawner } from "../../tests/fakes/spawner.ts";
-import { firstRunAt } from "./next_run.ts";
-import { nextFire, type Schedule } from "./schedule.ts";
-import { Scheduler } from "./scheduler.ts";
+import { FakeClock } from "./clock.ts";
+import { Delivery } from "../../core/delivery/delivery.ts";
+import { MemoryLogger } from "../../core/logger.ts";
+import {
+  DEFAULT_GOVERNOR_CONFIG,
+  type GovernorConfig,
+  governorPath,
+} from "../../core/governor/config.ts";
+import { CapacityError } from "../../core/governor/errors.ts";
+import { Governor } from "../../core/governor/governor.ts";
+import { envFrom } from "../../core/ports.ts";
+import { SqliteStore } from "../../core/store/sqlite_store.ts";
+import type { JobClass, Run } from "../../core/store/store.ts";
+import { type FakeProcess, FakeProcessTable, FakeSpawner } from "./spawner.ts";
+import { firstRunAt } from "../../core/scheduler/next_run.ts";
+import { nextFire, type Schedule } from "../../core/scheduler/schedule.ts";
+import { Scheduler } from "../../core/scheduler/scheduler.ts";
 
 export interface SimulationOptions {
   days?: number;
