@@ -4,6 +4,7 @@
 // routes, then the pages.
 
 import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps } from "./deps.ts";
 import { csrfMiddleware } from "./http/csrf.ts";
 import { errorHandler, errorJson } from "./http/errors.ts";
@@ -33,13 +34,17 @@ export function createApp(deps: AppDeps): Hono {
     return c.text("not found\n", 404);
   });
 
-  app.use("*", async (c, next) => {
-    await next();
-    const h = c.res.headers;
-    if (!h.has("X-Content-Type-Options")) h.set("X-Content-Type-Options", "nosniff");
-    if (!h.has("Referrer-Policy")) h.set("Referrer-Policy", "same-origin");
-    if (!h.has("X-Frame-Options")) h.set("X-Frame-Options", "DENY");
-  });
+  // A header a route set itself is kept (the pages' CSP and no-referrer, a report's sandbox).
+  // HSTS is the TLS-terminating proxy's to send (docs/deployment.md), not this loopback server's.
+  app.use(
+    "*",
+    secureHeaders({
+      referrerPolicy: "same-origin",
+      xFrameOptions: "DENY",
+      strictTransportSecurity: false,
+      overwrite: false,
+    }),
+  );
   app.use(
     "*",
     csrfMiddleware({ source: deps.csrf, secure: deps.baseUrl.startsWith("https:") }),
