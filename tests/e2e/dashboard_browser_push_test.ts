@@ -188,19 +188,22 @@ peerTest(
       });
     });
     await cdp.send("ServiceWorker.enable");
-    const tag = `inbox-${item.id}`;
     const regId = await registrationId;
-    await pushUntilShown(
-      worker,
-      () =>
-        cdp.send("ServiceWorker.deliverPushMessage", {
-          origin: d.base,
-          registrationId: regId,
-          data: JSON.stringify(inboxEnvelope(item.id, item.job_id, item.run_id)),
-        }),
-      tag,
-      "Which branch?",
-    );
+    /** Delivers an inbox item's push through the browser until its notification shows. */
+    const pushInbox = (it: typeof item) =>
+      pushUntilShown(
+        worker,
+        () =>
+          cdp.send("ServiceWorker.deliverPushMessage", {
+            origin: d.base,
+            registrationId: regId,
+            data: JSON.stringify(inboxEnvelope(it.id, it.job_id, it.run_id)),
+          }),
+        `inbox-${it.id}`,
+        "Which branch?",
+      );
+    const tag = `inbox-${item.id}`;
+    await pushInbox(item);
     assert.deepEqual(await shown(worker, tag), [{
       title: "branch picker needs you",
       body: "Which branch?",
@@ -228,17 +231,7 @@ peerTest(
     const second = await halted(d, other.id);
     d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard" });
     const tag2 = `inbox-${second.id}`;
-    await pushUntilShown(
-      worker,
-      () =>
-        cdp.send("ServiceWorker.deliverPushMessage", {
-          origin: d.base,
-          registrationId: regId,
-          data: JSON.stringify(inboxEnvelope(second.id, second.job_id, second.run_id)),
-        }),
-      tag2,
-      "Which branch?",
-    );
+    await pushInbox(second);
     await tap(worker, tag2, "approve");
     await page.waitForURL(`**/inbox/${second.id}`);
     assert.equal(d.deps.store.listAudit({ action: "push_approve" }).length, 1, "not applied");
