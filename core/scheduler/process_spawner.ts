@@ -4,6 +4,7 @@
 import { spawn as nodeSpawn } from "node:child_process";
 import { closeSync, openSync, statSync } from "node:fs";
 import { constants } from "node:os";
+import { concatBytes } from "../bytes.ts";
 import type { SpawnedProcess, Spawner, SpawnRequest } from "../ports.ts";
 
 export class SpawnError extends Error {
@@ -87,11 +88,11 @@ export const processSpawner: Spawner = {
           while (size > limit && chunks.length > 1) size -= chunks.shift()!.length;
         });
         stream.on("close", () => {
-          let bytes = concat(chunks);
+          let bytes = concatBytes(chunks);
           if (bytes.length > limit) bytes = bytes.subarray(bytes.length - limit);
           resolve(new TextDecoder().decode(bytes));
         });
-        stream.on("error", () => resolve(new TextDecoder().decode(concat(chunks))));
+        stream.on("error", () => resolve(new TextDecoder().decode(concatBytes(chunks))));
       });
     }
     return {
@@ -102,14 +103,3 @@ export const processSpawner: Spawner = {
     };
   },
 };
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const total = chunks.reduce((n, c) => n + c.length, 0);
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

@@ -14,6 +14,7 @@
 // semantics stay Deno's: https, any proxy variable in the environment, and redirects (fetch
 // re-sends the request and follows them). modelServerFetch() makes that choice per request.
 
+import { concatBytes } from "../bytes.ts";
 import type { Env, Fetch, WireFetch, WireReader, WireRequestInit, WireResponse } from "../ports.ts";
 
 /** Requests to `http:` URLs go over plainHttpFetch unless a proxy is set; all else to fetch. */
@@ -30,6 +31,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** A response head larger than this is not a model server's. */
 const MAX_HEAD_BYTES = 64 * 1024;
 const READ_SIZE = 64 * 1024;
+const CRLF = [13, 10];
 const CRLF_CRLF = [13, 10, 13, 10];
 
 /**
@@ -66,7 +68,7 @@ export async function plainHttpFetch(
   const conn = new Connection(socket);
   try {
     conn.watch(signal);
-    await conn.writeAll(concat(head, payload));
+    await conn.writeAll(payload ? concatBytes([head, payload]) : head);
     let response: ResponseHead;
     do response = parseHead(await conn.readHead()); while (response.status < 200);
     if (REDIRECTS.has(response.status) && response.headers.has("location")) {
@@ -287,7 +289,7 @@ class Connection {
   async readLine(): Promise<string>;
   async readLine(endOk = false): Promise<string | null> {
     for (let from = 0;;) {
-      const end = indexOf(this.#pending, CRLF_CRLF.slice(0, 2), from);
+      const end = indexOf(this.#pending, CRLF, from);
       if (end >= 0) {
         const line = this.#take(end + 2).subarray(0, end);
         return new TextDecoder("latin1").decode(line);
@@ -332,7 +334,7 @@ class Connection {
     if (n === null) return false;
     this.#pending = this.#pending.length === 0
       ? buffer.subarray(0, n)
-      : concat(this.#pending, buffer.subarray(0, n));
+      : concatBytes([this.#pending, buffer.subarray(0, n)]);
     return true;
   }
 }
@@ -388,12 +390,13 @@ class PlainResponse implements WireResponse {
   }
 }
 
-async function abortable<T extends Deno.Conn>(
-  connecting: Promise<T>,
+/** The connection, or the abort's reason first; a connection that arrives after it is closed. */
+async function abortable(
+  connecting: Promise<Deno.Conn>,
   signal: AbortSignal | undefined,
-): Promise<T> {
+): Promise<Deno.Conn> {
   if (!signal) return await connecting;
-  return await new Promise<T>((resolve, reject) => {
+  return await new Promise<Deno.Conn>((resolve, reject) => {
     const onAbort = () => {
       reject(signal.reason);
       connecting.then((conn) => conn.close(), () => {});
@@ -409,12 +412,4 @@ function indexOf(haystack: Uint8Array, needle: readonly number[], from: number):
     return i;
   }
   return -1;
-}
-
-function concat(a: Uint8Array, b: Uint8Array | undefined): Uint8Array {
-  if (!b || b.length === 0) return a;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
