@@ -259,6 +259,7 @@ Deno.test("tool errors and escapes become error results, never crashes", async (
   ]);
   const result = await runLoop(task("t"), config(wire, dir));
   const results = result.messages[2]!.parts as Extract<Part, { type: "tool_result" }>[];
+  assert.equal(results.length, 3);
   assert.ok(results.every((r) => r.is_error));
   assert.match(results[0]!.content, /leaves the workspace/);
   assert.match(results[1]!.content, /No tool named "nope"/);

@@ -401,6 +401,7 @@ peerTest(
     // Its own PID namespace: bwrap's pid 1, the server, nothing of the agent's.
     const who = JSON.parse(p.whoami!) as { pid: number; proc: string[] };
     assert.ok(who.pid < 10, p.whoami);
+    assert.ok(who.proc.includes(String(who.pid)), p.whoami);
     assert.ok(who.proc.every((pid) => Number(pid) < 10), p.whoami);
     assert.equal(p.connect, "error: ECONNREFUSED", "sandbox_network off: its own loopback only");
   },
