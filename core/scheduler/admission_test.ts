@@ -137,11 +137,11 @@ Deno.test("defer_when_interactive holds background work while the server has wai
 });
 
 Deno.test("a hung metrics endpoint counts as unreachable after the timeout", async () => {
-  const asked = Promise.withResolvers<void>();
+  const asked = Promise.withResolvers<AbortSignal>();
   await using kit = await makeKit({
     governor: { defer_when_interactive: true },
     waiting: (signal) => {
-      asked.resolve();
+      asked.resolve(signal);
       return new Promise((_, reject) =>
         signal.addEventListener("abort", () => reject(signal.reason))
       );
@@ -151,10 +151,16 @@ Deno.test("a hung metrics endpoint counts as unreachable after the timeout", asy
   kit.clock.set(job.next_run_at!);
   const spawned = kit.spawner.nextSpawn();
   const ticking = kit.scheduler.tick();
-  await asked.promise; // the read (and its 2 s timer) has started
+  const signal = await asked.promise; // the read (and its 2 s timer) has started
+  assert.equal(signal.aborted, false);
   await kit.clock.advance(2000);
   await ticking;
   await spawned;
+  // The hung read was cancelled, not left pending; its answer is unknown, not "0 waiting";
+  // and unknown admits (fail-open).
+  assert.equal(signal.aborted, true);
+  assert.equal(kit.scheduler.usage().defer.waiting, null);
+  assert.equal(kit.store.latestRun(job.id)!.status, "running");
 });
 
 Deno.test("defer off: the metrics reader is never called", async () => {

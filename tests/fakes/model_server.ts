@@ -26,6 +26,7 @@
 //   fake.enqueue(reply().text("par").reset());              // connection dropped mid-stream
 //   fake.enqueue(reply().raw(sseText));                     // a recorded stream verbatim
 //   await fake.waitForRequests(2);  // resolves once 2 model calls have arrived (no sleeping)
+//   await fake.waitForClientsGone(1); // resolves once 1 client closed a stream before its end
 //   fake.requests     // model calls only: { method, path, wire, headers, body, rejection? }
 //   fake.allRequests  // every request, including /v1/models and /metrics
 //   fake.violations   // invariant breaks answered with 4xx: { path, status, message }
@@ -154,6 +155,11 @@ export interface FakeModelServer {
   setModels(models: FakeModel[]): void;
   failModels(status: number): void;
   waitForRequests(count: number): Promise<void>;
+  /**
+   * Resolves once `count` streams were cancelled by their client going away (the connection
+   * closed before the stream's end) — what a client that releases its connection causes.
+   */
+  waitForClientsGone(count: number): Promise<void>;
   assertNoViolations(): void;
   close(): Promise<void>;
 }
@@ -179,6 +185,8 @@ export async function startFakeModelServer(
     violations: [] as Violation[],
     streams: new Set<OpenStream>(),
     waiters: [] as { count: number; resolve: () => void }[],
+    clientsGone: 0,
+    goneWaiters: [] as { count: number; resolve: () => void }[],
     closing: false,
   };
   const responseModel = () => options.responseModel ?? state.models[0]?.id ?? "fake-model";
@@ -235,6 +243,13 @@ export async function startFakeModelServer(
         });
       },
       cancel() {
+        // Deno cancels a response body when its connection closes before the body's end.
+        state.clientsGone++;
+        state.goneWaiters = state.goneWaiters.filter((w) => {
+          if (state.clientsGone < w.count) return true;
+          w.resolve();
+          return false;
+        });
         open?.wake();
       },
     });
@@ -455,6 +470,10 @@ export async function startFakeModelServer(
     waitForRequests(count) {
       if (state.requests.length >= count) return Promise.resolve();
       return new Promise((resolve) => state.waiters.push({ count, resolve }));
+    },
+    waitForClientsGone(count) {
+      if (state.clientsGone >= count) return Promise.resolve();
+      return new Promise((resolve) => state.goneWaiters.push({ count, resolve }));
     },
     assertNoViolations() {
       if (state.violations.length > 0) {
