@@ -6,6 +6,7 @@
 import type { Clock } from "../core/ports.ts";
 import type { Message, ToolSpec, Usage, Wire, WireRequest } from "../core/wires/types.ts";
 import { CHARS_PER_TOKEN, estimateTokens, messagesTokens } from "../core/wires/token_estimate.ts";
+import { promptTokens } from "../core/wires/usage.ts";
 
 export { CHARS_PER_TOKEN, estimateTokens };
 
@@ -52,11 +53,6 @@ export function formatTokens(n: number): string {
   if (n < 1000) return String(n);
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`;
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
-}
-
-/** The whole prompt of a turn as the server counted it. */
-export function promptTokens(u: Usage): number {
-  return u.input_tokens + (u.cache_read_tokens ?? 0) + (u.cache_creation_tokens ?? 0);
 }
 
 /** The server's count of the whole prompt, or why there is none. */

@@ -16,7 +16,7 @@ Deno.test("the running total adds each priced turn; cache creation is charged as
   assert.equal(m.total, 0);
   assert.equal(m.add("m-1", million), 12);
   assert.equal(
-    m.add("M-1[1m]", { input_tokens: 0, output_tokens: 0, cache_creation_tokens: 1e6 }),
+    m.add("M-1[1m]", { input_tokens: 0, output_tokens: 0, cache_write_tokens: 1e6 }),
     2,
   );
   assert.equal(m.total, 14);

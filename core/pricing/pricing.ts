@@ -38,7 +38,7 @@ export function costOf(
   if (!rate) return null;
   const perToken = (usd: number) => usd / 1_000_000;
   return usage.input_tokens * perToken(rate.input) +
-    (usage.cache_creation_tokens ?? 0) * perToken(rate.input) +
+    (usage.cache_write_tokens ?? 0) * perToken(rate.input) +
     (usage.cache_read_tokens ?? 0) * perToken(rate.cache_read ?? rate.input) +
     usage.output_tokens * perToken(rate.output);
 }

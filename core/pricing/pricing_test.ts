@@ -7,7 +7,7 @@ Deno.test("cost uses input rate for cache creation and the cache-read rate for r
   const cost = costOf("messages", "M-1[1m]", {
     input_tokens: 1_000_000,
     output_tokens: 100_000,
-    cache_creation_tokens: 500_000,
+    cache_write_tokens: 500_000,
     cache_read_tokens: 1_000_000,
   }, prices);
   assert.equal(cost, 2 + 1 + 0.2 + 1);
