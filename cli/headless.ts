@@ -119,6 +119,7 @@ async function runBegun(
     workdir: ctx.workdir,
     context_window: () => ctx.resolver.contextWindow,
     journal,
+    cache_key: journal.id,
     signal: deps.signal,
     ...(effort ? { effort } : {}),
     ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),

@@ -368,7 +368,7 @@ export class Session implements SessionState {
         return this.#approve(call, summary, detail, cfg);
       },
       answer: (call, questions) => this.#answer(call, questions, cfg, view),
-      ...(journal ? { journal } : {}),
+      ...(journal ? { journal, cache_key: journal.id } : {}),
       ...(this.args.maxTurns ? { max_turns: this.args.maxTurns } : {}),
       ...(s.max_tokens ? { max_tokens: s.max_tokens } : {}),
       ...(s.token_budget ? { token_budget: s.token_budget } : {}),

@@ -67,6 +67,8 @@ export interface LoopConfig {
   compaction_threshold?: number;
   /** A function when the window can still change mid-run (the startup probe may land late). */
   context_window: number | (() => number);
+  /** The session's prompt-cache key (WireRequest.cache_key); unset = none sent. */
+  cache_key?: string;
   /** Per-turn volatile text (memory recall) for the latest user text. */
   reminder?: (userText: string) => string | undefined;
   /**
@@ -262,6 +264,7 @@ class LoopRun {
           messages: this.#messages,
           tools: this.#specs,
           ...(reminder ? { reminder } : {}),
+          ...(cfg.cache_key ? { cache_key: cfg.cache_key } : {}),
           ...(cfg.effort ? { effort: cfg.effort } : {}),
           ...(maxTokens ? { max_tokens: maxTokens } : {}),
           ...(cfg.signal ? { signal: cfg.signal } : {}),

@@ -85,6 +85,11 @@ export interface WireRequest {
   force_tool?: string;
   /** Volatile per-turn text (memory recall), appended to the last user turn, never to `system`. */
   reminder?: string;
+  /**
+   * A per-session value that keeps a session's requests on one prompt cache: Chat Completions'
+   * `prompt_cache_key`, sent only to hosted OpenAI (api.openai.com), which documents it.
+   */
+  cache_key?: string;
   /** Reasoning effort level from the backend's vocabulary (see effort.ts); absent = server default. */
   effort?: string;
   max_tokens?: number;
