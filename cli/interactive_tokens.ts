@@ -180,9 +180,13 @@ export function renderTokenReport(r: TokenReport): string[] {
   if (r.serverCount) lines.push(serverCountLine(r.serverCount, b.contextWindow));
   if (r.lastTurn) {
     const u = r.lastTurn;
+    const cached = [
+      u.cache_read_tokens ? `${u.cache_read_tokens.toLocaleString("en-US")} cached` : "",
+      u.cache_write_tokens ? `${u.cache_write_tokens.toLocaleString("en-US")} written` : "",
+    ].filter((part) => part !== "").join(", ");
     lines.push(
       `Last turn (server): prompt ${promptTokens(u).toLocaleString("en-US")}` +
-        (u.cache_read_tokens ? ` (${u.cache_read_tokens.toLocaleString("en-US")} cached)` : "") +
+        (cached ? ` (${cached})` : "") +
         ` · output ${u.output_tokens.toLocaleString("en-US")}`,
     );
   }
@@ -191,7 +195,22 @@ export function renderTokenReport(r: TokenReport): string[] {
       r.session.output_tokens.toLocaleString("en-US")
     }`,
   );
+  const cache = cacheLine(r.session);
+  if (cache) lines.push(cache);
   if (r.cost) lines.push(`Running cost: ${r.cost}`);
   for (const f of r.footnotes ?? []) lines.push(`  ${f}`);
   return lines;
+}
+
+/**
+ * "Prompt cache: 91% of the session's prompt tokens read from the cache (90,000 read, 4,000
+ * written)"; null before the server reported any cache use.
+ */
+export function cacheLine(u: Usage): string | null {
+  const read = u.cache_read_tokens ?? 0;
+  const written = u.cache_write_tokens ?? 0;
+  if (read === 0 && written === 0) return null;
+  const share = Math.round((read / promptTokens(u)) * 100);
+  return `Prompt cache: ${share}% of the session's prompt tokens read from the cache (` +
+    `${read.toLocaleString("en-US")} read, ${written.toLocaleString("en-US")} written)`;
 }
