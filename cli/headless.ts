@@ -211,7 +211,7 @@ function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): Head
 }
 
 /** The run's usage as reported: both prompt-cache counts always present. */
-function reportedUsage(u: Usage): HeadlessResult["usage"] {
+function reportedUsage(u: Usage): Usage {
   return {
     ...u,
     cache_read_tokens: u.cache_read_tokens ?? 0,

@@ -15,7 +15,8 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];
   // input_tokens leaves out what the provider's prompt cache served or stored.
-  const { cache_read_tokens: read, cache_write_tokens: written } = r.usage;
+  const read = r.usage.cache_read_tokens ?? 0;
+  const written = r.usage.cache_write_tokens ?? 0;
   if (read > 0 || written > 0) {
     const sent = r.usage.input_tokens + read + written;
     facts.push([

@@ -44,11 +44,11 @@ export interface HeadlessResult {
    */
   model: string;
   /**
-   * Every token of the run, the memory reflection pass included. The two prompt-cache counts
-   * are always present (0 when the server reported none): `input_tokens` excludes them, so
+   * Every token of the run, the memory reflection pass included. cli/headless.ts always
+   * prints the two prompt-cache counts (0 when the server reported none): `input_tokens` excludes them, so
    * the prompts sent add up to input + cache_read + cache_write.
    */
-  usage: Usage & { cache_read_tokens: number; cache_write_tokens: number };
+  usage: Usage;
   /** The reflection pass's share of `usage`, when a pass ran after the run's answer. */
   reflection_usage?: Usage;
   /**
