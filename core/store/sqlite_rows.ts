@@ -41,6 +41,8 @@ export const RUN_COLUMNS = [
   "duration_ms",
   "done_reason",
   "stop_reason",
+  "cache_read_tokens",
+  "cache_write_tokens",
 ] as const;
 
 /** A run's job never changes. */
@@ -101,6 +103,8 @@ export function toRun(row: Row): Run {
     duration_ms: (row.duration_ms ?? null) as number | null,
     done_reason: (row.done_reason ?? null) as string | null,
     stop_reason: (row.stop_reason ?? null) as string | null,
+    cache_read_tokens: (row.cache_read_tokens ?? null) as number | null,
+    cache_write_tokens: (row.cache_write_tokens ?? null) as number | null,
   };
 }
 

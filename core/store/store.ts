@@ -86,8 +86,13 @@ export interface Run {
   pid_start: string | null;
   report_path: string | null;
   session_id: string | null;
+  /** Prompt tokens sent outside the provider's prompt cache (headless usage.input_tokens). */
   tokens_in: number | null;
   tokens_out: number | null;
+  /** Prompt tokens the provider's cache served (headless usage.cache_read_tokens). */
+  cache_read_tokens: number | null;
+  /** Prompt tokens the provider's cache stored (headless usage.cache_write_tokens). */
+  cache_write_tokens: number | null;
   cost_usd: number | null;
   cancelled_at: string | null;
   /** Set on a resume run: the needs_human run it continues. */

@@ -13,6 +13,8 @@
 //     countTokens: false,        // POST /v1/messages/count_tokens answers 404 (default: served)
 //     tokenize: false,           // POST /tokenize answers 404, like a hosted server
 //     dialect: "llama-server",   // chunks and /tokenize as llama-server writes them
+//     promptCache: true,         // usage from a prompt cache run by the providers' documented
+//                                // rules (prompt_cache.ts) when a reply scripts none
 //   });
 //   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
 //   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
@@ -72,6 +74,7 @@ import {
   tokenizeAnswer,
 } from "./model_server_count.ts";
 import type { HttpErrorReply, ReplyBuilder } from "./model_server_reply.ts";
+import { FakePromptCaches } from "./prompt_cache.ts";
 
 export {
   fakeSignature,
@@ -105,6 +108,12 @@ export interface FakeServerOptions {
    * `content` and so answers the chat-form body with {"tokens": []}. Default "vllm".
    */
   dialect?: ChatDialect;
+  /**
+   * Replies without scripted usage report what a provider's prompt cache would have read and
+   * written for the request (prompt_cache.ts): cache_read/creation_input_tokens on Messages,
+   * prompt_tokens_details.cached_tokens on Chat Completions. Default false.
+   */
+  promptCache?: boolean;
 }
 
 export type FakeWire =
@@ -189,6 +198,7 @@ export async function startFakeModelServer(
     goneWaiters: [] as { count: number; resolve: () => void }[],
     closing: false,
   };
+  const caches = options.promptCache ? new FakePromptCaches() : undefined;
   const responseModel = () => options.responseModel ?? state.models[0]?.id ?? "fake-model";
 
   const notify = () => {
@@ -347,6 +357,7 @@ export async function startFakeModelServer(
       if (scripted.kind === "http_error") return scriptedAnswer(scripted);
       const model = scripted.modelValue ?? responseModel();
       const body = rec.body ?? {};
+      caches?.account(scripted, wire, body);
       return stream(
         wire === "messages"
           ? renderMessages(scripted, body, model)
