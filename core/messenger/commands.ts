@@ -36,6 +36,9 @@ export const CHAT_AUDIT = {
 
 export const VIA_CHAT = "chat";
 
+/** The chat answers a high-risk item holds: the three decision verbs and free text. */
+type HeldVerb = "approve" | "reject" | "revise" | "answer";
+
 /** The most of each item's detail `list inbox` shows (ten items fit one chat message). */
 export const LIST_DETAIL_MAX = 400;
 
@@ -133,7 +136,11 @@ export class CommandRunner {
     }
   }
 
-  /** The free-text fall-through: answers item `id`, or the most recent open item. */
+  /**
+   * The free-text fall-through: answers item `id`, or the most recent open item. A high-risk
+   * item's answer is held for the dashboard like approve (issue 31): otherwise free text would
+   * be the way round the hold for a compromised chat account.
+   */
   answer(id: number | null, text: string, origin: Origin): string | null {
     let item: InboxItem;
     if (id === null) {
@@ -143,6 +150,7 @@ export class CommandRunner {
     } else {
       item = this.#openItem(id);
     }
+    if (classifyRisk(item.questions) === "high") return this.#hold(item.id, text, "answer", origin);
     const { run } = this.#answer(item.id, text, origin, CHAT_AUDIT.answer);
     return `Answered item ${item.id}` + (run ? `; the run resumes as run ${run.id}.` : ".");
   }
@@ -240,20 +248,23 @@ export class CommandRunner {
   /** approve / reject / revise: held when the item is high risk, answered otherwise. */
   #decide(id: number, answer: string, verb: "approve" | "reject" | "revise", origin: Origin) {
     const item = this.#openItem(id);
-    const link = itemLink(this.#d.baseUrl, id);
-    if (classifyRisk(item.questions) === "high") {
-      const held = this.#d.inbox.hold(
-        id,
-        { verb, answer, sender: origin.sender, room: origin.room },
-        origin.sender,
-      );
-      const hold = this.#d.inbox.liveHold(held);
-      return `Item ${id} is high risk: your ${verb} is held for dashboard confirmation` +
-        (hold ? ` until ${hold.expires_at}` : "") + `. Confirm it at ${link}`;
-    }
+    if (classifyRisk(item.questions) === "high") return this.#hold(id, answer, verb, origin);
     const { run } = this.#answer(id, answer, origin, CHAT_AUDIT[verb]);
     const done = verb === "approve" ? "Approved" : verb === "reject" ? "Rejected" : "Revised";
     return `${done} item ${id}` + (run ? `; the run resumes as run ${run.id}.` : ".");
+  }
+
+  /** Parks a high-risk item's answer for dashboard confirmation (spec 3.2); the reply says so. */
+  #hold(id: number, answer: string, verb: HeldVerb, origin: Origin): string {
+    const held = this.#d.inbox.hold(
+      id,
+      { verb, answer, sender: origin.sender, room: origin.room },
+      origin.sender,
+    );
+    const hold = this.#d.inbox.liveHold(held);
+    return `Item ${id} is high risk: your ${verb} is held for dashboard confirmation` +
+      (hold ? ` until ${hold.expires_at}` : "") +
+      `. Confirm it at ${itemLink(this.#d.baseUrl, id)}`;
   }
 
   #dismiss(id: number, origin: Origin): string {
