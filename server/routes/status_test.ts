@@ -122,6 +122,19 @@ Deno.test("governor: GET shows levers and usage; PUT live-tunes, persists and au
   assert.equal(t.store.listAudit({ action: "governor_update" }).length, 1);
 });
 
+Deno.test("governor card: the queue gauge shows submissions against queue_depth_max and other waiting runs apart", async () => {
+  await using t = await makeTestOutpost({
+    governor: { queue_depth_max: 1, max_concurrent: { api: 0, scheduled: 0 } },
+  });
+  for (const name of ["a", "b"]) t.scheduler.trigger(t.scheduler.createJob(jobInput({ name })).id);
+  t.scheduler.submitOneShot({ name: "one", prompt: "p", workdir: t.home });
+  const { usage } = await json(await t.app.request("/api/governor"));
+  assert.deepEqual(usage.queue, { depth: 1, max: 1, other: 2 });
+  const html = await (await t.app.request("/partials/governor")).text();
+  assert.match(html, /queue <span data-usage="queue">1 \/ 1<\/span>/);
+  assert.match(html, /<span data-usage="queue-other"> · 2 more waiting \(retries, resumes, held/);
+});
+
 Deno.test("GET /api/schedule/preview: the next fires in UTC; bad schedules 400 naming the field", async () => {
   await using t = await makeTestOutpost();
   const body = await json(
