@@ -189,3 +189,40 @@ Deno.test("high-risk reject and revise are held for the dashboard like approve; 
   }
   assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 2);
 });
+
+Deno.test("chat audit rows are named by the verb, as the dashboard's are, with channel chat", async () => {
+  const { o, say } = await chatKit();
+  await using _ = o;
+  // All halted first, so no resume run is queued while the next halt is spawned.
+  const approved = await halt(o, say, "question");
+  const answered = await halt(o, say, "elicitation");
+  const onDashboard = await halt(o, say, "question");
+  assert.match(await say(`approve ${approved} looks right`), /^Approved item/);
+  assert.match(await say(`${answered}: port 8080`), /^Answered item/);
+  o.deps.inbox.answer(onDashboard, "yes", {
+    actor: "dashboard",
+    via: "dashboard",
+    channel: "dashboard",
+  });
+  const job = o.scheduler.createJob(jobInput({ name: "nightly" }));
+  await say(`pause ${job.id}`);
+  await say(`resume ${job.id}`);
+  const chat = o.store.listAudit({ channel: "chat" });
+  assert.deepEqual(chat.map((r) => r.action), [
+    "resume",
+    "pause",
+    "answer",
+    "approve",
+    "run",
+    "run",
+    "run",
+  ]);
+  for (const row of chat) assert.equal(row.actor, ALICE);
+  // Filtering by the verb finds every door's rows; the channel tells them apart.
+  assert.deepEqual(
+    o.store.listAudit({ action: "answer" }).map((r) => [r.target, r.channel]),
+    [[`inbox:${onDashboard}`, "dashboard"], [`inbox:${answered}`, "chat"]],
+  );
+  assert.equal(o.store.listAudit({ action: "approve" })[0]!.channel, "chat");
+  assert.equal(o.store.listAudit({ action: "chat_approve" }).length, 0);
+});

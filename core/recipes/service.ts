@@ -221,6 +221,7 @@ export class RecipeService {
         action: AUDIT_RECIPES.triggerDisable,
         target: `trigger:${trigger.id}`,
         actor,
+        channel: "dashboard",
         detail: why,
       });
       throw new TriggerEnableError(trigger.id, step, err);
@@ -234,6 +235,7 @@ export class RecipeService {
       action: enabled ? AUDIT_RECIPES.recipeEnable : AUDIT_RECIPES.triggerDisable,
       target: `trigger:${id}`,
       actor,
+      channel: "dashboard",
       detail: enabled ? "trigger re-enabled" : "disabled by operator",
     });
     return publicTrigger(t);
@@ -280,6 +282,7 @@ export class RecipeService {
       action: AUDIT_RECIPES.recipeRefused,
       target: `recipe:${recipe.id}`,
       actor,
+      channel: "dashboard",
       detail: `${recipe.id} v${recipe.version}: ${field} ${why}`,
     });
   }
@@ -289,6 +292,7 @@ export class RecipeService {
       action: AUDIT_RECIPES.recipeEnable,
       target,
       actor,
+      channel: "dashboard",
       detail,
     });
   }

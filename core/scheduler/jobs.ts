@@ -141,6 +141,7 @@ export function scheduleFailed(ctx: JobsContext, job: Job, err: unknown): Job {
     action: "schedule_error",
     target: `job:${job.id}`,
     actor: "scheduler",
+    channel: "outpost",
     detail: why,
   });
   ctx.logger.log("error", "job disabled: schedule error", {
@@ -185,6 +186,7 @@ export async function repin(ctx: JobsContext, id: number): Promise<RepinResult> 
     action: "repin",
     target: `job:${id}`,
     actor: "dashboard",
+    channel: "dashboard",
     detail: `${job.model} -> ${served[0]} at ${job.base_url}`,
   });
   return { job: updated, served, changed: true, previous_model: job.model };

@@ -22,7 +22,13 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     return job;
   };
   const record = (action: string, jobId: number, who: string, detail: string) =>
-    audit(store, deps.logger, { action, target: `job:${jobId}`, actor: who, detail });
+    audit(store, deps.logger, {
+      action,
+      target: `job:${jobId}`,
+      actor: who,
+      channel: "dashboard",
+      detail,
+    });
 
   // The landing page polls this; with 100 jobs it is the hottest read, so its body is
   // reused until the store commits anything (see JsonBodyCache).

@@ -222,6 +222,7 @@ peerTest("dashboard: /audit filters by action, actor and target", probes.chromiu
       action: i % 4 === 0 ? "job_delete" : "job_update",
       target: `job:${i % 5}`,
       actor: i % 2 ? "user:ann" : "dashboard",
+      channel: "dashboard",
       detail: `change ${i}`,
     });
   }
