@@ -361,9 +361,8 @@ export class Scheduler {
   }
 
   /**
-   * Manual fire with the single-flight guard; a one-shot run again is a background
-   * submission (queue_depth_max). Throws InFlightError, NotFoundError or CapacityError.
-   */
+   * Manual fire with the single-flight guard. Throws InFlightError, NotFoundError, or
+   * CapacityError for a one-shot run again (a submission: queue_depth_max). */
   trigger(jobId: number): Run {
     const job = this.ctx.store.getJob(jobId);
     if (!job) throw new NotFoundError("job", jobId);
