@@ -12,7 +12,7 @@ import {
   validateJobInput,
   validateJobPatch,
 } from "./job_input.ts";
-import { firstRunAt } from "./next_run.ts";
+import { firstRunAt, resumedRunAt } from "./next_run.ts";
 
 type JobsContext = Pick<
   SchedulerContext,
@@ -89,9 +89,10 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
 }
 
 /**
- * Enabling clears the failure count and dead-letter state and recomputes next_run_at from
- * now (an unfired `at` keeps its time, so a missed one fires at the next tick). Disabling
- * keeps the schedule and touches no run.
+ * Enabling clears the failure count and dead-letter state and recomputes next_run_at: an
+ * `every` keeps its phase (resumedRunAt), a cron starts from now, and an unfired `at` keeps
+ * its time, so a missed one fires at the next tick. Disabling keeps the schedule and
+ * next_run_at and touches no run.
  */
 export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reason?: string): Job {
   const job = mustGet(ctx, id);
@@ -119,7 +120,7 @@ export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reaso
       ? null
       : job.schedule.kind === "at"
       ? job.next_run_at ?? firstRunAt(job.schedule, ctx.clock.now())
-      : firstRunAt(job.schedule, ctx.clock.now());
+      : resumedRunAt(job.schedule, job.next_run_at, ctx.clock.now());
   } catch (err) {
     return scheduleFailed(ctx, job, err);
   }
@@ -140,6 +141,7 @@ export function scheduleFailed(ctx: JobsContext, job: Job, err: unknown): Job {
     action: "schedule_error",
     target: `job:${job.id}`,
     actor: "scheduler",
+    channel: "outpost",
     detail: why,
   });
   ctx.logger.log("error", "job disabled: schedule error", {
@@ -184,6 +186,7 @@ export async function repin(ctx: JobsContext, id: number): Promise<RepinResult> 
     action: "repin",
     target: `job:${id}`,
     actor: "dashboard",
+    channel: "dashboard",
     detail: `${job.model} -> ${served[0]} at ${job.base_url}`,
   });
   return { job: updated, served, changed: true, previous_model: job.model };

@@ -120,6 +120,7 @@ function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void
       action: "dead_letter",
       target: `job:${job.id}`,
       actor: "scheduler",
+      channel: "outpost",
       detail: why,
     });
     emit(ctx, alertEvent("dead_letter", updated, why, isoZ(now), { run_id: run.id }));

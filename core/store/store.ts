@@ -163,6 +163,8 @@ export interface AuditRow {
   action: string;
   target: string;
   actor: string;
+  /** The door the action came through (AUDIT_CHANNELS in core/audit/audit.ts). */
+  channel: string;
   detail: string;
 }
 
@@ -210,6 +212,7 @@ export interface AuditFilter {
   action?: string;
   actor?: string;
   target?: string;
+  channel?: string;
 }
 
 /** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */

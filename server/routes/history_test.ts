@@ -147,10 +147,17 @@ Deno.test("/audit filters by action, actor and target and pages by cursor", asyn
       action: "job_update",
       target: `job:${i % 3}`,
       actor: i % 2 ? "user:ann" : "dashboard",
+      channel: "dashboard",
       detail: `change ${i}`,
     });
   }
-  t.store.appendAudit({ action: "job_delete", target: "job:9", actor: "user:bob", detail: "gone" });
+  t.store.appendAudit({
+    action: "job_delete",
+    target: "job:9",
+    actor: "user:bob",
+    channel: "dashboard",
+    detail: "gone",
+  });
   const ids = (html: string) =>
     [...html.matchAll(/<tr data-audit-id="(\d+)"/g)].map((m) => Number(m[1]));
   const all = await (await t.app.request("/audit")).text();
@@ -220,4 +227,37 @@ Deno.test("a run's prompt-cache counts reach the store, the run page and the run
   });
   const plainPage = await (await t.app.request(`/runs/${a.id}/${plain.id}`)).text();
   assert.doesNotMatch(plainPage, /data-fact="prompt-cache"/);
+});
+
+Deno.test("/audit filters by channel: a Channel select and column; an unknown channel is a 400 under its label", async () => {
+  await using t = await makeTestOutpost();
+  const row = (action: string, actor: string, channel: string) =>
+    t.store.appendAudit({ action, target: "inbox:1", actor, channel, detail: "" });
+  row("approve", "@ann:hs", "chat");
+  row("answer", "dashboard", "dashboard");
+  row("answer", "@ann:hs", "chat");
+  row("push_approve", "dashboard", "push");
+  const rows = (html: string) =>
+    [...html.matchAll(/<tr data-audit-id="\d+" data-action="([^"]+)" data-channel="([^"]+)"/g)]
+      .map((m) => `${m[1]}/${m[2]}`);
+  const page = await (await t.app.request("/audit")).text();
+  assert.match(page, /<select id="f-channel" name="channel">/);
+  for (const channel of ["dashboard", "chat", "push", "machine", "webhook", "cli", "outpost"]) {
+    assert.match(page, new RegExp(`<option key="${channel}" value="${channel}" >${channel}<`));
+  }
+  assert.match(page, /<th scope="col">Channel<\/th>/);
+  const chat = await (await t.app.request("/audit?channel=chat")).text();
+  assert.deepEqual(rows(chat), ["answer/chat", "approve/chat"]);
+  assert.match(chat, /<option key="chat" value="chat" selected[^>]*>chat</);
+  assert.deepEqual(rows(await (await t.app.request("/audit?action=answer")).text()), [
+    "answer/chat",
+    "answer/dashboard",
+  ]);
+  assert.deepEqual(
+    rows(await (await t.app.request("/audit?action=answer&channel=dashboard")).text()),
+    ["answer/dashboard"],
+  );
+  const bad = await t.app.request("/audit?channel=fax");
+  assert.equal(bad.status, 400);
+  assert.match(await bad.text(), /Channel[\s\S]*unknown channel; use one of dashboard, chat, push/);
 });

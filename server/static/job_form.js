@@ -235,7 +235,9 @@ if (form) {
       const data = editing
         ? await api("PUT", `/api/jobs/${id}`, jobBody(true))
         : await api("POST", "/api/jobs", jobBody(false));
-      toast(editing ? `Saved job ${data.job.id}.` : `Created job ${data.job.id}.`);
+      // A naive `at` in a DST gap was moved to the gap's end: say so (schedule_note).
+      const note = data.schedule_note ? ` ${data.schedule_note}.` : "";
+      toast((editing ? `Saved job ${data.job.id}.` : `Created job ${data.job.id}.`) + note);
       resetForm();
       const box = document.getElementById("job-form-box");
       if (box) box.open = false;

@@ -4,6 +4,7 @@
 // data comes from history_data.ts.
 
 import type { Child, FC } from "hono/jsx";
+import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
@@ -268,6 +269,13 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
           values={data.actions}
           raw={data.raw}
         />
+        <SelectFilter
+          label="Channel"
+          name="channel"
+          any="Any channel"
+          values={AUDIT_CHANNELS}
+          raw={data.raw}
+        />
         <TextFilter label="Actor" name="actor" placeholder="dashboard" raw={data.raw} />
         <TextFilter label="Target" name="target" placeholder="job:3" raw={data.raw} />
         <div class="filter-actions">
@@ -291,6 +299,7 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
                 <tr>
                   <th scope="col">When</th>
                   <th scope="col">Action</th>
+                  <th scope="col">Channel</th>
                   <th scope="col">Actor</th>
                   <th scope="col">Target</th>
                   <th scope="col">Detail</th>
@@ -298,11 +307,12 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
               </thead>
               <tbody>
                 {data.rows.map((r) => (
-                  <tr data-audit-id={r.id} data-action={r.action}>
+                  <tr data-audit-id={r.id} data-action={r.action} data-channel={r.channel}>
                     <td>
                       <time datetime={r.at} title={shortTime(r.at)}>{shortTime(r.at)}</time>
                     </td>
                     <td class="mono">{r.action}</td>
+                    <td>{r.channel}</td>
                     <td>{r.actor}</td>
                     <td class="mono clip">{r.target}</td>
                     <td class="detail">{r.detail}</td>
