@@ -132,6 +132,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   const app = createApp(deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;
+  deps.listen = { hostname: "127.0.0.1", port: server.addr.port };
 
   let browser: Browser | null = null;
   try {
