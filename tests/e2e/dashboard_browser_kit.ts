@@ -82,6 +82,8 @@ export interface DashboardOptions {
    * services on loopback allowed (the tests stand them in).
    */
   push?: boolean;
+  /** Extra Chromium switches (the rebinding test maps a made-up name to 127.0.0.1). */
+  chromiumArgs?: string[];
 }
 
 /** The push tests' VAPID private key (raw base64url), so a test can derive its public key. */
@@ -136,7 +138,10 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
 
   let browser: Browser | null = null;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])],
+    });
     const context = await browser.newContext({
       viewport: options.viewport ?? { width: 1280, height: 900 },
       baseURL: base,
