@@ -8,6 +8,7 @@ import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
 import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
 import m004 from "./migrations/004_history_views.sql" with { type: "text" };
 import m005 from "./migrations/005_run_done_reason.sql" with { type: "text" };
+import m006 from "./migrations/006_job_provider_preset.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "recipe_triggers", sql: m003 },
   { version: 4, name: "history_views", sql: m004 },
   { version: 5, name: "run_done_reason", sql: m005 },
+  { version: 6, name: "job_provider_preset", sql: m006 },
 ];
 
 export class MigrationError extends Error {
