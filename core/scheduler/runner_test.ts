@@ -300,6 +300,10 @@ Deno.test("a child without a result gets its last log line as the reason, never 
 
 Deno.test("a job that names a provider preset hands it to the child as AGENT_PRESET", async () => {
   await using kit = await makeKit({ env: { AGENT_PRESET: "operator-choice" } });
+  await Deno.writeTextFile(
+    `${kit.home}/settings.toml`,
+    `[[providers]]\nid = "gpu"\nbase_url = "http://gpu:8000/v1"\n[provider_keys]\ngpu = "k"\n`,
+  );
   const job = kit.scheduler.createJob(jobInput({
     base_url: "http://gpu:8000/v1",
     provider_preset: "gpu",

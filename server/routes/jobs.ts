@@ -4,6 +4,7 @@
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
+import { jobKeyNote } from "../../core/scheduler/job_key.ts";
 import { checkWorkdirExists } from "../../core/scheduler/workdir_check.ts";
 import type { Job } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
@@ -20,6 +21,8 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     if (!job) throw new ApiError(404, "not_found", `no job with id ${id}`);
     return job;
   };
+  // Which stored key the job's runs send, and where (core/scheduler/job_key.ts).
+  const keyNote = (job: Job) => jobKeyNote({ env: deps.env, home: deps.home }, job);
   const record = (action: string, jobId: number, who: string, detail: string) =>
     audit(store, deps.logger, { action, target: `job:${jobId}`, actor: who, detail });
 
@@ -38,12 +41,12 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     const job = scheduler.createJob(body);
     record(AUDIT.jobCreate, job.id, actor(c), `created ${JSON.stringify(job.name)}`);
     live.publish({ type: "job", job_id: job.id, change: "created" });
-    return c.json({ job }, 201);
+    return c.json({ job, key: keyNote(job) }, 201);
   });
 
   app.get(`/api/jobs/:id{${ID}}`, (c) => {
     const job = mustJob(pathId(c, "id"));
-    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) } });
+    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) }, key: keyNote(job) });
   });
 
   app.put(`/api/jobs/:id{${ID}}`, async (c) => {
@@ -58,7 +61,10 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     if (body.enabled === true) record(AUDIT.jobEnable, id, who, "enabled (dead-letter cleared)");
     if (body.enabled === false) record(AUDIT.jobDisable, id, who, "disabled");
     live.publish({ type: "job", job_id: id, change: "updated" });
-    return c.json(result.repin ? { job: result.job, repin: result.repin } : { job: result.job });
+    const key = keyNote(result.job);
+    return c.json(
+      result.repin ? { job: result.job, repin: result.repin, key } : { job: result.job, key },
+    );
   });
 
   app.delete(`/api/jobs/:id{${ID}}`, (c) => {
