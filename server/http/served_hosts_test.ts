@@ -93,6 +93,27 @@ Deno.test("same-origin rule: Origin must be a served name, Sec-Fetch-Site same-o
   }
 });
 
+Deno.test("Host check: every registered route but GET /healthz answers 421 under another name", async () => {
+  await using t = await makeTestOutpost();
+  const token = t.machineToken();
+  const concrete = (pattern: string) =>
+    pattern.replace(/:[A-Za-z_]+(\{[^}]*\})?/g, "1").replace(/\*$/, "x");
+  const routes = t.app.routes.filter((r) => r.method !== "ALL");
+  assert.ok(routes.length > 40, `only ${routes.length} routes seen`);
+  for (const route of routes) {
+    const path = concrete(route.path);
+    const res = await t.request(route.method, path, route.method === "GET" ? undefined : {}, {
+      Host: "evil.test",
+      Authorization: `Bearer ${token}`,
+    });
+    const exempt = route.method === "GET" && route.path === "/healthz";
+    assert.equal(res.status === 421, !exempt, `${route.method} ${path}: ${res.status}`);
+    await res.body?.cancel();
+  }
+  assert.equal(t.store.countJobs(), 0);
+  assert.equal(t.store.listAudit().length, 0);
+});
+
 async function hostile(t: TestOutpost, path: string, headers: Record<string, string>) {
   return await t.app.request(path, { headers });
 }
