@@ -5,6 +5,9 @@
 // that fetched the page from the attacker, is played by a Playwright route that hands the
 // page load to the hostile server; every later request of the page goes through Chromium's
 // resolver to the outpost. The page must get neither the CSRF token nor a state change.
+// (A hostile page under evil.test on another port would be another origin: the browser's
+// same-origin policy alone keeps its reads out, and such a test would pass without the fix.
+// Rebinding is dangerous precisely because the attacker's page sits on the outpost's port.)
 //
 // Chromium's Local Network Access check is switched off: it refuses a public page's fetches
 // to loopback, but it is Chromium's alone (Firefox and Safari have none) and it does not
