@@ -88,7 +88,15 @@ export function resolveKey(settings: Settings, env: Env, query: KeyQuery = {}): 
       };
     }
   }
-  return { searched, hint: `No API key found; searched ${searched.join(", ")}; ${todo(presetId)}` };
+  const heldBack = searched.some((label) => label.includes("; not sent to "));
+  return {
+    searched,
+    hint: `No API key found; searched ${searched.join(", ")}; ${todo(presetId)}` +
+      (heldBack
+        ? "; a stored key is sent only to the endpoint it was stored for: for this one, add a " +
+          "[[providers]] row with its base_url, store its key and select that preset"
+        : ""),
+  };
 }
 
 /** What to do about a missing key. */
@@ -98,8 +106,7 @@ function todo(presetId: string | undefined): string {
       "`agent config set-key <provider>` and select that provider with --preset <provider> " +
       "(in a session: /providers <id>)"
     : `set ${SHARED_KEY_ENV}, or store one with \`agent config set-key ${presetId}\` ` +
-      `(in a session: /providers ${presetId}); a key stored for another endpoint is sent only ` +
-      "there: for this one, add a [[providers]] row with its base_url and store its key";
+      `(in a session: /providers ${presetId})`;
 }
 
 /** Where the request goes: the picker's preset, else the resolved base_url or public endpoint. */
