@@ -49,6 +49,10 @@ Deno.test("provider_keys[<preset>] goes only to the preset's origin: another AGE
         ep.key_hint ?? "",
         /provider_keys\[hosted-messages\] in .* \(stored for https:\/\/api\.anthropic\.com; not sent to /,
       );
+      assert.match(
+        ep.key_hint ?? "",
+        /a stored key is sent only to the endpoint it was stored for/,
+      );
       assert.doesNotMatch(ep.key_hint ?? "", /k-stored/);
     }
   }));
