@@ -22,7 +22,6 @@ export const ALLOWED_HOSTS_ENV = "AGENT_OUTPOST_ALLOWED_HOSTS";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
-const WILDCARD_BINDS = new Set(["0.0.0.0", "::", "[::]"]);
 /** A host name, IPv4 address or [IPv6] literal, with an optional port. */
 const HOST_RE = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
@@ -77,8 +76,9 @@ export function servedHosts(source: ServedHostsSource): Set<string> {
   if (source.listen) {
     const { hostname, port } = source.listen;
     const bound = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
-    const names = WILDCARD_BINDS.has(bound) ? LOOPBACK_NAMES : [bound, ...LOOPBACK_NAMES];
-    for (const name of names) {
+    // A wildcard bind (0.0.0.0, [::]) is served under that literal too: it is what the
+    // listening line prints, and an address literal cannot be rebound by anyone's DNS.
+    for (const name of [bound, ...LOOPBACK_NAMES]) {
       const host = withPort(name, port);
       if (host !== null) hosts.add(host);
     }

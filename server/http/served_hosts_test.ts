@@ -48,9 +48,9 @@ Deno.test("served names: the bound address and loopback names with the port, the
   }
 });
 
-Deno.test("served names: a wildcard bind serves the loopback names, not 0.0.0.0; an IPv6 bind is bracketed", () => {
+Deno.test("served names: a wildcard bind serves its printed address and the loopback names; an IPv6 bind is bracketed", () => {
   const wild = servedHosts({ listen: { hostname: "0.0.0.0", port: 80 }, baseUrl: "", allowed: [] });
-  assert.deepEqual([...wild].sort(), ["127.0.0.1", "[::1]", "localhost"]);
+  assert.deepEqual([...wild].sort(), ["0.0.0.0", "127.0.0.1", "[::1]", "localhost"]);
   const v6 = servedHosts({ listen: { hostname: "::1", port: 9000 }, baseUrl: "", allowed: [] });
   assert.ok(v6.has("[::1]:9000"));
 });
