@@ -12,11 +12,12 @@ import {
   validateJobInput,
   validateJobPatch,
 } from "./job_input.ts";
+import { checkNamedPreset } from "./job_key.ts";
 import { firstRunAt, resumedRunAt } from "./next_run.ts";
 
 type JobsContext = Pick<
   SchedulerContext,
-  "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger"
+  "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger" | "env" | "home"
 >;
 
 /**
@@ -41,6 +42,7 @@ export class JobConflictError extends Error {
 export function createJob(ctx: JobsContext, raw: unknown, stamp: JobStamp = {}): Job {
   const now = ctx.clock.now();
   const input = validateJobInput(raw, { now, defaults: ctx.defaults, class: "scheduled" }, stamp);
+  checkNamedPreset(ctx, input);
   return ctx.store.createJob({
     ...input,
     next_run_at: input.enabled ? firstRunAt(input.schedule, now) : null,
@@ -73,6 +75,12 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
       `job ${id} was made from recipe ${job.recipe_id} (version ${job.recipe_version}); its ` +
         `prompt is frozen. Enable the recipe again to get a job with a new prompt`,
     );
+  }
+  if (
+    patch.provider_preset !== undefined || patch.base_url !== undefined ||
+    patch.workdir !== undefined
+  ) {
+    checkNamedPreset(ctx, { ...job, ...patch });
   }
   if (Object.keys(patch).length > 0) {
     job = ctx.store.updateJob(id, {

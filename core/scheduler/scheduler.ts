@@ -20,6 +20,7 @@ import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
 import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
+import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
@@ -393,6 +394,7 @@ export class Scheduler {
       class: "api",
       oneShot: true,
     }, stamp);
+    checkNamedPreset(this.ctx, input);
     governor.checkQueueDepth(store.queuedRuns());
     const job = store.createJob({ ...input, next_run_at: null });
     const run = store.createRun({

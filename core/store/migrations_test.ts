@@ -42,6 +42,7 @@ Deno.test("migrations apply once, in order, and are recorded", () =>
       output_surface: "",
       base_url: "",
       model: "",
+      provider_preset: "",
       enabled: true,
       recipe_id: null,
       recipe_version: null,

@@ -26,6 +26,12 @@ export interface Job {
   output_surface: OutputSurface;
   base_url: string;
   model: string;
+  /**
+   * The provider preset whose stored key the job's runs may use ('' = the operator's
+   * settings as they are). Handed to the child as AGENT_PRESET; the key still goes only to
+   * the origin it was stored for (core/settings/key_binding.ts).
+   */
+  provider_preset: string;
   enabled: boolean;
   recipe_id: string | null;
   recipe_version: number | null;

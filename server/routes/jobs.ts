@@ -4,6 +4,7 @@
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
+import { jobKeyNote } from "../../core/scheduler/job_key.ts";
 import { passedOverNote } from "../../core/scheduler/schedule.ts";
 import { checkWorkdirExists } from "../../core/scheduler/workdir_check.ts";
 import type { Job } from "../../core/store/store.ts";
@@ -21,6 +22,8 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     if (!job) throw new ApiError(404, "not_found", `no job with id ${id}`);
     return job;
   };
+  // Which stored key the job's runs send, and where (core/scheduler/job_key.ts).
+  const keyNote = (job: Job) => jobKeyNote({ env: deps.env, home: deps.home }, job);
   const record = (action: string, jobId: number, who: string, detail: string) =>
     audit(store, deps.logger, {
       action,
@@ -45,12 +48,12 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     const job = scheduler.createJob(body);
     record(AUDIT.jobCreate, job.id, actor(c), `created ${JSON.stringify(job.name)}`);
     live.publish({ type: "job", job_id: job.id, change: "created" });
-    return c.json({ job, ...scheduleNote(body, job) }, 201);
+    return c.json({ job, key: keyNote(job), ...scheduleNote(body, job) }, 201);
   });
 
   app.get(`/api/jobs/:id{${ID}}`, (c) => {
     const job = mustJob(pathId(c, "id"));
-    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) } });
+    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) }, key: keyNote(job) });
   });
 
   app.put(`/api/jobs/:id{${ID}}`, async (c) => {
@@ -68,6 +71,7 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     return c.json({
       job: result.job,
       ...(result.repin ? { repin: result.repin } : {}),
+      key: keyNote(result.job),
       ...scheduleNote(body, result.job),
     });
   });

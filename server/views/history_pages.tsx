@@ -14,6 +14,7 @@ import { JobHoldNote } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
 import type { Run } from "../../core/store/store.ts";
+import type { JobKeyNote } from "../../core/scheduler/job_key.ts";
 
 const Errors: FC<{ errors: FieldError[] }> = ({ errors }) =>
   errors.length === 0 ? null : (
@@ -130,6 +131,8 @@ export interface JobPageData {
   recent: Run[];
   page: RunsTablePage;
   errors: FieldError[];
+  /** Which stored key the job's runs send, and where (core/scheduler/job_key.ts). */
+  keyNote?: JobKeyNote;
 }
 
 /** ok / every finished run that was an attempt (skips, queued and running left out). */
@@ -198,6 +201,12 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
             {/* Jobs made before the form left it empty may hold the "default" sentinel. */}
             {job.model && job.model !== MODEL_SENTINEL ? job.model : "the endpoint's default"}
           </Setting>
+          <Setting label="Provider preset" id="provider_preset">
+            {job.provider_preset || "the outpost's settings"}
+          </Setting>
+          {data.keyNote
+            ? <Setting label="Stored key" id="stored_key">{data.keyNote.note}</Setting>
+            : null}
           <Setting label="Workdir">
             <span class="mono">{job.workdir}</span>
           </Setting>
