@@ -11,6 +11,13 @@
 //   - the first request's size in bytes (kept lean: nothing is padded to reach a minimum).
 // Tokens are the fake's 4 characters a token, on both sides of every ratio.
 //
+// When Claude Code is installed (`claude` on PATH, or AGENT_BENCH_CLAUDE naming its binary), it
+// runs the same session (its Read and Bash tools, the same files, the same order) against the same
+// fake, and the table adds its row and the agent's Messages cost as a ratio of Claude Code's, the
+// issue's target (at most 0.5x). Its usage is what the same documented cache rules give for the
+// requests it sent; its experimental betas are turned off (CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS)
+// because the fake, like the API without a beta header, refuses their extra request fields.
+//
 //   deno run -A scripts/bench_cache.ts [--turns 20]
 
 import { runLoop } from "../core/agent/loop.ts";
@@ -23,6 +30,7 @@ import { promptTokens } from "../core/wires/usage.ts";
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
 import { defaultWireOptions, fakeEndpoint } from "../tests/fakes/model_server_wiring.ts";
 import { testSandbox } from "../tests/fakes/test_workspace.ts";
+import { MessagesPromptCache } from "../tests/fakes/prompt_cache.ts";
 import { commandOnPath } from "../tests/peers.ts";
 import { loadavg } from "./bench_rounds.ts";
 
@@ -58,6 +66,32 @@ function moduleText(i: number): string {
   return lines.join("\n") + "\n";
 }
 
+const FINAL_ANSWER = "The modules each define bounded step functions; nothing to fix.";
+const TASK = "Review every module in src/.";
+
+/** One scripted tool call: view a module (workdir-relative path) or run a shell command. */
+type SessionStep = { view: string; shell?: undefined } | { shell: string; view?: undefined };
+
+/** Writes the session's modules into `dir` and returns its `turns` tool calls in order. */
+async function sessionSteps(dir: string, turns: number): Promise<SessionStep[]> {
+  await Deno.mkdir(`${dir}/src`);
+  const views = turns - Math.min(SHELL_COMMANDS.length, Math.floor(turns / 5));
+  for (let i = 0; i < views; i++) {
+    await Deno.writeTextFile(`${dir}/src/module_${String(i).padStart(2, "0")}.ts`, moduleText(i));
+  }
+  const steps: SessionStep[] = [];
+  let shell = 0;
+  for (let turn = 0; turn < turns; turn++) {
+    // Every fifth call is a shell command, the others view the next module.
+    steps.push(
+      (turn + 1) % 5 === 0 && shell < SHELL_COMMANDS.length
+        ? { shell: SHELL_COMMANDS[shell++]! }
+        : { view: `src/module_${String(turn - shell).padStart(2, "0")}.ts` },
+    );
+  }
+  return steps;
+}
+
 /** Runs the scripted session on `wire`; `turns` tool calls, then the answer. */
 export async function runSession(
   wire: WireKind,
@@ -70,26 +104,18 @@ export async function runSession(
     models: [{ id: wire === "messages" ? "claude-sonnet-4-5" : "gpt-5", max_model_len: 400_000 }],
   });
   try {
-    await Deno.mkdir(`${dir}/src`);
-    const views = turns - Math.min(SHELL_COMMANDS.length, Math.floor(turns / 5));
-    for (let i = 0; i < views; i++) {
-      await Deno.writeTextFile(`${dir}/src/module_${String(i).padStart(2, "0")}.ts`, moduleText(i));
+    for (const step of await sessionSteps(dir, turns)) {
+      fake.enqueue(
+        step.shell === undefined
+          ? reply().text("Reading on.").tool("view", { path: step.view })
+          : reply().text("Checking.").tool("shell", { command: step.shell }),
+      );
     }
-    let shell = 0;
-    for (let turn = 0; turn < turns; turn++) {
-      // Every fifth call is a shell command, the others view the next module.
-      const call = (turn + 1) % 5 === 0 && shell < SHELL_COMMANDS.length
-        ? reply().text("Checking.").tool("shell", { command: SHELL_COMMANDS[shell++]! })
-        : reply().text("Reading on.").tool("view", {
-          path: `src/module_${String(turn - shell).padStart(2, "0")}.ts`,
-        });
-      fake.enqueue(call);
-    }
-    fake.enqueue(reply().text("The modules each define bounded step functions; nothing to fix."));
+    fake.enqueue(reply().text(FINAL_ANSWER));
     const sandbox = testSandbox(dir, commandOnPath("bwrap") ? "auto" : "off");
     const model = wire === "messages" ? "claude-sonnet-4-5" : "gpt-5";
     const result = await runLoop(
-      [{ role: "user", parts: [{ type: "text", text: "Review every module in src/." }] }],
+      [{ role: "user", parts: [{ type: "text", text: TASK }] }],
       {
         wire: createWire(fakeEndpoint(fake, wire), defaultWireOptions()),
         model,
@@ -121,6 +147,90 @@ export async function runSession(
   }
 }
 
+/** Claude Code's binary: AGENT_BENCH_CLAUDE, else `claude` on PATH, else null (not run). */
+function claudeCodeBinary(): string | null {
+  return Deno.env.get("AGENT_BENCH_CLAUDE") ?? commandOnPath("claude");
+}
+
+/**
+ * Runs the same session in Claude Code (`claude -p`) against a fake on the Messages wire. Its
+ * main-loop requests (those offering the Read tool) get the scripted steps; any side request
+ * (a title, a quota check) gets a one-word answer and is billed like the rest.
+ */
+export async function runClaudeCode(binary: string, turns: number): Promise<SessionFigures> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "bench-cache-cc-" }));
+  const home = await Deno.makeTempDir({ prefix: "bench-cache-cc-home-" });
+  const model = "claude-sonnet-4-5";
+  const fake = await startFakeModelServer({ models: [{ id: model, max_model_len: 400_000 }] });
+  try {
+    const steps = await sessionSteps(dir, turns);
+    let next = 0;
+    const script = (req: { body: Record<string, unknown> | null }) => {
+      const tools = (req.body?.tools as { name?: string }[] | undefined) ?? [];
+      if (!tools.some((t) => t.name === "Read")) return reply().text("ok");
+      const step = steps[next++];
+      if (step === undefined) return reply().text(FINAL_ANSWER);
+      return step.shell === undefined
+        ? reply().text("Reading on.").tool("Read", { file_path: `${dir}/${step.view}` })
+        : reply().text("Checking.").tool("Bash", { command: step.shell });
+    };
+    for (let i = 0; i < turns * 3 + 10; i++) fake.enqueue(script);
+    const out = await new Deno.Command(binary, {
+      args: ["-p", "--dangerously-skip-permissions", "--model", model, TASK],
+      cwd: dir,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: home,
+        ANTHROPIC_BASE_URL: fake.origin,
+        ANTHROPIC_API_KEY: "sk-bench",
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS: "1",
+      },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoded = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    if (!out.success || next <= turns) {
+      throw new Error(`Claude Code ended after ${next} of ${turns + 1} steps: ${decoded.trim()}`);
+    }
+    fake.assertNoViolations();
+    // Bill every request by the same documented rules the agent's requests were billed by.
+    const cache = new MessagesPromptCache();
+    const usage: Usage = {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    };
+    for (const req of fake.requests) {
+      if (req.wire !== "messages" || req.body === null) continue;
+      const u = cache.use(req.body);
+      usage.input_tokens += u.input;
+      usage.cache_read_tokens! += u.read;
+      usage.cache_write_tokens! += u.written;
+    }
+    return {
+      wire: "messages",
+      reminder: false,
+      requests: fake.requests.length,
+      usage,
+      firstRequestBytes: JSON.stringify(fake.requests[0]!.body).length,
+    };
+  } finally {
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+/** The cache-weighted input tokens: what the prompts cost in input-token units. */
+export function weightedInput(u: Usage): number {
+  return u.input_tokens + READ_RATE * (u.cache_read_tokens ?? 0) +
+    WRITE_RATE * (u.cache_write_tokens ?? 0);
+}
+
 /** Prompt tokens read from the cache, as a share of all prompt tokens sent. */
 export function cachedShare(u: Usage): number {
   return (u.cache_read_tokens ?? 0) / promptTokens(u);
@@ -128,15 +238,13 @@ export function cachedShare(u: Usage): number {
 
 /** The cache-weighted input cost, relative to the same prompts with no cache. */
 export function relativeInputCost(u: Usage): number {
-  const weighted = u.input_tokens + READ_RATE * (u.cache_read_tokens ?? 0) +
-    WRITE_RATE * (u.cache_write_tokens ?? 0);
-  return weighted / promptTokens(u);
+  return weightedInput(u) / promptTokens(u);
 }
 
-function row(f: SessionFigures): string {
+function row(f: SessionFigures, label = "agent, " + f.wire): string {
   const u = f.usage;
   return [
-    `${f.wire}${f.reminder ? " + memory reminder" : ""}`.padEnd(34),
+    `${label}${f.reminder ? " + memory reminder" : ""}`.padEnd(42),
     String(f.requests).padStart(8),
     `${(promptTokens(u) / 1000).toFixed(0)}k`.padStart(10),
     `${(100 * cachedShare(u)).toFixed(1)} %`.padStart(9),
@@ -150,13 +258,28 @@ if (import.meta.main) {
   const turns = at >= 0 ? Number(Deno.args[at + 1]) : 20;
   console.log(`prompt-cache benchmark: ${turns} tool turns + the answer; load ${loadavg()}`);
   console.log(
-    `${"wire".padEnd(34)} requests    prompt    cached  cost/none  1st request`,
+    `${"program, wire".padEnd(42)} requests    prompt    cached  cost/none  1st request`,
   );
-  for (const wire of ["messages", "chat_completions"] as const) {
-    for (const reminder of [false, true]) console.log(row(await runSession(wire, turns, reminder)));
+  const agentMessages = await runSession("messages", turns, false);
+  console.log(row(agentMessages));
+  console.log(row(await runSession("messages", turns, true)));
+  for (const reminder of [false, true]) {
+    console.log(row(await runSession("chat_completions", turns, reminder)));
+  }
+  const claude = claudeCodeBinary();
+  let versus =
+    "Claude Code was not run: not installed (set AGENT_BENCH_CLAUDE or put claude on PATH)";
+  if (claude !== null) {
+    const cc = await runClaudeCode(claude, turns);
+    console.log(row(cc, "Claude Code, messages"));
+    const ratio = weightedInput(agentMessages.usage) / weightedInput(cc.usage);
+    versus = `agent's cache-weighted input on Messages = ${ratio.toFixed(2)}x Claude Code's ` +
+      `(${(weightedInput(agentMessages.usage) / 1000).toFixed(0)}k against ` +
+      `${(weightedInput(cc.usage) / 1000).toFixed(0)}k input-token units)`;
   }
   console.log(
     "cost/none: input cost at reads 0.1x and writes 1.25x the input rate, over the same " +
-      "prompts billed in full (Claude Code was not run: not installed here).",
+      "prompts billed in full.",
   );
+  console.log(versus);
 }
