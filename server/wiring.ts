@@ -20,7 +20,7 @@ import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
-import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import { openStore } from "../core/store/open_store.ts";
 import type { Store } from "../core/store/store.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
@@ -214,7 +214,7 @@ export interface Outpost {
   close(): Promise<void>;
 }
 
-/** The production wiring: SQLite store, governor.json, log delivery, real processes. */
+/** The production wiring: SQLite (or PostgreSQL) store, governor.json, log delivery, real processes. */
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
@@ -224,7 +224,10 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const processes = o.processes ?? linuxProcessTable();
   processes.probe();
   await tightenOutpostFolder(o.home, o.logger);
-  const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
+  // SQLite beside the outpost, or the fleet's PostgreSQL when AGENT_OUTPOST_DATABASE_URL is
+  // set (its client is loaded only then).
+  const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
+  const store = opened.store;
   try {
     const waiting = o.jobDefaults.base_url
       ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
@@ -263,7 +266,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       processes,
     });
     const csrf = await loadOrCreateCsrfToken(o.home);
-    const version = sqliteDataVersion(store.path);
+    // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
+    const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
     const memory = lazyMemory(async () => {
       const { openMemory, GLOBAL_WORKSPACE, MemoryRootError, memoryDirProblem } = await import(
         "../core/memory/mod.ts"
