@@ -21,6 +21,8 @@ import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { openStore } from "../core/store/open_store.ts";
+import type { PgFleet } from "../core/store/pg/pg_fleet.ts";
+import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { Store } from "../core/store/store.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
@@ -228,7 +230,13 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // set (its client is loaded only then).
   const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
   const store = opened.store;
+  let fleet: PgFleet | null = null;
   try {
+    // Several outposts on one database: claims, leases and fencing (docs/fleet.md).
+    if (opened.kind === "postgres") {
+      const { openFleet } = await import("./fleet_wiring.ts");
+      fleet = openFleet(store as PgStore, o);
+    }
     const waiting = o.jobDefaults.base_url
       ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
       : undefined;
@@ -264,7 +272,13 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       pinResolver: httpPinResolver({ fetch: o.fetch }),
       defaults: o.jobDefaults,
       processes,
+      ...(fleet ? { fleet } : {}),
     });
+    if (fleet) {
+      // Before the scheduler starts: a node claims runs only under a registered lease.
+      fleet.onFence = () => scheduler.fence();
+      fleet.start();
+    }
     const csrf = await loadOrCreateCsrfToken(o.home);
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
     const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
@@ -352,6 +366,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await sweeper.stop();
         await retention.stop();
         await scheduler.stop();
+        await fleet?.stop();
         await withTimeout(delivery.idle(), 5000);
         await withTimeout(deps.githubComments.idle(), 5000);
         await messenger?.stop();
@@ -363,6 +378,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       },
     };
   } catch (err) {
+    await fleet?.stop();
     store.close();
     throw err;
   }

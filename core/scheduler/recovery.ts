@@ -7,6 +7,7 @@
 import type { Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import type { Store } from "../store/store.ts";
+import type { Fleet } from "./fleet.ts";
 import type { ProcessTable } from "./proc.ts";
 import { isoZ } from "../time.ts";
 
@@ -20,10 +21,13 @@ export function recoverOrphans(deps: {
   clock: Clock;
   processes: ProcessTable;
   logger: Logger;
+  /** On a shared store, only this node's runs are its to recover (others' PIDs mean nothing). */
+  fleet?: Fleet;
 }): RecoveryReport {
   const report: RecoveryReport = { killed: [], lost: [] };
   const now = isoZ(deps.clock.now());
   for (const run of deps.store.runsWithStatus("running")) {
+    if (deps.fleet && !deps.fleet.startedHere(run.id)) continue;
     const alive = run.pid !== null && run.pid_start !== null &&
       deps.processes.identity(run.pid) === run.pid_start;
     if (alive) {

@@ -77,6 +77,8 @@ export async function executeRun(
     reportPath = join(dir, `${fileStamp(new Date(startedIso))}-${active.runId}.md`);
   }
   ctx.lastReport.set(job.id, reportPath);
+  // A node paused past its lease during the checks above has lost the run to the fleet.
+  if (!ctx.fleet.owns(active.runId)) return null;
   // Recorded as running before the spawn: a crash in between leaves a run recovery marks
   // lost, never one that is started twice.
   ctx.store.updateRun(active.runId, {

@@ -22,6 +22,7 @@ import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } fro
 import * as jobs from "./jobs.ts";
 import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
+import { type Fleet, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
@@ -45,6 +46,8 @@ export interface SchedulerOptions {
   pinResolver?: PinResolver | null;
   defaults?: JobDefaults;
   tickMs?: number;
+  /** The outposts sharing the store (default: a single box). */
+  fleet?: Fleet;
 }
 
 export type SchedulerEvent =
@@ -91,6 +94,7 @@ export class Scheduler {
       agentCommand: options.agentCommand,
       home: options.home,
       defaults: options.defaults ?? {},
+      fleet: options.fleet ?? SINGLE_BOX,
       runDirs: new Set(),
       lastReport: new Map(),
     };
@@ -106,6 +110,22 @@ export class Scheduler {
     this.#stopped = false;
     this.#loop = this.#run();
     return report;
+  }
+
+  /**
+   * Fencing (docs/fleet.md): this node's lease lapsed (paused, partitioned), so the fleet has
+   * taken its runs over. Kills every child this process started; their ends are not recorded
+   * (the runs are no longer this node's: recordOutcome asks the fleet first).
+   */
+  fence(): number[] {
+    const killed: number[] = [];
+    for (const a of this.#active.values()) {
+      if (a.proc) {
+        a.proc.killGroup();
+        killed.push(a.runId);
+      }
+    }
+    return killed;
   }
 
   /** Ends the loop. Running children are left alone unless `killRunning`. */
@@ -209,7 +229,15 @@ export class Scheduler {
     // commit, so nothing starts that the store did not keep.
     const inFlight = this.#inFlightCounts();
     const outcomes = this.ctx.store.atomically(() =>
-      fireDueJobs(this.ctx, due, now, waiting, inFlight)
+      // Read again inside the transaction: on a shared store it holds the fleet's write lock,
+      // so a slot another node fired meanwhile is no longer due here (each fires once).
+      fireDueJobs(
+        this.ctx,
+        this.ctx.fleet === SINGLE_BOX ? due : dueInOrder(this.ctx, now),
+        now,
+        waiting,
+        inFlight,
+      )
     );
     for (const outcome of outcomes) {
       if (outcome.kind === "start") this.#start(outcome.run);
@@ -233,8 +261,9 @@ export class Scheduler {
       if (this.#jobActive(run.job_id)) continue; // single-flight; its finish re-pumps
       waiting ??= await this.ctx.governor.readWaiting();
       const admission = this.ctx.governor.admit(run.class, this.#inFlightCounts(), waiting);
-      if (!admission.ok) {
-        const held = `held: ${admission.reason}`;
+      const fleetHold = admission.ok ? this.ctx.fleet.fleetHold() : null;
+      if (!admission.ok || fleetHold !== null) {
+        const held = `held: ${admission.ok ? fleetHold : admission.reason}`;
         if (run.reason !== held) this.ctx.store.updateRun(run.id, { reason: held });
         continue;
       }
@@ -244,6 +273,8 @@ export class Scheduler {
   }
 
   #start(run: Run): void {
+    // On a shared store exactly one node gets each run; a single box always does.
+    if (!this.ctx.fleet.claimRun(run)) return;
     const active: ActiveRun = {
       runId: run.id,
       jobId: run.job_id,

@@ -1,0 +1,33 @@
+// The scheduler's view of the other outposts sharing its store (issue 32, docs/fleet.md). A
+// single box is its own fleet: it may run every run, owns every run it started, and has no
+// fleet-wide cap. On a shared PostgreSQL, core/store/pg/pg_fleet.ts answers these from the
+// database: claims (one node per run), leases (a node owns its claims only while its lease
+// holds) and the fleet-wide concurrency count.
+
+import type { Run } from "../store/store.ts";
+
+export interface Fleet {
+  /** This outpost's node id (AGENT_OUTPOST_NODE_ID). */
+  readonly nodeId: string;
+  /**
+   * Claims a queued run for this node: true exactly once across the fleet, for the node that
+   * runs it; false when another node claimed it, or when the job is pinned to a label this
+   * node lacks.
+   */
+  claimRun(run: Run): boolean;
+  /** Whether this node still owns run `runId` (its claim, under a lease that still holds). */
+  owns(runId: number): boolean;
+  /** Whether run `runId` was started by this node id (any lease): startup recovery's share. */
+  startedHere(runId: number): boolean;
+  /** Null when the fleet-wide cap admits one more run; otherwise why not. */
+  fleetHold(): string | null;
+}
+
+/** One box: everything is its own. */
+export const SINGLE_BOX: Fleet = {
+  nodeId: "local",
+  claimRun: () => true,
+  owns: () => true,
+  startedHere: () => true,
+  fleetHold: () => null,
+};
