@@ -6,6 +6,7 @@ import type { Logger } from "../core/logger.ts";
 import type { Clock, Env } from "../core/ports.ts";
 import { fleetSettings, PgFleet } from "../core/store/pg/pg_fleet.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
+import type { FleetSource } from "./fleet_view.ts";
 
 /** Default node id: hostname and port (the process id when the port is picked at bind). */
 export function defaultNodeId(baseUrl: string): string {
@@ -22,4 +23,15 @@ export function openFleet(
 ): PgFleet {
   const settings = fleetSettings((name) => o.env.get(name), defaultNodeId(o.baseUrl));
   return new PgFleet(store, { ...settings, clock: o.clock, logger: o.logger, url: o.baseUrl });
+}
+
+/** The fleet as the pages and /metrics read it. */
+export function pgFleetSource(fleet: PgFleet, store: PgStore): FleetSource {
+  return {
+    store: "postgres",
+    nodeId: fleet.nodeId,
+    nodes: () => fleet.nodes(),
+    counters: () => ({ ...fleet.counters }),
+    storeLatency: () => ({ ...store.connection.latency }),
+  };
 }

@@ -39,6 +39,8 @@ import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
 import type { Messenger } from "./messenger/start.ts";
 import { tightenTree } from "../core/private_files.ts";
+import { isoZ } from "../core/time.ts";
+import { type FleetSource, singleBoxFleet } from "./fleet_view.ts";
 
 export interface CoreParts {
   store: Store;
@@ -66,6 +68,8 @@ export interface CoreParts {
   triggerSecrets?: TriggerSecrets;
   /** The VAPID key file the push adapter uses (the badge reads the same one). */
   pushKeys?: VapidKeyFile;
+  /** The fleet sharing the store (default: this box alone). */
+  fleet?: FleetSource;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -135,6 +139,8 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
     pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
+    fleet: parts.fleet ??
+      singleBoxFleet(parts.scheduler, isoZ(parts.clock.now()), () => parts.baseUrl),
   };
 }
 
@@ -231,11 +237,13 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
   const store = opened.store;
   let fleet: PgFleet | null = null;
+  let fleetSource: FleetSource | undefined;
   try {
     // Several outposts on one database: claims, leases and fencing (docs/fleet.md).
     if (opened.kind === "postgres") {
-      const { openFleet } = await import("./fleet_wiring.ts");
+      const { openFleet, pgFleetSource } = await import("./fleet_wiring.ts");
       fleet = openFleet(store as PgStore, o);
+      fleetSource = pgFleetSource(fleet, store as PgStore);
     }
     const waiting = o.jobDefaults.base_url
       ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
@@ -323,6 +331,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       fetch: o.fetch,
       ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
       pushKeys,
+      ...(fleetSource ? { fleet: fleetSource } : {}),
     });
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {

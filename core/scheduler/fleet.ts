@@ -31,3 +31,22 @@ export const SINGLE_BOX: Fleet = {
   startedHere: () => true,
   fleetHold: () => null,
 };
+
+/** Upper bounds (seconds) of the fire-lag buckets: a tick is 60 s, so most fall below 60. */
+export const LAG_BUCKETS = [0.5, 1, 5, 15, 30, 60, 120, 300] as const;
+
+/** A cumulative histogram in Prometheus' sense, of fire lag in seconds. */
+export class LagHistogram {
+  readonly counts: number[] = LAG_BUCKETS.map(() => 0);
+  count = 0;
+  sum = 0;
+
+  observe(seconds: number): void {
+    const value = Math.max(0, seconds);
+    this.count++;
+    this.sum += value;
+    LAG_BUCKETS.forEach((bound, i) => {
+      if (value <= bound) this.counts[i]!++;
+    });
+  }
+}

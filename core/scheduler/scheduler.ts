@@ -22,7 +22,7 @@ import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } fro
 import * as jobs from "./jobs.ts";
 import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
-import { type Fleet, SINGLE_BOX } from "./fleet.ts";
+import { type Fleet, LagHistogram, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
@@ -73,6 +73,8 @@ export class Scheduler {
   readonly #active = new Map<number, ActiveRun>();
   readonly #settled = new Map<number, Promise<RunStatus | null>>();
   readonly #listeners = new Set<(event: SchedulerEvent) => void>();
+  /** Seconds from a fire's slot to its run being started here (GET /metrics). */
+  readonly fireLag = new LagHistogram();
   #nextTickAt = -Infinity;
   #chain: Promise<unknown> = Promise.resolve();
   #loop: Promise<void> | null = null;
@@ -228,19 +230,20 @@ export class Scheduler {
     // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
     // commit, so nothing starts that the store did not keep.
     const inFlight = this.#inFlightCounts();
-    const outcomes = this.ctx.store.atomically(() =>
+    let fired = due;
+    const outcomes = this.ctx.store.atomically(() => {
       // Read again inside the transaction: on a shared store it holds the fleet's write lock,
       // so a slot another node fired meanwhile is no longer due here (each fires once).
-      fireDueJobs(
-        this.ctx,
-        this.ctx.fleet === SINGLE_BOX ? due : dueInOrder(this.ctx, now),
-        now,
-        waiting,
-        inFlight,
-      )
-    );
+      if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
+      return fireDueJobs(this.ctx, fired, now, waiting, inFlight);
+    });
+    const slots = new Map(fired.map((job) => [job.id, job.next_run_at!]));
     for (const outcome of outcomes) {
-      if (outcome.kind === "start") this.#start(outcome.run);
+      if (outcome.kind === "start") {
+        const slot = slots.get(outcome.run.job_id);
+        if (slot) this.fireLag.observe((now.getTime() - Date.parse(slot)) / 1000);
+        this.#start(outcome.run);
+      }
       if (outcome.kind === "skipped") {
         const { run, reason } = outcome;
         this.#emitEvent({ type: "run_skipped", run_id: run.id, job_id: run.job_id, reason });
