@@ -399,17 +399,20 @@ export class Scheduler {
    * Manual fire with the single-flight guard. Throws InFlightError, NotFoundError, or
    * CapacityError for a one-shot run again (a submission: queue_depth_max). */
   trigger(jobId: number): Run {
-    const job = this.ctx.store.getJob(jobId);
-    if (!job) throw new NotFoundError("job", jobId);
-    const inFlight = this.ctx.store.inFlightRun(jobId);
-    if (inFlight) throw new InFlightError(jobId, inFlight);
-    if (job.class === "api") this.ctx.governor.checkQueueDepth(this.ctx.store.queuedRuns());
-    const run = this.ctx.store.createRun({
-      job_id: jobId,
-      status: "queued",
-      attempt: 1,
-      priority: this.ctx.governor.priorityFor(job.class, job.priority),
-      class: job.class,
+    // One step: on a shared store two nodes' triggers of one job take turns (single-flight).
+    const run = this.ctx.store.atomically(() => {
+      const job = this.ctx.store.getJob(jobId);
+      if (!job) throw new NotFoundError("job", jobId);
+      const inFlight = this.ctx.store.inFlightRun(jobId);
+      if (inFlight) throw new InFlightError(jobId, inFlight);
+      if (job.class === "api") this.ctx.governor.checkQueueDepth(this.ctx.store.queuedRuns());
+      return this.ctx.store.createRun({
+        job_id: jobId,
+        status: "queued",
+        attempt: 1,
+        priority: this.ctx.governor.priorityFor(job.class, job.priority),
+        class: job.class,
+      });
     });
     this.poke();
     return run;
