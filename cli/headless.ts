@@ -83,6 +83,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
     await ctx.mcp?.close();
+    await ctx.sandbox.close(); // after the MCP servers, which run in it
   }
 }
 

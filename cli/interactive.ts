@@ -75,5 +75,6 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     Deno.removeSignalListener("SIGINT", onSigint);
     terminal.close();
     await ctx.mcp?.close();
+    await ctx.sandbox.close(); // after the MCP servers, which run in it
   }
 }

@@ -87,7 +87,10 @@ export async function acceptWorkdir(path: string, places: ProtectedPlaces): Prom
   if (!info.isDirectory) throw new WorkdirRefusedError(path, "is not a directory");
   const refusal = workdirRefusal(real, canonicalPlaces(places));
   if (refusal !== null) {
-    throw new WorkdirRefusedError(path === real ? path : `${path} (${real})`, refusal);
+    throw new WorkdirRefusedError(
+      path,
+      real === lexical ? refusal : `resolves to ${real}, which ${refusal}`,
+    );
   }
   return real;
 }
@@ -99,7 +102,7 @@ function unreadable(err: unknown): string {
   }
   if (err instanceof Deno.errors.NotADirectory) return "is not a directory";
   if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.NotCapable) {
-    return "cannot be read by this process";
+    return `cannot be read by this process (${err.message})`;
   }
   throw err;
 }
@@ -145,6 +148,14 @@ export function workdirRefusal(workdir: string, places: ProtectedPlaces): string
     return `holds your home folder (${user}); ${CHOOSE}`;
   }
   return null;
+}
+
+/**
+ * workdirRefusal for paths as configured: the workdir and each place canonicalized first (sync,
+ * for the sandbox, which checks the workdir again before each bind).
+ */
+export function canonicalWorkdirRefusal(workdir: string, places: ProtectedPlaces): string | null {
+  return workdirRefusal(realOrSpelled(normalize(workdir)), canonicalPlaces(places));
 }
 
 /** `path` equals `dir` or lies under it (both normalized, absolute). */

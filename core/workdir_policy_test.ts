@@ -3,8 +3,8 @@ import { join } from "./path.ts";
 import {
   acceptWorkdir,
   type ProtectedPlaces,
-  WorkdirRefusedError,
   workdirRefusal,
+  WorkdirRefusedError,
 } from "./workdir_policy.ts";
 
 /** A user home with an agent home, a memory root elsewhere and a project; all real folders. */
