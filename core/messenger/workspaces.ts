@@ -41,7 +41,7 @@ export async function resolveWorkspace(
     }
     throw err; // a refused permission is not a missing workspace
   }
-  if (!real.startsWith(realRoot + "/")) {
+  if (!real.startsWith(realRoot === "/" ? "/" : realRoot + "/") || real === realRoot) {
     throw new RefusalError(
       "no_such_workspace",
       `workspace ${JSON.stringify(name)} leads outside ${root}; it is refused`,
