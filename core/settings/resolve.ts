@@ -114,11 +114,16 @@ export function resolveSettings(input: ResolveInput): Settings {
   const globalPath = globalSettingsPath(home);
   const projectPath = findProjectSettingsFile(cwd, home);
 
-  const globalLoaded = readSettingsFile(globalPath);
-  const projectLoaded = projectPath ? readSettingsFile(projectPath) : undefined;
+  const skipped: string[] = [];
+  const globalLoaded = readSettingsFile(globalPath, skipped);
+  const projectLoaded = projectPath ? readSettingsFile(projectPath, skipped) : undefined;
   const global = globalLoaded ? collectFile(globalLoaded, "global") : undefined;
   const project = projectLoaded ? collectFile(projectLoaded, "project") : undefined;
-  const warnings: string[] = [...(global?.warnings ?? []), ...(project?.warnings ?? [])];
+  const warnings: string[] = [
+    ...skipped,
+    ...(global?.warnings ?? []),
+    ...(project?.warnings ?? []),
+  ];
 
   const explicit = new Map<string, Found>();
   for (const knob of KNOBS) {
@@ -244,7 +249,7 @@ export function resolveSettings(input: ResolveInput): Settings {
     ...values,
     sources,
     warnings,
-    files: { global: globalPath, ...(projectPath ? { project: projectPath } : {}) },
+    files: { global: globalPath, ...(projectLoaded ? { project: projectLoaded.path } : {}) },
   } as unknown as Settings;
   return deepFreeze(settings);
 }
