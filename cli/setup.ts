@@ -27,6 +27,12 @@ import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import { type MemoryStore, openMemory } from "../core/memory/store.ts";
+import {
+  describeRouting,
+  trustProjectFile,
+  untrustedProject,
+  untrustedRefusal,
+} from "../core/settings/project_trust.ts";
 import { memoryDirProblem, MemoryRootError } from "../core/memory/errors.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
@@ -57,6 +63,11 @@ export interface SetupInput {
   warn?: (line: string) => void;
   /** Told each time an MCP server's state changes (the interactive progress line). */
   onMcpChange?: (status: McpServerStatus) => void;
+  /**
+   * Asks the person whether to trust a project settings file that routes the prompt (the
+   * interactive start); absent (headless): such a file is refused (core/settings/project_trust.ts).
+   */
+  confirmProjectTrust?: (question: string) => Promise<boolean>;
 }
 
 export interface AgentContext {
@@ -91,6 +102,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // memory_dir is global-only, so it is known only now; the same rule decides.
   const inMemory = workdirRefusal(workdir, { agentHome: home, memoryRoot: settings.memory_dir });
   if (inMemory !== null) throw new SetupError(new WorkdirRefusedError(workdir, inMemory).message);
+  await checkProjectTrust(settings, home, input.confirmProjectTrust);
   const endpoint = resolveEndpoint(settings, input.env);
   if (input.effort !== undefined) checkEffortFlag(endpoint, input.effort);
   const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
@@ -268,6 +280,31 @@ function checkEffortFlag(endpoint: Endpoint, level: string): void {
 
 function warnOnStderr(line: string): void {
   console.error(`agent: warning: ${line}`);
+}
+
+/**
+ * A project settings file that decides where the prompt goes must be trusted as it is now: an
+ * interactive start asks (yes records the trust), a headless run stops with one line.
+ */
+async function checkProjectTrust(
+  settings: Settings,
+  home: string,
+  confirm: SetupInput["confirmProjectTrust"],
+): Promise<void> {
+  const untrusted = await untrustedProject(settings);
+  if (untrusted === null) return;
+  const known = settings.project_trust[untrusted.file] !== undefined;
+  if (confirm) {
+    const question =
+      `Project settings ${untrusted.file} ${known ? "changed; it now sets" : "set"} ` +
+      `${describeRouting(untrusted.values)}: the prompt and the files it quotes go there. ` +
+      "Trust this file?";
+    if (await confirm(question)) {
+      await trustProjectFile(home, untrusted.file, untrusted.digest);
+      return;
+    }
+  }
+  throw new SetupError(untrustedRefusal(untrusted, known));
 }
 
 /** The canonical workdir, or a SetupError saying why it cannot be one (core/workdir_policy.ts). */

@@ -15,6 +15,7 @@ import {
 } from "./knobs.ts";
 import { mergeMcpServers, parseMcpApprovals, parseMcpServers } from "./mcp_servers.ts";
 import { BUILTIN_PRESETS, findPreset, parseCustomProviders } from "./presets.ts";
+import { parseProjectTrust, projectRouting } from "./project_trust.ts";
 import { findProjectSettingsFile, globalSettingsPath } from "./project.ts";
 import { type CollectedFile, collectFile, readSettingsFile } from "./toml_file.ts";
 import type { ProviderPreset, Settings, Source, SourceKind, WireKind } from "./types.ts";
@@ -174,6 +175,10 @@ export function resolveSettings(input: ResolveInput): Settings {
     kind: global?.file.table.mcp_approvals === undefined ? "default" : "global",
     ...(global ? { detail: global.file.path } : {}),
   });
+  set("project_trust", parseProjectTrust(global?.file), {
+    kind: global?.file.table.project_trust === undefined ? "default" : "global",
+    ...(global ? { detail: global.file.path } : {}),
+  });
 
   const presetFound = explicit.get("provider_preset");
   const preset = presetFound
@@ -245,8 +250,10 @@ export function resolveSettings(input: ResolveInput): Settings {
     set("memory_dir", join(home, "memory"), { kind: "default" });
   }
 
+  const routing = projectRouting(project?.file, values, sources);
   const settings = {
     ...values,
+    ...(routing ? { project_routing: routing } : {}),
     sources,
     warnings,
     files: { global: globalPath, ...(projectLoaded ? { project: projectLoaded.path } : {}) },
