@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { headlessSetup, runAgent } from "./agent_process.ts";
 import { toolResultsById } from "./sandbox_attack.ts";
+import { TmuxAgent } from "./interactive_tmux.ts";
+import { peerTest, probes } from "../peers.ts";
 
 async function setup() {
   // The operator's endpoint comes from the global file, so a project file could override it.
@@ -91,3 +93,35 @@ Deno.test("a project file that sets nothing about the endpoint needs no trust", 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(t.fake.requests.length, 1);
 });
+
+peerTest(
+  "interactive start asks about an untrusted project file: yes records it, no stops",
+  probes.tmux,
+  async () => {
+    await using t = await setup();
+    await Deno.mkdir(`${t.work}/.agent`);
+    await Deno.writeTextFile(t.projectFile, `base_url = "${t.elsewhere.url}"\n`);
+    for (const answer of ["n", "y"]) {
+      const agent = await TmuxAgent.start({ home: t.home, env: { AGENT_MEMORY_REFLECT: "0" } });
+      try {
+        await agent.waitFor(/base_url = ".*": the prompt and the files it quotes go there\. Trust/);
+        await agent.waitFor(/Trust this file\? \[y\/N\]/);
+        await agent.submit(answer);
+        if (answer === "n") {
+          assert.equal(await agent.waitForExit(), 1);
+          assert.match(await agent.screen(), /agent config trust/);
+          assert.doesNotMatch(await Deno.readTextFile(`${t.home}/.agent/settings.toml`), /trust/);
+        } else {
+          await agent.idle();
+          assert.match(
+            await Deno.readTextFile(`${t.home}/.agent/settings.toml`),
+            /\[project_trust\]/,
+          );
+        }
+      } finally {
+        await agent.close();
+      }
+    }
+    assert.equal(t.elsewhere.requests.length, 0, "asking sent nothing");
+  },
+);
