@@ -65,6 +65,13 @@ Deno.test("a project file that picks another endpoint is refused until trusted; 
   );
   assert.equal(t.elsewhere.allRequests.length, 0, "the prompt never went to the new endpoint");
   assert.equal(t.fake.allRequests.length, 0);
+  // The outpost reads this flag: a set-up error is not retried (core/scheduler/outcomes.ts).
+  const json = await runAgent(
+    ["-p", "--workdir", t.work, "--output-format", "json", "--", "secret plans"],
+    t.env,
+  );
+  assert.equal(json.code, 1);
+  assert.equal(JSON.parse(json.stdout).setup_error, true);
 
   const trust = await runAgent(["config", "trust"], t.env, t.work);
   assert.equal(trust.code, 0, trust.stderr);
