@@ -16,6 +16,7 @@ import {
   CANARY_ENV,
   checkAttacks,
   checkNoEscape,
+  checkProjectUntouched,
   plantProject,
   plantSecrets,
   toolResultsById,
@@ -57,6 +58,7 @@ peerTest(
     assert.equal(json.sandbox, "auto (bubblewrap, network off)");
     checkAttacks(list, toolResultsById(t.fake.requests.at(-1)!.body));
     await checkNoEscape(t.targets);
+    await checkProjectUntouched(t.work);
     const report = await Deno.readTextFile(`${t.home}/.agent/report.md`);
     assert.match(report, /\*\*Sandbox:\*\* auto \(bubblewrap, network off\)/);
     // Sessions, the report, memory: nothing under the home holds a key, but the settings file.
