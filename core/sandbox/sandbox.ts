@@ -205,20 +205,20 @@ class BubblewrapSandbox implements Sandbox {
   }
 
   /**
-   * The workdir's `.agent` as bwrap must mask it. Absent: bwrap creates the folder as its mount
-   * point (an empty folder, which git does not track) and close() removes it. A symlink is
-   * masked at its target when that lies in the workdir; one leading out cannot be masked (the
-   * command could replace the link), so the command is refused.
+   * The workdir's `.agent` as bwrap must mask it, or null when there is nothing to mask. Absent:
+   * it is made here as the mount point (an empty folder, which git does not track) and close()
+   * removes it; in a workdir this user cannot write, commands cannot make one either, so there
+   * is no mask. A symlink is masked at its target when that lies in the workdir; one leading
+   * out cannot be masked (the command could replace the link), so the command is refused.
    */
-  #projectMask(workdir: string): HiddenPath {
+  #projectMask(workdir: string): HiddenPath | null {
     const path = `${workdir.replace(/\/+$/, "")}/${PROJECT_DIR_NAME}`;
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(path);
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
-      this.#madeMountPoints.add(path);
-      return { path, dir: true };
+      return this.#makeMountPoint(path);
     }
     if (!info.isSymlink) return { path, dir: info.isDirectory };
     const real = realOrNull(path);
@@ -229,6 +229,20 @@ class BubblewrapSandbox implements Sandbox {
       `sandbox: ${path} is a symlink leading out of the workdir, so it cannot be kept from the ` +
         `model's commands; make it a folder (or remove it)`,
     );
+  }
+
+  #makeMountPoint(path: string): HiddenPath | null {
+    try {
+      Deno.mkdirSync(path, { mode: 0o700 });
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) return { path, dir: true }; // a racing run
+      if (err instanceof Deno.errors.NotFound) return null; // the workdir is gone: spawn says so
+      const readOnly = err instanceof Error && /os error 30\b/.test(err.message); // EROFS
+      if (err instanceof Deno.errors.PermissionDenied || readOnly) return null;
+      throw err;
+    }
+    this.#madeMountPoints.add(path);
+    return { path, dir: true };
   }
 
   async close(): Promise<void> {
