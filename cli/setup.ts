@@ -5,8 +5,10 @@ import { join, resolve } from "../core/path.ts";
 import {
   acceptWorkdir,
   type ProtectedPlaces,
+  WORKDIR_ROOTS_ENV,
   workdirRefusal,
   WorkdirRefusedError,
+  workdirRootsFrom,
 } from "../core/workdir_policy.ts";
 import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { Settings } from "../core/settings/types.ts";
@@ -93,14 +95,19 @@ export interface AgentContext {
 
 export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   const home = agentHome(input.env);
+  const operator = operatorPlacesOf(input.env);
   const workdir = await checkedWorkdir(resolve(input.cwd, input.workdir ?? "."), {
     agentHome: home,
     settingsFiles: [globalSettingsPath(home)],
-    ...userHomeOf(input.env),
+    ...operator,
   });
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
   // memory_dir is global-only, so it is known only now; the same rule decides.
-  const inMemory = workdirRefusal(workdir, { agentHome: home, memoryRoot: settings.memory_dir });
+  const inMemory = workdirRefusal(workdir, {
+    agentHome: home,
+    memoryRoot: settings.memory_dir,
+    ...operator,
+  });
   if (inMemory !== null) throw new SetupError(new WorkdirRefusedError(workdir, inMemory).message);
   await checkProjectTrust(settings, home, input.confirmProjectTrust);
   const endpoint = resolveEndpoint(settings, input.env);
@@ -234,7 +241,7 @@ export async function sandboxFor(
         agentHome: home,
         memoryRoot: settings.memory_dir,
         settingsFiles: [globalSettingsPath(home)],
-        ...(realHome ? { userHome: realHome } : {}),
+        ...operatorPlacesOf(env),
       },
       readOnly: settings.files?.project ? [settings.files.project] : [],
       env,
@@ -317,9 +324,19 @@ async function checkedWorkdir(path: string, places: ProtectedPlaces): Promise<st
   }
 }
 
-function userHomeOf(env: Env): { userHome?: string } {
+/** The places the operator's environment names: $HOME, and the opened roots (a SetupError). */
+function operatorPlacesOf(env: Env): Pick<ProtectedPlaces, "userHome" | "openedRoots"> {
   const home = env.get("HOME")?.trim();
-  return home ? { userHome: home } : {};
+  let openedRoots: string[];
+  try {
+    openedRoots = workdirRootsFrom(env.get(WORKDIR_ROOTS_ENV));
+  } catch (err) {
+    throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+  return {
+    ...(home ? { userHome: home } : {}),
+    ...(openedRoots.length > 0 ? { openedRoots } : {}),
+  };
 }
 
 async function openMemoryFor(

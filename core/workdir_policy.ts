@@ -51,6 +51,32 @@ export interface ProtectedPlaces {
   settingsFiles?: readonly string[];
   /** The user's $HOME: refused as a workdir itself (and anything holding it). */
   userHome?: string;
+  /**
+   * Folders under a system folder that the operator opened for workdirs (AGENT_WORKDIR_ROOTS,
+   * workdirRootsFrom): a CI server's checkouts under /var/lib/jenkins/workspace, say. A workdir
+   * strictly inside one passes the system-folder rule; every other rule still applies.
+   */
+  openedRoots?: readonly string[];
+}
+
+/** The environment variable that names the opened roots, colon-separated like PATH. */
+export const WORKDIR_ROOTS_ENV = "AGENT_WORKDIR_ROOTS";
+
+/**
+ * The opened roots from the environment (only the operator's environment: no settings file, so
+ * nothing a model can write in a workdir, opens one). Each must be absolute and not `/`.
+ */
+export function workdirRootsFrom(value: string | undefined): string[] {
+  const roots = (value ?? "").split(":").map((r) => r.trim()).filter((r) => r !== "");
+  for (const root of roots) {
+    if (!root.startsWith("/") || normalize(root) === "/") {
+      throw new Error(
+        `${WORKDIR_ROOTS_ENV}: "${root}" must be an absolute folder other than / ` +
+          `(colon-separated, e.g. /var/lib/jenkins/workspace)`,
+      );
+    }
+  }
+  return roots.map(normalize);
 }
 
 /** A workdir a door refuses; `message` is one line saying why and what to do. */
@@ -115,7 +141,8 @@ export function workdirRefusal(workdir: string, places: ProtectedPlaces): string
   if (workdir === "/") return "is the filesystem root: it holds every protected folder; " + CHOOSE;
   for (const sys of SYSTEM_FOLDERS) {
     if (!within(workdir, sys)) continue;
-    if (TEMP_UNDER_SYSTEM.some((t) => within(workdir, t) && workdir !== t)) break;
+    const opened = [...TEMP_UNDER_SYSTEM, ...(places.openedRoots ?? [])];
+    if (opened.some((t) => within(workdir, t) && workdir !== t)) break;
     return `is a system folder (${sys}); ${CHOOSE}`;
   }
   const user = places.userHome;
@@ -179,6 +206,7 @@ function mapPlaces(p: ProtectedPlaces, f: (path: string) => string): ProtectedPl
     ...(p.memoryRoot ? { memoryRoot: f(p.memoryRoot) } : {}),
     ...(p.settingsFiles ? { settingsFiles: p.settingsFiles.map(f) } : {}),
     ...(p.userHome ? { userHome: f(p.userHome) } : {}),
+    ...(p.openedRoots ? { openedRoots: p.openedRoots.map(f) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   type ProtectedPlaces,
   workdirRefusal,
   WorkdirRefusedError,
+  workdirRootsFrom,
 } from "./workdir_policy.ts";
 
 /** A user home with an agent home, a memory root elsewhere and a project; all real folders. */
@@ -99,4 +100,36 @@ Deno.test("workdirRefusal: temp areas under /var are ordinary, /var itself is no
   assert.equal(workdirRefusal("/home/u/src/app", places), null);
   assert.match(workdirRefusal("/home", places) ?? "", /holds/);
   assert.equal(workdirRefusal("/tmp/x", places), null);
+});
+
+Deno.test("opened roots: a CI server's checkouts under /var pass only when the operator opens them, and no other rule bends", () => {
+  const base: ProtectedPlaces = {
+    agentHome: "/var/lib/jenkins/.agent",
+    userHome: "/var/lib/jenkins",
+  };
+  const checkout = "/var/lib/jenkins/workspace/proj";
+  assert.match(workdirRefusal(checkout, base) ?? "", /system folder \(\/var\)/);
+  const opened = { ...base, openedRoots: workdirRootsFrom("/var/lib/jenkins/workspace") };
+  assert.equal(workdirRefusal(checkout, opened), null);
+  // The root itself holds every job's checkout: still refused, as are the folders round it.
+  assert.match(workdirRefusal("/var/lib/jenkins/workspace", opened) ?? "", /system folder/);
+  assert.match(workdirRefusal("/var/lib/jenkins", opened) ?? "", /system folder|home folder/);
+  assert.match(workdirRefusal("/etc/ssl", opened) ?? "", /system folder \(\/etc\)/);
+  // An opened root never opens the agent home or anything else the agent protects.
+  const homeInside = { ...opened, openedRoots: ["/var/lib/jenkins"] };
+  assert.match(workdirRefusal("/var/lib/jenkins/.agent/sessions", homeInside) ?? "", /agent home/);
+});
+
+Deno.test("opened roots: AGENT_WORKDIR_ROOTS must name absolute folders other than /", () => {
+  assert.deepEqual(workdirRootsFrom(undefined), []);
+  assert.deepEqual(workdirRootsFrom(" /srv/ci/ : /var/lib/jenkins/workspace "), [
+    "/srv/ci",
+    "/var/lib/jenkins/workspace",
+  ]);
+  for (const bad of ["relative/dir", "/", "/var/../"]) {
+    assert.throws(
+      () => workdirRootsFrom(bad),
+      /AGENT_WORKDIR_ROOTS: .* must be an absolute folder other than \//,
+    );
+  }
 });

@@ -22,7 +22,11 @@ import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts"
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import type { Store } from "../core/store/store.ts";
-import type { ProtectedPlaces } from "../core/workdir_policy.ts";
+import {
+  type ProtectedPlaces,
+  WORKDIR_ROOTS_ENV,
+  workdirRootsFrom,
+} from "../core/workdir_policy.ts";
 import { globalSettingsPath } from "../core/settings/project.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
@@ -147,11 +151,14 @@ export function workdirPlacesOf(
   parts: Pick<CoreParts, "home" | "memoryRoot" | "env">,
 ): ProtectedPlaces {
   const userHome = parts.env.get("HOME")?.trim();
+  // A malformed AGENT_WORKDIR_ROOTS stops the outpost at start, naming the variable.
+  const openedRoots = workdirRootsFrom(parts.env.get(WORKDIR_ROOTS_ENV));
   return {
     agentHome: parts.home,
     settingsFiles: [globalSettingsPath(parts.home)],
     ...(parts.memoryRoot ? { memoryRoot: parts.memoryRoot } : {}),
     ...(userHome ? { userHome } : {}),
+    ...(openedRoots.length > 0 ? { openedRoots } : {}),
   };
 }
 
