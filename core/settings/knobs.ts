@@ -72,6 +72,12 @@ export const PUBLIC_BASE_URLS: Readonly<Record<WireKind, string>> = {
  */
 export const CONSERVATIVE_CONTEXT_WINDOW = 32_768;
 
+/**
+ * The Messages API's smallest thinking budget. Settings validation refuses thinking with a
+ * max_tokens at or below it, and the Messages wire derives its budget from it.
+ */
+export const MIN_THINKING_BUDGET = 1024;
+
 export const KNOBS: readonly Knob[] = [
   {
     key: "provider",

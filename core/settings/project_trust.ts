@@ -12,19 +12,11 @@ import { tableAt, updateGlobalSettings } from "./settings_file.ts";
 import { SettingsError } from "./errors.ts";
 import { badValue } from "./values.ts";
 import { type LoadedFile, positionOf } from "./toml_file.ts";
-import type { Settings, Source } from "./types.ts";
+import type { Source } from "./source.ts";
+import type { ProjectRouting, Settings } from "./types.ts";
 
 /** Keys that change where the prompt is sent: a project file setting one needs trust. */
 export const ROUTING_KEYS: readonly string[] = ["base_url", "provider_preset", "provider", "model"];
-
-/** What a project file routes, as resolved (only keys whose value came from that file). */
-export interface ProjectRouting {
-  file: string;
-  /** Each routing key the project file decided, with its value. */
-  values: Readonly<Record<string, string>>;
-  /** The file's text as it was parsed: the digest is of exactly what the run would use. */
-  text: string;
-}
 
 /** A project file whose routing is not (or no longer) trusted. */
 export interface UntrustedProject {

@@ -10,6 +10,7 @@ import {
   type Knob,
   KNOBS,
   KNOBS_BY_KEY,
+  MIN_THINKING_BUDGET,
   MODEL_SENTINEL,
   PUBLIC_BASE_URLS,
 } from "./knobs.ts";
@@ -20,7 +21,6 @@ import { findProjectSettingsFile, globalSettingsPath } from "./project.ts";
 import { type CollectedFile, collectFile, readSettingsFile } from "./toml_file.ts";
 import type { ProviderPreset, Settings, Source, SourceKind, WireKind } from "./types.ts";
 import { expandPath, parseTextValue, parseTomlValue } from "./values.ts";
-import { MIN_THINKING_BUDGET } from "../wires/messages_render.ts";
 
 export type Flags = Record<string, string | boolean | undefined>;
 
