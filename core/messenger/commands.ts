@@ -11,6 +11,7 @@ import type { InboxService } from "../inbox/service.ts";
 import { classifyRisk } from "../inbox/risk.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
+import { UNTRUSTED_INTAKE } from "../scheduler/intake.ts";
 import { JobValidationError } from "../scheduler/job_input.ts";
 import { JobConflictError } from "../scheduler/jobs.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
@@ -223,7 +224,14 @@ export class CommandRunner {
         workdir,
         ...(verb === "ask" ? { mode: "strict" } : {}),
         output_surface: "messenger",
-        meta: { room: origin.room, submitted_by: origin.sender, via: VIA_CHAT, verb },
+        meta: {
+          room: origin.room,
+          submitted_by: origin.sender,
+          via: VIA_CHAT,
+          verb,
+          // `ask` runs the sender's question in the ranger workspace: untrusted intake.
+          ...(verb === "ask" ? { [UNTRUSTED_INTAKE]: true } : {}),
+        },
       });
     } catch (err) {
       if (err instanceof CapacityError) throw new RefusalError("capacity", errorText(err));
