@@ -13,6 +13,7 @@ import { CommandRunner } from "./commands.ts";
 import { parseVerbs } from "./config.ts";
 import { Gate } from "./gate.ts";
 import { RoomTrust } from "./room_trust.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 import type {
   MatrixEvent,
   MatrixTransport,
@@ -151,7 +152,14 @@ Deno.test("a trusted room stops being trusted when a stranger joins later", asyn
     clock: kit.clock,
     logger: kit.logger,
   });
-  const bot = new MatrixBot({ transport, gate, rooms, clock: kit.clock, logger: kit.logger });
+  const bot = new MatrixBot({
+    transport,
+    gate,
+    rooms,
+    clock: kit.clock,
+    logger: kit.logger,
+    publish: testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger }),
+  });
   bot.start();
   try {
     // Operators only: trusted, and the member list is read once and cached.

@@ -11,6 +11,7 @@ import { SqliteStore } from "../store/sqlite_store.ts";
 import type { HostResolver } from "./endpoint_guard.ts";
 import { PushAdapter, type PushAdapterOptions } from "./push_adapter.ts";
 import { vapidKeyPair, type VapidState } from "./vapid.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 
 // RFC 8291 appendix A's application server key (any P-256 key would do).
 const PRIVATE = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
@@ -55,6 +56,7 @@ function setup(overrides: Partial<PushAdapterOptions> = {}) {
   const clock = new FakeClock("2026-03-02T09:00:00Z");
   const store = new SqliteStore({ path: ":memory:", clock });
   const logger = new MemoryLogger();
+  const home = Deno.makeTempDirSync();
   const adapter = new PushAdapter({
     store,
     keys: () => KEYS,
@@ -63,9 +65,20 @@ function setup(overrides: Partial<PushAdapterOptions> = {}) {
     allowLoopback: true,
     clock,
     logger,
+    gate: testPublishGate({ store, home, logger }),
     ...overrides,
   });
-  return { clock, store, logger, adapter, [Symbol.dispose]: () => store.close() };
+  return {
+    clock,
+    store,
+    logger,
+    adapter,
+    home,
+    [Symbol.dispose]: () => {
+      store.close();
+      Deno.removeSync(home, { recursive: true });
+    },
+  };
 }
 
 const signal = () => new AbortController().signal;
