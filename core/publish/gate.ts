@@ -13,7 +13,7 @@ import { audit } from "../audit/audit.ts";
 import { writeFileAtomic } from "../atomic_write.ts";
 import { PublishHoldError } from "../inbox/errors.ts";
 import { errorText, type Logger } from "../logger.ts";
-import { makePrivateDir } from "../private_files.ts";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../private_files.ts";
 import { join } from "node:path";
 import type { InboxItem, Store } from "../store/store.ts";
 import { ruleNames, type SecretScanner } from "./secret_scan.ts";
@@ -143,7 +143,9 @@ export class PublishGate {
     // The original is written first, under a temporary name, so an item never exists
     // without it; it takes the item's id once the item is there.
     const temp = join(dir, `.pending-${crypto.randomUUID()}.json`);
-    await writeFileAtomic(temp, JSON.stringify({ surface: p.surface, payload: p.payload }));
+    await writeFileAtomic(temp, JSON.stringify({ surface: p.surface, payload: p.payload }), {
+      mode: PRIVATE_FILE_MODE,
+    });
     const meta: PublishHoldMeta = { kind: PUBLISH_HOLD, surface: p.surface, where: p.where, rules };
     let item: InboxItem;
     try {
