@@ -132,7 +132,8 @@ export class GithubCommentPoster {
   async #post(job: Job, runId: number, target: GithubTarget): Promise<void> {
     const { store } = this.#o;
     const where = `${target.repo}#${target.issue_number}`;
-    const record = (action: string, detail: string) => this.#record(action, `job:${job.id}`, detail);
+    const record = (action: string, detail: string) =>
+      this.#record(action, `job:${job.id}`, detail);
     try {
       // The run wrote its report and can swap it for a symlink or a FIFO: read it through the
       // one guarded reader, so no other file's text can reach a public comment.

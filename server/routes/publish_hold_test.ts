@@ -86,7 +86,9 @@ Deno.test("a GitHub comment carrying a stored key, an AKIA id and a ghp_ token i
   assert.equal(item.meta.surface, "github_comment");
   const [held] = t.store.listAudit({ action: "publish_held" });
   assert.match(held!.detail, /github_comment to comment on acme\/widgets#42 held/);
-  for (const rule of ["aws", "github", "stored-secret"]) assert.match(held!.detail, new RegExp(rule));
+  for (const rule of ["aws", "github", "stored-secret"]) {
+    assert.match(held!.detail, new RegExp(rule));
+  }
   const redacted = item.questions[0]!.detail!;
   assert.match(redacted, /MODEL_KEY=\[redacted stored-secret\]/);
   assert.match(redacted, /AWS_ACCESS_KEY_ID=\[redacted aws\]/);

@@ -93,9 +93,7 @@ export const InboxItemView: FC<{
             ))}
           </ol>
         )}
-      {open && isPublishHold(item)
-        ? <PublishHoldControls item={item} />
-        : open
+      {open && isPublishHold(item) ? <PublishHoldControls item={item} /> : open
         ? (
           <>
             <HoldNote item={item} now={now} />
