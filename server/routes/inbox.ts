@@ -50,7 +50,7 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
     return c.json({ item: inbox.view(item), run });
   });
 
-  app.post(`/api/inbox/:id{${ID}}/dismiss`, async (c) => {
+  app.post(`/api/inbox/:id{${ID}}/dismiss`, (c) => {
     const id = pathId(c, "id");
     readEmptyBody(c, "dismiss");
     const item = inbox.dismiss(id, { actor: actor(c), via: "dashboard" });
