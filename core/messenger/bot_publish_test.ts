@@ -152,3 +152,39 @@ Deno.test("a run notice with a secret is held as an inbox item; release posts th
   assert.ok(posted.text.endsWith(`http://outpost.test/runs/${job.id}/${run.id}`), "our link stays");
   assert.equal(kit.store.getInboxItem(held!.id)!.state, "answered");
 });
+
+Deno.test("chat verbs refuse a held publication: release is a dashboard decision", async () => {
+  await using kit = await makeKit();
+  const { run, job } = haltedItem(kit, "unrelated");
+  const { inbox } = chat(kit);
+  const held = kit.store.createInboxItem({
+    job_id: job.id,
+    run_id: run.id,
+    questions: [{ kind: "approval", text: "Held", detail: "[redacted github]" }],
+    meta: { kind: "publish_hold", surface: "chat", where: "room !ops:test", rules: ["github"] },
+  });
+  const runner = new CommandRunner({
+    store: kit.store,
+    scheduler: kit.scheduler,
+    inbox,
+    logger: kit.logger,
+    baseUrl: "http://outpost.test",
+    workspacesRoot: join(kit.home, "workspaces"),
+    clock: kit.clock,
+  });
+  const origin = { sender: ALICE, room: ROOM };
+  for (
+    const command of [
+      { verb: "approve", item: held.id },
+      { verb: "dismiss", item: held.id },
+      { verb: "revise", item: held.id, text: "x" },
+    ] as const
+  ) {
+    await assert.rejects(
+      runner.execute(command as never, origin),
+      /held publication: release or drop it on the dashboard/,
+    );
+  }
+  assert.equal(kit.store.getInboxItem(held.id)!.state, "open");
+  assert.equal(kit.store.getInboxItem(held.id)!.held_json, null);
+});
