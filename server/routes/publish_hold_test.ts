@@ -159,3 +159,24 @@ Deno.test("release and drop refuse an item that is not a held publication", asyn
   }
   assert.equal(t.store.getInboxItem(item.id)!.state, "open");
 });
+
+Deno.test("the inbox page shows a held publication redacted, with Release and Drop instead of an answer form", async () => {
+  await using github = new FakeGithubApi();
+  const { t, item } = await outpostWithHeldComment(github);
+  await using _t = t;
+  for (const path of [`/inbox/${item.id}`, "/partials/inbox"]) {
+    const html = await (await t.app.request(path)).text();
+    assert.match(html, /data-publish-hold="github_comment"/, path);
+    assert.match(html, /Held publication\./, path);
+    assert.match(html, /comment on acme\/widgets#42/, path);
+    assert.match(html, /GITHUB_PAT=\[redacted github\]/, path);
+    assert.match(html, new RegExp(`data-action="release-held" data-id="${item.id}"`), path);
+    assert.match(html, new RegExp(`data-action="drop-held" data-id="${item.id}"`), path);
+    assert.doesNotMatch(html, /class="answer-form"/, `${path}: no answer form`);
+    for (const secret of [STORED_KEY, AWS_ID, GH_PAT]) assert.ok(!html.includes(secret), path);
+  }
+  await t.request("POST", `/api/inbox/${item.id}/drop`, {});
+  const after = await (await t.app.request(`/inbox/${item.id}`)).text();
+  assert.doesNotMatch(after, /data-action="release-held"/);
+  assert.match(after, /Dismissed via dashboard/);
+});
