@@ -94,3 +94,36 @@ Deno.test("a run triggered by a webhook cannot read another workspace's memory",
   child.exit(0, { outcome: "ok", exit_code: 0, final_text: "x", session_id: "s1" });
   await t.scheduler.whenSettled(fired.run_id);
 });
+
+Deno.test("a scheduled recipe marked untrusted_intake makes jobs whose runs get --memory-scope workspace", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "recipes_" });
+  const shipped = JSON.parse(
+    await Deno.readTextFile(new URL("../../recipes/daily-brief-9am.json", import.meta.url)),
+  );
+  await Deno.writeTextFile(join(dir, "daily-brief-9am.json"), JSON.stringify(shipped));
+  await Deno.writeTextFile(
+    join(dir, "feed-digest.json"),
+    JSON.stringify({ ...shipped, id: "feed-digest", untrusted_intake: true }),
+  );
+  await using t = await makeTestOutpost({ recipesDir: dir });
+  const workdir = join(t.home, "wd");
+  await Deno.mkdir(workdir);
+  const made: Record<string, number> = {};
+  for (const id of ["daily-brief-9am", "feed-digest"]) {
+    const res = await t.request("POST", `/api/recipes/${id}/enable`, { config: { workdir } });
+    assert.equal(res.status, 201);
+    made[id] = (await jsonOf(res)).job.id;
+  }
+  const argsOf = async (jobId: number) => {
+    const spawned = t.spawner.nextSpawn();
+    const run = t.scheduler.trigger(jobId);
+    await t.scheduler.step();
+    const child = await spawned;
+    child.exit(0, { outcome: "ok", exit_code: 0, final_text: "x", session_id: "s" });
+    await t.scheduler.whenSettled(run.id);
+    return child.req.args;
+  };
+  assert.ok((await argsOf(made["feed-digest"]!)).includes("--memory-scope"));
+  assert.ok(!(await argsOf(made["daily-brief-9am"]!)).includes("--memory-scope"), "unmarked");
+  await Deno.remove(dir, { recursive: true });
+});
