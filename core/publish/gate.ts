@@ -18,7 +18,12 @@ import { join } from "node:path";
 import type { InboxItem, Store } from "../store/store.ts";
 import { ruleNames, type SecretScanner } from "./secret_scan.ts";
 
-export type PublishSurface = "github_comment" | "chat" | "push";
+export const PUBLISH_SURFACES = ["github_comment", "chat", "push"] as const;
+export type PublishSurface = typeof PUBLISH_SURFACES[number];
+
+export function isPublishSurface(value: unknown): value is PublishSurface {
+  return (PUBLISH_SURFACES as readonly unknown[]).includes(value);
+}
 
 export const PUBLISH_HOLD = "publish_hold";
 

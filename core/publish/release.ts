@@ -10,7 +10,14 @@ import { PublishFailedError, PublishHoldError } from "../inbox/errors.ts";
 import type { Acting, InboxService } from "../inbox/service.ts";
 import { NotFoundError } from "../store/errors.ts";
 import type { InboxItem, Store } from "../store/store.ts";
-import { AUDIT_PUBLISH, heldPath, isPublishHold, type PublishGate } from "./gate.ts";
+import {
+  AUDIT_PUBLISH,
+  heldPath,
+  isPublishHold,
+  isPublishSurface,
+  type PublishGate,
+  surfaceName,
+} from "./gate.ts";
 
 export interface ReleaseDeps {
   store: Pick<Store, "getInboxItem">;
@@ -41,9 +48,13 @@ async function release(deps: ReleaseDeps, id: number, acting: Acting): Promise<I
   } catch (err) {
     throw new PublishFailedError(id, `its original cannot be read (${errorText(err)}); drop it`);
   }
-  const publisher = deps.gate.publisher(item.meta.surface as never);
-  if (!publisher || held.surface !== item.meta.surface) {
-    throw new PublishFailedError(id, `nothing is running that can send a ${held.surface} now`);
+  const surface = item.meta.surface;
+  if (!isPublishSurface(surface) || held.surface !== surface) {
+    throw new PublishFailedError(id, "its original does not match the item; drop it");
+  }
+  const publisher = deps.gate.publisher(surface);
+  if (!publisher) {
+    throw new PublishFailedError(id, `nothing that sends a ${surfaceName(surface)} is running`);
   }
   try {
     await publisher(held.payload);
