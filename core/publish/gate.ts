@@ -136,7 +136,14 @@ export class PublishGate {
       rules = ["scanner-failed"];
     }
     const item = p.job_id !== null && p.run_id !== null
-      ? await this.#open(p, redacted, rules)
+      ? await this.#open(p, redacted, rules).catch((err) => {
+        // Still held (nothing is sent); the audit row below says there is no item.
+        this.#o.logger.log("error", "could not open the inbox item of a held publication", {
+          surface: p.surface,
+          error: errorText(err),
+        });
+        return null;
+      })
       : null;
     audit(this.#o.store, this.#o.logger, {
       action: AUDIT_PUBLISH.held,

@@ -114,7 +114,9 @@ export class PushAdapter implements DeliveryAdapter {
       where: "the subscribed browsers",
       job_id: "job_id" in event && event.job_id !== undefined ? event.job_id : null,
       run_id: "run_id" in event && event.run_id !== undefined ? event.run_id : null,
-      text: `${envelope.title}\n${envelope.body}`,
+      // The event's whole text, not the capped envelope: a secret cut at the 120-character
+      // cap would no longer match its rule, yet its visible half would still go out.
+      text: `${event.title}\n${event.body}`,
       payload: { envelope, urgency } satisfies HeldPush,
     });
     if (screened.kind === "held") return report; // audited, and an inbox item when it can

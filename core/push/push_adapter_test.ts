@@ -375,3 +375,14 @@ Deno.test("a push text carrying a secret is held: nothing reaches a browser, and
   assert.ok(!JSON.stringify(t.store.listInbox()).includes(token));
   assert.equal(t.store.listAudit({ action: "publish_held" }).length, 1);
 });
+
+Deno.test("a secret past the push body's 120-character cap still holds the push", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  t.store.upsertPushSubscription(push.subscribe());
+  const token = "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";
+  // The cap falls inside the token: the envelope would carry its first half.
+  await t.adapter.send({ ...reportEvent, body: `${"x".repeat(100)} ${token}` }, signal());
+  assert.equal(push.received.length, 0);
+  assert.equal(t.store.listAudit({ action: "publish_held" }).length, 1);
+});
