@@ -37,7 +37,8 @@ import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
 import type { Messenger } from "./messenger/start.ts";
 import { tightenTree } from "../core/private_files.ts";
-import type { PublishGate } from "../core/publish/gate.ts";
+import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
+import { isoZ } from "../core/time.ts";
 import { createOutpostGate } from "../core/publish/outpost_gate.ts";
 
 export interface CoreParts {
@@ -125,14 +126,13 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     pushKeys,
     csrfToken: () => parts.csrf.token(),
   });
+  // A held publication is announced like any new item (live pages, chat, push), by a notice
+  // that names the item and never carries the held text.
   publishGate.on((item) => {
-    live.publish({
-      type: "inbox",
-      id: item.id,
-      job_id: item.job_id,
-      run_id: item.run_id,
-      state: item.state,
-    });
+    const room = parts.store.getJob(item.job_id)?.meta.room;
+    void parts.delivery.send(
+      heldNoticeEvent(item, isoZ(parts.clock.now()), typeof room === "string" ? room : undefined),
+    );
   });
   const recipeParts = assembleRecipes(parts, triggerSecrets, publishGate);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();

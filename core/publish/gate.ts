@@ -15,6 +15,7 @@ import { PublishHoldError } from "../inbox/errors.ts";
 import { errorText, type Logger } from "../logger.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../private_files.ts";
 import { join } from "node:path";
+import type { InboxItemEvent } from "../delivery/types.ts";
 import type { InboxItem, Store } from "../store/store.ts";
 import { ruleNames, type SecretScanner } from "./secret_scan.ts";
 
@@ -192,6 +193,30 @@ export class PublishGate {
     }
     return item;
   }
+}
+
+/**
+ * The delivery event that tells the operator a publication was held: the item, where it
+ * was going and the rules, never the text (not even redacted), so announcing a hold can
+ * never itself be held and announced again.
+ */
+export function heldNoticeEvent(item: InboxItem, at: string, room?: string): InboxItemEvent {
+  const meta = item.meta as Partial<PublishHoldMeta>;
+  const surface = isPublishSurface(meta.surface) ? surfaceName(meta.surface) : "publication";
+  const rules = Array.isArray(meta.rules) ? meta.rules.join(", ") : "the secret scanner";
+  return {
+    kind: "inbox_item",
+    item_id: item.id,
+    job_id: item.job_id,
+    run_id: item.run_id,
+    risk: "high",
+    title: `A ${surface} was held for review`,
+    body: `The ${surface} to ${String(meta.where ?? "?")} matched ${rules}. ` +
+      `Release or drop it on the dashboard.`,
+    priority: "high",
+    at,
+    ...(room ? { room } : {}),
+  };
 }
 
 export function heldPath(home: string, itemId: number): string {

@@ -97,6 +97,12 @@ Deno.test("a GitHub comment carrying a stored key, an AKIA id and a ghp_ token i
     assert.ok(!storedText(t).includes(secret), `${secret} is stored nowhere`);
   }
   assert.equal((await Deno.stat(heldPath(t.home, item.id))).mode! & 0o777, 0o600);
+  // Announced like any new item, by a notice without the text.
+  await t.delivery.idle();
+  const notice = t.delivered.find((e) => e.kind === "inbox_item" && e.item_id === item.id);
+  assert.equal(notice?.title, "A GitHub comment was held for review");
+  assert.match(notice!.body, /comment on acme\/widgets#42 matched aws, github, stored-secret/);
+  assert.doesNotMatch(JSON.stringify(t.delivered), /MODEL_KEY|AKIA|ghp_wW/);
 
   // The ordinary doors refuse it: it is released or dropped, never answered.
   const answered = await t.request("POST", `/api/inbox/${item.id}/answer`, { answer: "ok" });
