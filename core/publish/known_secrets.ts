@@ -55,6 +55,6 @@ async function settingsSecrets(home: string, env: Env): Promise<string[]> {
   };
   collect(s.provider_keys);
   collect(s.api_key);
-  collect((s as unknown as Record<string, unknown>).mcp_keys);
+  collect(s.mcp_keys);
   return out;
 }
