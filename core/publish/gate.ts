@@ -95,7 +95,7 @@ export class PublishGate {
     };
   }
 
-  /** Told of each item the gate opens (the dashboard's live feed); returns the unsubscribe. */
+  /** Told of each item the gate opens (the outpost announces it); returns the unsubscribe. */
   on(listener: (item: InboxItem) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
