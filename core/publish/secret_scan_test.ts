@@ -69,3 +69,35 @@ Deno.test("a scanner that cannot run holds the text: nothing unchecked leaves", 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("the formats an attack pass tried are all held (one table, one finding each)", async () => {
+  const scanner = new SecretScanner(() => Promise.resolve([STORED]));
+  const b64 = "MIIEowIBAAKCAQEA7bq2tYcAbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/abcd\n";
+  const openai = "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3".repeat(2).slice(0, 74);
+  const cases: Record<string, string> = {
+    "stored-secret": STORED,
+    "machine-token": `aop_${"Ab3_".repeat(10)}xyz`,
+    "aws": "AKIAZ3MSJV4WWNKWW5FG",
+    "aws secret": "aws_secret_access_key = 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",
+    "github": "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",
+    "github fine-grained": `github_pat_11ABCDEFG0123456789abc_${
+      "a1B2c3D4e5F6g7H8i9J0".repeat(2)
+    }k1L2m3N4o5P6q7R8s9Z`,
+    "gitlab": "glpat-xR7sT2vW9yZ4bC6dF8gH",
+    "slack": "xoxb-1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "openai": `sk-proj-${openai}T3BlbkFJ${openai}`,
+    "anthropic": `sk-ant-api03-${"a".repeat(93)}AA`,
+    "privatekey": `-----BEGIN RSA PRIVATE KEY-----\n${b64.repeat(10)}-----END RSA PRIVATE KEY-----`,
+    "npm": "npm_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
+    "stripe": "sk_live_51H8xYzAbCdEfGhIjKlMnOpQr",
+    "basicauth": "https://admin:s3cretP4ss@internal.example.org/",
+    "database": "postgres://app:hunter2pass@db.internal:5432/prod",
+    "sendgrid": "SG.aBcDeFgHiJkLmNoPqRsTuV.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789abcdefg",
+  };
+  const through: string[] = [];
+  for (const [name, secret] of Object.entries(cases)) {
+    const { findings, redacted } = await scanner.scan(`Found in .env: ${secret} (done)`);
+    if (findings.length === 0 || redacted.includes(secret)) through.push(name);
+  }
+  assert.deepEqual(through, [], "formats that got through");
+});
