@@ -78,10 +78,12 @@ export class MatrixBot {
   #loop: Promise<void> | null = null;
   #queue: Promise<void> = Promise.resolve();
   readonly #waiters = new Set<() => void>();
+  /** Removes this bot as the publisher of released chat messages (stop). */
+  readonly #unregister: () => void;
 
   constructor(options: BotOptions) {
     this.#o = options;
-    options.publish.register("chat", async (payload) => {
+    this.#unregister = options.publish.register("chat", async (payload) => {
       const { room, text } = payload as HeldMessage;
       await options.transport.send(room, text);
     });
@@ -101,6 +103,7 @@ export class MatrixBot {
 
   /** Stops the loop, waits for the message queue, releases the client. */
   async stop(): Promise<void> {
+    this.#unregister(); // a release after this says no chat sender is running
     this.#abort.abort(new Error("messenger stopped"));
     await this.#loop;
     await this.#queue;
