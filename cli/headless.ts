@@ -287,6 +287,7 @@ async function begin(
     cwd: deps.cwd,
     awaitProbe: false,
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
+    ...(args.memoryScope ? { memoryScope: args.memoryScope } : {}),
     ...(workdir ? { workdir } : {}),
   });
   let effort = args.effort;

@@ -54,6 +54,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
+    ...(args.memoryScope ? { memoryScope: args.memoryScope } : {}),
     // Start-up progress of MCP servers, one line per change, before the prompt opens.
     onMcpChange: (status) => {
       const what = status.state === "ready"

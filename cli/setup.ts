@@ -37,6 +37,7 @@ import {
 } from "../core/settings/project_trust.ts";
 import { memoryDirProblem, MemoryRootError } from "../core/memory/errors.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
+import type { MemoryScope } from "../core/memory/memory_scope.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
 import { VERSION } from "./version.ts";
@@ -57,6 +58,8 @@ export interface SetupInput {
   cwd: string;
   /** The --effort level, checked against the endpoint's vocabulary before any network. */
   effort?: string;
+  /** Which memory files the run may reach (--memory-scope; default "all"). */
+  memoryScope?: MemoryScope;
   /** Interactive sessions open without a key, so /providers can store one. */
   allowMissingKey?: boolean;
   /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
@@ -158,7 +161,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   }
   const mcpStarting = mcp?.start();
   const memoryOpening = settings.memory_enabled
-    ? openMemoryFor(settings, workdir, input.clock)
+    ? openMemoryFor(settings, workdir, input.clock, input.memoryScope ?? "all")
     : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
@@ -343,9 +346,10 @@ async function openMemoryFor(
   settings: Settings,
   workdir: string,
   clock: Clock,
+  scope: MemoryScope,
 ): Promise<MemoryStore> {
   try {
-    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock, scope });
   } catch (err) {
     if (!(err instanceof MemoryRootError)) throw err;
     // One line naming the setting, where its value came from and what to do.

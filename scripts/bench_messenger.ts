@@ -63,6 +63,7 @@ const messenger = await startMessenger({
   timers: systemClock,
   logger: o.logger,
   fetch: globalThis.fetch,
+  publish: o.deps.publishGate,
   baseUrl: "http://outpost.test",
   workspacesRoot: join(o.home, "workspaces"),
   workdirPlaces: o.deps.workdirPlaces,

@@ -24,6 +24,7 @@ import type { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env } from "../core/ports.ts";
 import type { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import type { PublishGate } from "../core/publish/gate.ts";
 import type { RecipeService } from "../core/recipes/service.ts";
 import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
@@ -129,6 +130,11 @@ export interface AppDeps {
   triggerSecrets: TriggerSecrets;
   /** The github_pr_comment surface: posts trigger runs' answers on their issues. */
   githubComments: GithubCommentPoster;
+  /**
+   * The secret scanner every publication passes (GitHub comments, chat, push); held ones
+   * are inbox items of kind publish_hold, released or dropped here (core/publish/).
+   */
+  publishGate: PublishGate;
   messengerStatus(): MessengerStatus;
   pushStatus(): PushStatus;
   /**

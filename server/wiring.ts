@@ -43,6 +43,9 @@ import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
 import type { Messenger } from "./messenger/start.ts";
 import { tightenTree } from "../core/private_files.ts";
+import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
+import { isoZ } from "../core/time.ts";
+import { createOutpostGate } from "../core/publish/outpost_gate.ts";
 
 export interface CoreParts {
   store: Store;
@@ -72,6 +75,8 @@ export interface CoreParts {
   triggerSecrets?: TriggerSecrets;
   /** The VAPID key file the push adapter uses (the badge reads the same one). */
   pushKeys?: VapidKeyFile;
+  /** The secret scanner of every publication (default: one on the install's secrets). */
+  publishGate?: PublishGate;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
@@ -119,8 +124,26 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       return Promise.resolve();
     },
   });
-  const recipeParts = assembleRecipes(parts);
   const pushKeys = parts.pushKeys ?? new VapidKeyFile(parts.env, parts.baseUrl);
+  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
+  const publishGate = parts.publishGate ?? createOutpostGate({
+    home: parts.home,
+    env: parts.env,
+    store: parts.store,
+    logger: parts.logger,
+    triggerSecrets,
+    pushKeys,
+    csrfToken: () => parts.csrf.token(),
+  });
+  // A held publication is announced like any new item (live pages, chat, push), by a notice
+  // that names the item and never carries the held text.
+  publishGate.on((item) => {
+    const room = parts.store.getJob(item.job_id)?.meta.room;
+    void parts.delivery.send(
+      heldNoticeEvent(item, isoZ(parts.clock.now()), typeof room === "string" ? room : undefined),
+    );
+  });
+  const recipeParts = assembleRecipes(parts, triggerSecrets, publishGate);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -140,6 +163,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
     ...recipeParts,
+    publishGate,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
     pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
@@ -165,8 +189,9 @@ export function workdirPlacesOf(
 /** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
 function assembleRecipes(
   parts: CoreParts,
+  triggerSecrets: TriggerSecrets,
+  gate: PublishGate,
 ): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
-  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
   const recipes = new RecipeService({
     workdirPlaces: workdirPlacesOf(parts),
     store: parts.store,
@@ -184,6 +209,7 @@ function assembleRecipes(
     fetch: parts.fetch ?? globalThis.fetch,
     clock: parts.clock,
     logger: parts.logger,
+    gate,
   });
   parts.scheduler.on((e) => {
     if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
@@ -266,7 +292,20 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
     const pushKeys = new VapidKeyFile(o.env, o.baseUrl);
+    const csrf = await loadOrCreateCsrfToken(o.home);
+    const triggerSecrets = fileTriggerSecrets(o.home);
+    // Built before any surface: the push lane, the chat bot and the GitHub poster all use it.
+    const publishGate = createOutpostGate({
+      home: o.home,
+      env: o.env,
+      store,
+      logger: o.logger,
+      triggerSecrets,
+      pushKeys,
+      csrfToken: () => csrf.token(),
+    });
     registerPushLane({
+      gate: publishGate,
       delivery,
       keys: pushKeys,
       store,
@@ -289,7 +328,6 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       defaults: o.jobDefaults,
       processes,
     });
-    const csrf = await loadOrCreateCsrfToken(o.home);
     const version = sqliteDataVersion(store.path);
     const memory = lazyMemory(async () => {
       const { openMemory, GLOBAL_WORKSPACE, MemoryRootError, memoryDirProblem } = await import(
@@ -333,6 +371,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       fetch: o.fetch,
       ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
       pushKeys,
+      triggerSecrets,
+      publishGate,
     });
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {
@@ -350,6 +390,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         baseUrl: o.baseUrl,
         workspacesRoot: workspacesRootFrom(o.env, o.home),
         workdirPlaces: deps.workdirPlaces,
+        publish: publishGate,
       });
     }
     // Started last: nothing below can fail, so close() is always there to stop it.

@@ -9,6 +9,7 @@ import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { previewFires } from "../scheduler/schedule.ts";
 import { type JobStamp, JobValidationError, validateJobInput } from "../scheduler/job_input.ts";
+import { UNTRUSTED_INTAKE } from "../scheduler/intake.ts";
 import { checkJobWorkdir } from "../scheduler/workdir_check.ts";
 import type { ProtectedPlaces } from "../workdir_policy.ts";
 import type { Job, Store } from "../store/store.ts";
@@ -157,7 +158,11 @@ export class RecipeService {
     const stamp: JobStamp = {
       recipe_id: recipe.id,
       recipe_version: recipe.version,
-      meta: { recipe_config: config, surface: recipe.output_surface },
+      meta: {
+        recipe_config: config,
+        surface: recipe.output_surface,
+        ...(recipe.untrusted_intake === true ? { [UNTRUSTED_INTAKE]: true } : {}),
+      },
     };
     if (recipe.binding.kind === "schedule") {
       const made = this.#o.jobs.createJob({

@@ -15,6 +15,7 @@ import { Gate } from "../../core/messenger/gate.ts";
 import { RoomTrust } from "../../core/messenger/room_trust.ts";
 import type { TransportFactory } from "../../core/messenger/transport.ts";
 import type { Clock } from "../../core/ports.ts";
+import type { PublishGate } from "../../core/publish/gate.ts";
 import type { Scheduler } from "../../core/scheduler/scheduler.ts";
 import type { Store } from "../../core/store/store.ts";
 
@@ -34,6 +35,8 @@ export interface StartMessengerOptions {
   workspacesRoot: string;
   /** What no workspace may be, hold or lie inside (core/workdir_policy.ts). */
   workdirPlaces: ProtectedPlaces;
+  /** The secret scanner every message passes (core/publish/gate.ts). */
+  publish: PublishGate;
   /** Overrides the SDK transport (never needed in production). */
   transportFactory?: TransportFactory;
   backoffBaseMs?: number;
@@ -83,12 +86,13 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     rooms,
     clock: o.timers,
     logger: o.logger,
+    publish: o.publish,
     ...(o.backoffBaseMs === undefined ? {} : { backoffBaseMs: o.backoffBaseMs }),
     ...(o.backoffCapMs === undefined ? {} : { backoffCapMs: o.backoffCapMs }),
     ...(o.syncTimeoutMs === undefined ? {} : { syncTimeoutMs: o.syncTimeoutMs }),
   });
   const unregister = o.delivery.register(createMessengerAdapter({
-    post: (room, text, signal) => bot.post(room, text, { signal }),
+    post: (room, text, signal, source) => bot.post(room, text, { signal, source }),
     defaultRoom: config.room,
     baseUrl: o.baseUrl,
   }));

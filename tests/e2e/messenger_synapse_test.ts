@@ -68,6 +68,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     timers: systemClock,
     logger: o.logger,
     fetch: globalThis.fetch,
+    publish: o.deps.publishGate,
     baseUrl: BASE,
     workspacesRoot: workspaces,
     workdirPlaces: o.deps.workdirPlaces,
