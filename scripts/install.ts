@@ -9,14 +9,8 @@
 
 import { parseFlags } from "../cli/args.ts";
 import { BUNDLE_DIR, bundleAgent } from "./bundle.ts";
-import {
-  cachedModules,
-  ENTRY_POINTS,
-  programFlags,
-  type ProgramName,
-  RUN_ENV,
-  RUN_FLAGS,
-} from "./permissions.ts";
+import { denoCacheDir, fillModuleCache, writeCacheStamp } from "./module_cache.ts";
+import { ENTRY_POINTS, programFlags, type ProgramName, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -75,28 +69,8 @@ export function launcherScript(
   ].join("\n");
 }
 
-async function fillCache(deno: string, root: string): Promise<void> {
-  const entries = cachedModules(root);
-  const { code } = await new Deno.Command(deno, {
-    args: ["cache", "--frozen", "--config", `${root}/deno.json`, ...entries],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (code !== 0) {
-    throw new Error(`deno cache failed (exit ${code}); check the network and deno.lock`);
-  }
-}
-
-/** Where this Deno keeps its module cache (DENO_DIR or its default), as `deno info` says. */
-async function cacheDir(deno: string): Promise<string> {
-  const out = await new Deno.Command(deno, { args: ["info", "--json"], stdout: "piped" }).output();
-  const dir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
-  if (!out.success || typeof dir !== "string") throw new Error("`deno info --json` named no cache");
-  return dir;
-}
-
 async function writeLaunchers(binDir: string, deno: string, root: string): Promise<string[]> {
-  const denoDir = await cacheDir(deno);
+  const denoDir = await denoCacheDir(deno);
   await Deno.mkdir(binDir, { recursive: true });
   const written: string[] = [];
   for (const program of Object.keys(ENTRY_POINTS) as ProgramName[]) {
@@ -133,7 +107,10 @@ if (import.meta.main) {
   }
   const deno = Deno.execPath();
   try {
-    if (values["no-cache"] !== true) await fillCache(deno, ROOT);
+    if (values["no-cache"] !== true) {
+      await fillModuleCache(deno, ROOT);
+      await writeCacheStamp(ROOT, await denoCacheDir(deno));
+    }
     console.error(`bundled the agent: ${await bundleAgent(ROOT, deno)}`);
     const written = await writeLaunchers(binDir, deno, ROOT);
     for (const path of written) console.error(`wrote ${path}`);
