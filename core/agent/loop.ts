@@ -89,6 +89,8 @@ export interface LoopResult {
   stop_reason?: StopReason;
   error?: string;
   turns: number;
+  /** The first refusal of a call for want of a sandbox (ToolOutcome's `refused`), if any. */
+  refused?: string;
 }
 
 /** Runs until the model stops. `history` ends with the user message that starts this leg. */
@@ -112,6 +114,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
   let model: string | undefined;
   let turns = 0;
   let streak = { signature: "", count: 0 };
+  let refused: string | undefined;
 
   const end = (done_reason: DoneReason, extra: Partial<LoopResult> = {}): LoopResult => ({
     done_reason,
@@ -123,6 +126,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
     ...(model ? { model } : {}),
     ...(stopReason ? { stop_reason: stopReason } : {}),
     ...(extra.error ? { error: extra.error } : {}),
+    ...(refused ? { refused } : {}),
   });
   /** The budget's verdict on a request with this prompt estimate; undefined = no budget. */
   const gate = (promptEstimate: number): BudgetDecision | undefined =>
@@ -334,6 +338,7 @@ export async function runLoop(history: readonly Message[], cfg: LoopConfig): Pro
         cfg.journal?.append({ type: "pending", results, waiting });
         return end("needs_human", { questions: step.questions });
       }
+      refused ??= step.refused;
       results.push(toolResult(call.id, step.content, step.is_error, step.images));
     }
     const toolMessage: Message = { role: "user", parts: results };
@@ -365,7 +370,13 @@ function hasReasoning(message: Message): boolean {
 }
 
 type CallStep =
-  | { type: "result"; content: string; is_error: boolean; images?: ImageAttachment[] }
+  | {
+    type: "result";
+    content: string;
+    is_error: boolean;
+    images?: ImageAttachment[];
+    refused?: string;
+  }
   | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
 
 async function runCall(
@@ -373,9 +384,20 @@ async function runCall(
   tool: Tool | undefined,
   cfg: LoopConfig,
 ): Promise<CallStep> {
-  const emitEnd = (content: string, is_error: boolean, images?: ImageAttachment[]): CallStep => {
+  const emitEnd = (
+    content: string,
+    is_error: boolean,
+    images?: ImageAttachment[],
+    refused?: string,
+  ): CallStep => {
     cfg.onEvent?.({ type: "tool_end", call, content, is_error });
-    return { type: "result", content, is_error, ...(images?.length ? { images } : {}) };
+    return {
+      type: "result",
+      content,
+      is_error,
+      ...(images?.length ? { images } : {}),
+      ...(refused ? { refused } : {}),
+    };
   };
   if (!tool) {
     return emitEnd(
@@ -440,7 +462,7 @@ async function runCall(
     const answer = await cfg.answer(call, outcome.questions);
     return emitEnd(`The operator answered: ${answer}`, false);
   }
-  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images);
+  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images, outcome.refused);
 }
 
 /** What a call will do, for the person approving it; a failed preview says why instead. */

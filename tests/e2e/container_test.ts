@@ -330,9 +330,14 @@ peerTest(
         body: JSON.stringify({ prompt: "touch a file", workdir: "/workspaces/w1" }),
       });
       assert.equal(submitted.status, 202, await submitted.clone().text());
-      const { run_id: runId } = await submitted.json();
-      // The refusal is a tool result, not a failed run: the model is told and answers.
-      assert.equal(await waitForRunEnd(url, runId), "ok");
+      const { job_id: jobId, run_id: runId } = await submitted.json();
+      // The model is told and answers, but its command never ran: the run ends in error, not
+      // ok, with the refusal as its reason (issue 33).
+      assert.equal(await waitForRunEnd(url, runId), "error");
+      const run = await (await fetch(`${url}api/v1/jobs/${jobId}/runs/${runId}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })).json();
+      assert.equal(run.exit_code, 1, JSON.stringify(run));
 
       // The tool result the model got says why and names the run option that fixes it.
       const refusal = firstToolResult(fake);
