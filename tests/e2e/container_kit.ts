@@ -118,7 +118,7 @@ export async function buildSourceImage(tag: string): Promise<void> {
     "-f",
     `${ROOT}/Containerfile`,
     ROOT,
-  ], { progress: /^STEP \d+\/\d+|^COMMIT|^--> Using cache/ });
+  ], { progress: /^(\[\d+\/\d+\] )?STEP \d+\/\d+|^COMMIT|^--> Using cache/ });
 }
 
 function isFile(path: string): boolean {
