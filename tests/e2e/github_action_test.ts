@@ -77,7 +77,7 @@ async function setup() {
   await agentArgs();
 
   /** Runs the action's `run` step like the runner would, with these inputs. */
-  const step = async (inputs: Record<string, string>) => {
+  const step = async (inputs: Record<string, string>, runner: Record<string, string> = {}) => {
     const outputFile = `${home}/runner-temp/output-${crypto.randomUUID()}`;
     const summaryFile = `${home}/runner-temp/summary-${crypto.randomUUID()}`;
     await Deno.writeTextFile(outputFile, "");
@@ -95,6 +95,7 @@ async function setup() {
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
       RUNNER_TEMP: `${home}/runner-temp`,
+      ...runner,
     };
     for (const [name, input] of Object.entries(action.env)) {
       env[name] = inputs[input] ?? action.defaults[input] ?? "";
@@ -156,12 +157,30 @@ Deno.test("action.yml declares its inputs and takes every output from the run st
       "model",
       "api_key",
       "needs_human",
+      "sandbox",
     ]
   ) {
     assert.ok(Object.values(env).includes(input), `the run step gets input ${input}`);
   }
   assert.equal(defaults.needs_human, "fail");
   assert.equal(defaults.mode, "auto");
+  assert.equal(defaults.sandbox, "auto");
+  // The sandbox is set up (or the step fails) before the agent is installed and run, and Deno's
+  // module cache is kept between runs, keyed on the action's deno.lock.
+  const order = ["Set up the shell sandbox", "Install the agent's dependencies", "Run the agent"]
+    .map((name) => yml.indexOf(`- name: ${name}`));
+  assert.ok(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)), String(order));
+  assert.match(yml, /run: bash "\$GITHUB_ACTION_PATH\/scripts\/action_sandbox\.sh"/);
+  assert.match(
+    yml,
+    /uses: actions\/cache@v4\n\s+with:\n\s+path: \$\{\{ runner\.temp \}\}\/agent-deno-dir\n\s+key: \$\{\{ steps\.lock\.outputs\.key \}\}/,
+  );
+  assert.match(yml, /\$GITHUB_ACTION_PATH\/deno\.lock/);
+  assert.equal(
+    (yml.match(/DENO_DIR: \$\{\{ runner\.temp \}\}\/agent-deno-dir/g) ?? []).length,
+    2,
+    "install and run use the cached module cache",
+  );
   assert.ok(!run.includes("${{"), "no input is pasted into the shell command");
   assert.ok(!/-A\b|--allow-all/.test(run));
   assert.match(yml, /deno-version: 2\.9\.6/);
@@ -283,4 +302,51 @@ Deno.test("a non-default workdir (relative to the checkout) is where the agent w
   const shell = JSON.stringify(t.fake.requests.at(-1)!.body);
   assert.ok(shell.includes(`${t.work}/services/api`), "the shell ran in the workdir");
   assert.ok(shell.includes("api notes"));
+});
+
+/** A PATH holding deno and every program of /usr/bin and /bin except bwrap. */
+async function pathWithoutBwrap(home: string): Promise<string> {
+  const bin = `${home}/bin-without-bwrap`;
+  await Deno.mkdir(bin);
+  for (const dir of ["/usr/bin", "/bin"]) {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name === "bwrap") continue;
+      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
+        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
+      });
+    }
+  }
+  return `${dirname(Deno.execPath())}:${bin}`;
+}
+
+Deno.test("no sandbox on the runner: a refused shell call fails the step instead of a green review", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("shell", { command: "git diff --stat" }, { id: "s1" }));
+  t.fake.enqueue(reply().text("Looks fine to me."));
+  const r = await t.step({ ...model(t.fake.url), prompt: "review" }, {
+    PATH: await pathWithoutBwrap(t.home),
+  });
+  assert.equal(r.code, 1, r.log);
+  assert.match(
+    r.log,
+    /^::error title=agent run failed::a shell call was refused, so the run did not do its work: sandbox: bubblewrap is not installed/m,
+  );
+  assert.equal(r.outputs.outcome, "error");
+  assert.equal(r.outputs.exit_code, "1");
+  assert.match(r.summary, /^## agent: error \(exit 1\)/);
+});
+
+Deno.test("sandbox: off runs the shell unsandboxed, and the report says so", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "s1" }));
+  t.fake.enqueue(reply().text("Ran it."));
+  const r = await t.step({ ...model(t.fake.url), prompt: "run it", sandbox: "off" }, {
+    PATH: await pathWithoutBwrap(t.home),
+  });
+  assert.equal(r.code, 0, r.log);
+  assert.equal(await Deno.readTextFile(`${t.work}/ran.txt`), "ran\n");
+  assert.match(r.summary, /\*\*Sandbox:\*\* \*\*off \(commands run unsandboxed/);
+  const bad = await t.step({ ...model(t.fake.url), prompt: "hi", sandbox: "none" });
+  assert.equal(bad.code, 1);
+  assert.match(bad.log, /input sandbox must be auto or off, not "none"/);
 });
