@@ -115,6 +115,9 @@ export const probes = {
   chromium: (): string | null =>
     existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
   tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  actionlint: (): string | null =>
+    commandOnPath("actionlint") ? null : "actionlint not installed (go install " +
+      "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12, as .ci/run does; put GOBIN on PATH)",
   bubblewrap: once(probeBubblewrap),
   podman: once(probePodman),
   synapse: (): string | null => {

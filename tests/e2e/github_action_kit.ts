@@ -130,3 +130,11 @@ export async function setup() {
     },
   };
 }
+
+/** The README's workflow file: the ```yaml block that names .github/workflows/agent-review.yml. */
+export async function readmeWorkflow(): Promise<string> {
+  const readme = await Deno.readTextFile(`${ROOT}/README.md`);
+  const block = /```yaml\n(# \.github\/workflows\/agent-review\.yml\n[\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error("README.md has no agent-review.yml workflow block");
+  return block[1]!;
+}

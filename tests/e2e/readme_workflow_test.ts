@@ -8,16 +8,7 @@
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
 import { FakeGithubApi } from "../fakes/github_api.ts";
-import { KEY, setup } from "./github_action_kit.ts";
-import { ROOT } from "./agent_process.ts";
-
-/** The README's workflow file: the ```yaml block that names .github/workflows/agent-review.yml. */
-export async function readmeWorkflow(): Promise<string> {
-  const readme = await Deno.readTextFile(`${ROOT}/README.md`);
-  const block = /```yaml\n(# \.github\/workflows\/agent-review\.yml\n[\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error("README.md has no agent-review.yml workflow block");
-  return block[1]!;
-}
+import { KEY, readmeWorkflow, setup } from "./github_action_kit.ts";
 
 interface Step {
   text: string;
