@@ -7,7 +7,9 @@
 // permission flags. The agent launcher runs the bundle, so run install again after changing
 // or pulling the sources; the outpost launcher runs the sources and starts its runs through the
 // agent launcher beside it.
-//   deno task install [--bin-dir DIR] [--no-cache]
+//   deno task install [--bin-dir DIR] [--no-cache] [--runtime DENO]
+// --runtime names a Deno that stays where it is (the container's /usr/local/bin/deno): the
+// launchers run it instead of a copy kept in .build/runtime/.
 
 import { parseFlags } from "../cli/args.ts";
 import { BUNDLE_DIR, bundleAgent } from "./bundle.ts";
@@ -136,6 +138,7 @@ if (import.meta.main) {
   const { values } = parseFlags(Deno.args, {
     "bin-dir": { type: "string" },
     "no-cache": { type: "boolean" },
+    runtime: { type: "string" },
   });
   const home = Deno.env.get("HOME");
   const binDir = typeof values["bin-dir"] === "string"
@@ -154,7 +157,9 @@ if (import.meta.main) {
       await writeCacheStamp(ROOT, await denoCacheDir(deno));
     }
     console.error(`bundled the agent: ${await bundleAgent(ROOT, deno)}`);
-    const runtime = await installRuntime(deno, ROOT);
+    const runtime = typeof values.runtime === "string"
+      ? await Deno.realPath(values.runtime)
+      : await installRuntime(deno, ROOT);
     console.error(`the launchers run ${runtime}`);
     const written = await writeLaunchers(binDir, runtime, ROOT);
     for (const path of written) console.error(`wrote ${path}`);

@@ -130,4 +130,7 @@ Deno.test("DENO_CERT has a default, and a failed build names the TLS-proxy fix",
   assert.match(run, /invalid peer certificate: UnknownIssuer/);
   assert.match(run, /--build-arg DENO_CERT=\/run\/host-ca\.crt/);
   assert.match(run, /docs\/deployment\.md/);
+  // The launchers run the image's one Deno, not a second copy kept under /opt/agent/.build.
+  assert.match(run, /deno task install --bin-dir \S+ --runtime \/usr\/local\/bin\/deno /);
+  assert.match(run, /cp \/usr\/local\/bin\/deno \/stage\/usr\/local\/bin\/deno/);
 });

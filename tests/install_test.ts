@@ -15,9 +15,13 @@ import { BUNDLE_DIR } from "../scripts/bundle.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-async function install(binDir: string, deno = Deno.execPath()): Promise<Deno.CommandOutput> {
+async function install(
+  binDir: string,
+  deno = Deno.execPath(),
+  extra: string[] = [],
+): Promise<Deno.CommandOutput> {
   return await new Deno.Command(deno, {
-    args: ["run", "-A", `${ROOT}/scripts/install.ts`, "--bin-dir", binDir, "--no-cache"],
+    args: ["run", "-A", `${ROOT}/scripts/install.ts`, "--bin-dir", binDir, "--no-cache", ...extra],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -148,6 +152,20 @@ Deno.test("the launchers keep working after the npx cache that held Deno is clea
     assert.match(version.stdout, /^agent \d+\.\d+\.\d+\n$/);
     const help = await run(`${home}/bin/agent-outpost`, ["--help"], home, home);
     assert.equal(help.code, 0, help.stderr);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("--runtime keeps the launchers on a Deno that stays where it is (the container's)", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-install-" }));
+  try {
+    const system = await Deno.realPath(Deno.execPath());
+    const installed = await install(`${home}/bin`, Deno.execPath(), ["--runtime", system]);
+    assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    const script = await Deno.readTextFile(`${home}/bin/agent`);
+    const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
+    assert.ok(exec.startsWith(`exec ${shQuote(system)} `), exec);
   } finally {
     await Deno.remove(home, { recursive: true });
   }
