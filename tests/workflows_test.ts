@@ -25,7 +25,9 @@ peerTest(
   async () => {
     const workflows = [...Deno.readDirSync(`${ROOT}/.github/workflows`)]
       .filter((e) => /\.ya?ml$/.test(e.name)).map((e) => `.github/workflows/${e.name}`).sort();
-    assert.deepEqual(workflows, [".github/workflows/ci.yml", ".github/workflows/release.yml"]);
+    for (const name of ["ci.yml", "release.yml"]) {
+      assert.ok(workflows.includes(`.github/workflows/${name}`), `${name} in ${workflows}`);
+    }
     const dir = await Deno.makeTempDir({ prefix: "agent-readme-workflow-" });
     try {
       const example = `${dir}/agent-review.yml`;
