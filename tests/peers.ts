@@ -112,9 +112,19 @@ function probeBubblewrap(): string | null {
 }
 
 export const probes = {
-  chromium: (): string | null =>
-    existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
-  tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
+  chromium: once(() => {
+    if (!existsFile("/usr/bin/chromium")) {
+      return "chromium not installed (apt-get install chromium)";
+    }
+    // Installed is not enough: a missing shared library stops it before any page opens.
+    const refused = trialRun("/usr/bin/chromium", ["--version"]);
+    return refused === null ? null : `chromium cannot start (\`chromium --version\`: ${refused})`;
+  }),
+  tmux: once(() => {
+    if (!commandOnPath("tmux")) return "tmux not installed";
+    const refused = trialRun("tmux", ["-V"]);
+    return refused === null ? null : `tmux cannot start (\`tmux -V\`: ${refused})`;
+  }),
   actionlint: (): string | null =>
     commandOnPath("actionlint") ? null : "actionlint not installed (go install " +
       "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12, as .ci/run does; put GOBIN on PATH)",

@@ -122,3 +122,19 @@ Deno.test("a refused peer skips with its reason, and fails when AGENT_TEST_REQUI
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("tmux that cannot start is a missing peer, with what it said", async () => {
+  const dir = await standIns({
+    tmux: "echo 'tmux: error while loading shared libraries: libevent_core-2.1.so.7' >&2; exit 127",
+  });
+  try {
+    const reason = await probe("tmux", dir);
+    assert.equal(
+      reason,
+      "tmux cannot start (`tmux -V`: tmux: error while loading shared libraries: " +
+        "libevent_core-2.1.so.7)",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
