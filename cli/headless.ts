@@ -16,7 +16,8 @@ import {
 } from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
 import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
-import { costOf, roundUsd } from "../core/pricing/pricing.ts";
+import { cacheSavingOf, costOf, roundUsd } from "../core/pricing/pricing.ts";
+import { addUsage, sumUsage } from "../core/wires/usage.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
 import { timingMark } from "../core/timing_marks.ts";
@@ -119,6 +120,7 @@ async function runBegun(
     workdir: ctx.workdir,
     context_window: () => ctx.resolver.contextWindow,
     journal,
+    cache_key: journal.id,
     signal: deps.signal,
     ...(effort ? { effort } : {}),
     ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),
@@ -218,15 +220,32 @@ async function maybeReflect(
 
 /** The result with the reflection pass counted: in the total and on its own line. */
 function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): HeadlessResult {
-  const usage: Usage = {
-    ...r.usage,
-    input_tokens: r.usage.input_tokens + pass.input_tokens,
-    output_tokens: r.usage.output_tokens + pass.output_tokens,
+  const usage = reportedUsage(sumUsage(r.usage, pass));
+  const { cache_saving_usd: _, ...rest } = r;
+  return { ...rest, usage, reflection_usage: pass, ...costFields(ctx, r.model, usage) };
+}
+
+/** The run's usage as reported: both prompt-cache counts always present. */
+function reportedUsage(u: Usage): Usage {
+  return {
+    ...u,
+    cache_read_tokens: u.cache_read_tokens ?? 0,
+    cache_write_tokens: u.cache_write_tokens ?? 0,
   };
-  const cost_usd = ctx.settings.pricing_enabled
-    ? roundUsd(costOf(ctx.settings.provider, r.model, usage))
-    : null;
-  return { ...r, usage, reflection_usage: pass, cost_usd };
+}
+
+/** cost_usd, and the cache's saving beside it, when pricing is on and the model priced. */
+function costFields(
+  ctx: AgentContext,
+  model: string,
+  usage: Usage,
+): Pick<HeadlessResult, "cost_usd" | "cache_saving_usd"> {
+  if (!ctx.settings.pricing_enabled) return { cost_usd: null };
+  const cost_usd = roundUsd(costOf(ctx.settings.provider, model, usage));
+  const saving = roundUsd(cacheSavingOf(ctx.settings.provider, model, usage));
+  return cost_usd === null || saving === null
+    ? { cost_usd }
+    : { cost_usd, cache_saving_usd: saving };
 }
 
 /** The markdown report (--output); its renderer loads only for runs that write one. */
@@ -322,7 +341,7 @@ function setupFailure(
     done_reason: "error",
     session_id: null,
     model: "",
-    usage: { input_tokens: 0, output_tokens: 0 },
+    usage: reportedUsage({ input_tokens: 0, output_tokens: 0 }),
     cost_usd: null,
     final_text: "",
     questions: [],
@@ -352,10 +371,8 @@ function buildResult(
     done_reason: r.done_reason,
     session_id: sessionId,
     model,
-    usage: r.usage,
-    cost_usd: ctx.settings.pricing_enabled
-      ? roundUsd(costOf(ctx.settings.provider, model, r.usage))
-      : null,
+    usage: reportedUsage(r.usage),
+    ...costFields(ctx, model, r.usage),
     final_text: r.final_text,
     ...(r.stop_reason ? { stop_reason: r.stop_reason } : {}),
     questions: r.questions,
@@ -400,8 +417,7 @@ async function reflectHeadless(
           ...(tokenBudget !== undefined ? { token_budget: tokenBudget } : {}),
           signal,
         });
-        usage.input_tokens += pass.usage.input_tokens;
-        usage.output_tokens += pass.usage.output_tokens;
+        addUsage(usage, pass.usage);
       },
     });
   } catch (err) {

@@ -65,12 +65,19 @@ Deno.test("favorites come first, then presets, custom endpoints and the live lis
     "live:small-model key active",
     "live:big-model key",
   ]);
-  assert.ok(rows.filter((r) => r.target === "big-model").every((r) => r.favorite));
+  // Both big-model rows carry the star, the live one as well as its favorites entry.
+  assert.deepEqual(
+    rows.filter((r) => r.target === "big-model").map((r) => `${r.group}:${r.favorite}`),
+    ["favorites:true", "live:true"],
+  );
 });
 
 Deno.test("a key from the environment counts as keyed for every preset", async () => {
   const rows = await catalog({ ANTHROPIC_API_KEY: "sk-ant-0001" });
-  assert.ok(rows.filter((r) => r.group === "presets").every((r) => r.keyed));
+  assert.deepEqual(rows.filter((r) => r.group === "presets").map(brief), [
+    "presets:hosted-messages key",
+    "presets:messages-gateway key",
+  ]);
 });
 
 Deno.test("picker items: one header per group, badges and hints, stable keys", async () => {

@@ -17,6 +17,7 @@ import {
 import { expandCommand } from "./interactive_expand.ts";
 import { mcpCommand } from "./interactive_mcp.ts";
 import {
+  cacheLine,
   countPrompt,
   promptForCount,
   renderTokenReport,
@@ -175,11 +176,22 @@ export function costReport(s: SessionState): string[] {
       `running total ${formatCost(m.total)} on ${m.label} over ${m.turns} repl${
         m.turns === 1 ? "y" : "ies"
       } ` +
-        `(${model}: $${rate.input} in / $${rate.output} out per million tokens; cache writes at the input rate)`,
+        `(${model}: $${rate.input} in / $${rate.output} out per million tokens; ` +
+        `cache reads $${rate.cache_read ?? rate.input}, writes $${rate.cache_write ?? rate.input})`,
     );
+    const cache = cacheLine(s.sessionUsage);
+    if (cache) lines.push(`${cache}${savingText(m.cacheSaving)}`);
   }
   lines.push(...costFootnotes(s));
   return lines;
+}
+
+/** "; saved $0.12" (or "; cost $0.01 more" while writes outweigh reads); "" when unknown. */
+function savingText(saving: number | null): string {
+  if (saving === null) return "";
+  return saving >= 0
+    ? `; saved ${formatCost(saving)}`
+    : `; cost ${formatCost(-saving)} more than no cache (writes not yet read back)`;
 }
 
 function costFootnotes(s: SessionState): string[] {
@@ -222,7 +234,7 @@ async function tokensCommand(s: SessionState): Promise<void> {
     serverCount,
     ...(s.lastUsage ? { lastTurn: s.lastUsage } : {}),
     session: s.sessionUsage,
-    ...(priced ? { cost: `${formatCost(m.total)} on ${m.label}` } : {}),
+    ...(priced ? { cost: `${formatCost(m.total)} on ${m.label}${savingText(m.cacheSaving)}` } : {}),
     ...(m.enabled ? { footnotes: costFootnotes(s) } : {}),
   });
   for (const line of lines) s.print(line);

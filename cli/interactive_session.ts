@@ -19,6 +19,7 @@ import { type LoopConfig, runLoop, type ToolCallPart } from "../core/agent/loop.
 import { resumeWith } from "../core/agent/resume.ts";
 import { appendUserText, repairHistory } from "../core/agent/history_convert.ts";
 import { CostMeter } from "../core/pricing/cost_meter.ts";
+import { addUsage } from "../core/wires/usage.ts";
 import { ReplyView } from "./interactive_view.ts";
 import { markdownLoader } from "./interactive_markdown.ts";
 import { TypeAhead } from "./interactive_typeahead.ts";
@@ -367,7 +368,7 @@ export class Session implements SessionState {
         return this.#approve(call, summary, detail, cfg);
       },
       answer: (call, questions) => this.#answer(call, questions, cfg, view),
-      ...(journal ? { journal } : {}),
+      ...(journal ? { journal, cache_key: journal.id } : {}),
       ...(this.args.maxTurns ? { max_turns: this.args.maxTurns } : {}),
       ...(s.max_tokens ? { max_tokens: s.max_tokens } : {}),
       ...(s.token_budget ? { token_budget: s.token_budget } : {}),
@@ -455,15 +456,4 @@ export class Session implements SessionState {
 /** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : { [key]: value } as { [P in K]?: V };
-}
-
-export function addUsage(total: Usage, add: Usage): void {
-  total.input_tokens += add.input_tokens;
-  total.output_tokens += add.output_tokens;
-  if (add.cache_read_tokens) {
-    total.cache_read_tokens = (total.cache_read_tokens ?? 0) + add.cache_read_tokens;
-  }
-  if (add.cache_creation_tokens) {
-    total.cache_creation_tokens = (total.cache_creation_tokens ?? 0) + add.cache_creation_tokens;
-  }
 }

@@ -3,7 +3,8 @@
 
 import { VERSION } from "./version.ts";
 import { formatCost } from "../core/pricing/pricing.ts";
-import { formatTokens, promptTokens } from "./interactive_tokens.ts";
+import { formatTokens } from "./interactive_tokens.ts";
+import { promptTokens } from "../core/wires/usage.ts";
 import { truncate } from "./terminal/style.ts";
 import type { SessionState } from "./interactive_types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";

@@ -6,6 +6,7 @@
 import type { Clock } from "../core/ports.ts";
 import type { Message, ToolSpec, Usage, Wire, WireRequest } from "../core/wires/types.ts";
 import { CHARS_PER_TOKEN, estimateTokens, messagesTokens } from "../core/wires/token_estimate.ts";
+import { promptTokens } from "../core/wires/usage.ts";
 
 export { CHARS_PER_TOKEN, estimateTokens };
 
@@ -52,11 +53,6 @@ export function formatTokens(n: number): string {
   if (n < 1000) return String(n);
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, "")}k`;
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
-}
-
-/** The whole prompt of a turn as the server counted it. */
-export function promptTokens(u: Usage): number {
-  return u.input_tokens + (u.cache_read_tokens ?? 0) + (u.cache_creation_tokens ?? 0);
 }
 
 /** The server's count of the whole prompt, or why there is none. */
@@ -184,9 +180,13 @@ export function renderTokenReport(r: TokenReport): string[] {
   if (r.serverCount) lines.push(serverCountLine(r.serverCount, b.contextWindow));
   if (r.lastTurn) {
     const u = r.lastTurn;
+    const cached = [
+      u.cache_read_tokens ? `${u.cache_read_tokens.toLocaleString("en-US")} cached` : "",
+      u.cache_write_tokens ? `${u.cache_write_tokens.toLocaleString("en-US")} written` : "",
+    ].filter((part) => part !== "").join(", ");
     lines.push(
       `Last turn (server): prompt ${promptTokens(u).toLocaleString("en-US")}` +
-        (u.cache_read_tokens ? ` (${u.cache_read_tokens.toLocaleString("en-US")} cached)` : "") +
+        (cached ? ` (${cached})` : "") +
         ` · output ${u.output_tokens.toLocaleString("en-US")}`,
     );
   }
@@ -195,7 +195,22 @@ export function renderTokenReport(r: TokenReport): string[] {
       r.session.output_tokens.toLocaleString("en-US")
     }`,
   );
+  const cache = cacheLine(r.session);
+  if (cache) lines.push(cache);
   if (r.cost) lines.push(`Running cost: ${r.cost}`);
   for (const f of r.footnotes ?? []) lines.push(`  ${f}`);
   return lines;
+}
+
+/**
+ * "Prompt cache: 91% of the session's prompt tokens read from the cache (90,000 read, 4,000
+ * written)"; null before the server reported any cache use.
+ */
+export function cacheLine(u: Usage): string | null {
+  const read = u.cache_read_tokens ?? 0;
+  const written = u.cache_write_tokens ?? 0;
+  if (read === 0 && written === 0) return null;
+  const share = Math.round((read / promptTokens(u)) * 100);
+  return `Prompt cache: ${share}% of the session's prompt tokens read from the cache (` +
+    `${read.toLocaleString("en-US")} read, ${written.toLocaleString("en-US")} written)`;
 }

@@ -91,6 +91,33 @@ Deno.test("the report shows every component, the server's figures and the cost",
   assert.ok(lines.join("\n").includes("Running cost: $0.0100 on local\n  * before the swap"));
 });
 
+Deno.test("the report says what the prompt cache read and wrote, this turn and this session", () => {
+  const lines = renderTokenReport({
+    breakdown: BREAKDOWN,
+    lastTurn: {
+      input_tokens: 50,
+      output_tokens: 7,
+      cache_read_tokens: 400,
+      cache_write_tokens: 30,
+    },
+    session: {
+      input_tokens: 100,
+      output_tokens: 9,
+      cache_read_tokens: 800,
+      cache_write_tokens: 100,
+    },
+  }).join("\n");
+  assert.match(lines, /Last turn \(server\): prompt 480 \(400 cached, 30 written\) · output 7/);
+  assert.match(lines, /Session: input 1,000 · output 9/);
+  assert.match(
+    lines,
+    /Prompt cache: 80% of the session's prompt tokens read from the cache \(800 read, 100 written\)/,
+  );
+  // No cache use reported: no line about it.
+  const none = renderTokenReport({ breakdown: BREAKDOWN, session: SESSION }).join("\n");
+  assert.ok(!none.includes("Prompt cache"));
+});
+
 const BREAKDOWN: TokenBreakdown = {
   system: 100,
   memoryIndex: 0,

@@ -455,6 +455,7 @@ async function processAndDiagnostic(): Promise<void> {
   const outpost = await openBenchOutpost();
   const app = createApp(outpost.deps);
   const appServer = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  outpost.deps.listen = { hostname: "127.0.0.1", port: appServer.addr.port };
 
   const body = await (await fetch(`http://127.0.0.1:${appServer.addr.port}/api/jobs`)).json();
   if (body.jobs.length !== JOBS || !body.jobs[0].latest_run) {
@@ -463,11 +464,13 @@ async function processAndDiagnostic(): Promise<void> {
   const size = JSON.stringify(body).length;
 
   // The same app with its response cache off: every request queries and serializes.
-  const uncachedApp = createApp({ ...outpost.deps, dataVersion: null });
+  const uncachedDeps = { ...outpost.deps, dataVersion: null };
+  const uncachedApp = createApp(uncachedDeps);
   const uncachedServer = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     uncachedApp.fetch,
   );
+  uncachedDeps.listen = { hostname: "127.0.0.1", port: uncachedServer.addr.port };
 
   const bareStats = await load(`http://127.0.0.1:${bareServer.addr.port}/api/jobs`);
   const appStats = await load(`http://127.0.0.1:${appServer.addr.port}/api/jobs`);
@@ -521,6 +524,7 @@ async function historyPages(): Promise<void> {
   const outpost = await openBenchOutpost();
   const app = createApp(outpost.deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  outpost.deps.listen = { hostname: "127.0.0.1", port: server.addr.port };
   const base = `http://127.0.0.1:${server.addr.port}`;
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const lastRun = outpost.deps.store.listRunHistory({ job_id: 1 }, { limit: 1 })[0]!;

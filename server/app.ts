@@ -1,7 +1,8 @@
 // createApp(deps): the outpost's whole HTTP surface as one Hono app, so tests drive it with
-// app.request() and main.ts serves it. Order: error mapping, security headers, CSRF (human
-// door) and bearer auth (machine door), the JSON body gate (size, type, UTF-8), then the
-// routes, then the pages.
+// app.request() and main.ts serves it. Order: error mapping, the Host check (421 for a name
+// the outpost does not serve), security headers, the same-origin check of mutating requests,
+// CSRF (human door) and bearer auth (machine door), the JSON body gate (size, type, UTF-8),
+// then the routes, then the pages.
 
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -10,6 +11,13 @@ import { csrfMiddleware } from "./http/csrf.ts";
 import { errorHandler, errorJson } from "./http/errors.ts";
 import { jsonBodyGate } from "./http/json_body.ts";
 import { machineAuth } from "./http/machine_auth.ts";
+import {
+  ALLOWED_HOSTS_ENV,
+  hostGuard,
+  parseAllowedHosts,
+  sameOriginGuard,
+  type ServedHostsSource,
+} from "./http/served_hosts.ts";
 import { registerEventRoutes } from "./routes/events.ts";
 import { registerGovernorRoutes } from "./routes/governor.ts";
 import { registerHistoryPages } from "./routes/history.tsx";
@@ -34,6 +42,16 @@ export function createApp(deps: AppDeps): Hono {
     return c.text("not found\n", 404);
   });
 
+  // First: a request addressed to another name (a rebound DNS name) gets nothing else.
+  // deps.listen and deps.baseUrl are read per request: serve.ts sets them once bound.
+  const allowed = parseAllowedHosts(deps.env.get(ALLOWED_HOSTS_ENV));
+  const served = (): ServedHostsSource => ({
+    baseUrl: deps.baseUrl,
+    allowed,
+    ...(deps.listen ? { listen: deps.listen } : {}),
+  });
+  app.use("*", hostGuard(served));
+
   // A header a route set itself is kept (the pages' CSP and no-referrer, a report's sandbox).
   // HSTS is the TLS-terminating proxy's to send (docs/deployment.md), not this loopback server's.
   app.use(
@@ -45,6 +63,7 @@ export function createApp(deps: AppDeps): Hono {
       overwrite: false,
     }),
   );
+  app.use("*", sameOriginGuard(served));
   app.use(
     "*",
     csrfMiddleware({ source: deps.csrf, secure: deps.baseUrl.startsWith("https:") }),

@@ -112,6 +112,12 @@ export interface AppDeps {
   holdTtlMs: number;
   /** Public base address of the dashboard ({base_url}), e.g. https://outpost.example.org. */
   baseUrl: string;
+  /**
+   * The bound address, set by serve.ts once listening; with baseUrl and
+   * AGENT_OUTPOST_ALLOWED_HOSTS it makes the names the outpost answers to
+   * (server/http/served_hosts.ts). Absent: only baseUrl's host and the allowed names.
+   */
+  listen?: { hostname: string; port: number };
   /** Header the SSO proxy sets with the user (audit actor); null trusts no header. */
   trustedUserHeader: string | null;
   /** Recipe catalog, enable, preview and the recipe-made jobs (core/recipes/service.ts). */

@@ -59,6 +59,7 @@ export class MemorySweeper extends DailyLoop {
       action: MEMORY_SWEEP_ACTION,
       target: "memory",
       actor: "outpost",
+      channel: "outpost",
       detail: `${sweepCounts(report)}; deleted: ${shown}${more}`,
     });
   }

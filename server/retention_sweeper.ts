@@ -67,6 +67,7 @@ export class RetentionSweeper extends DailyLoop {
       action: AUDIT.retentionSweep,
       target: "history",
       actor: "outpost",
+      channel: "outpost",
       detail,
     });
   }

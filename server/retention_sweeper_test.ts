@@ -64,6 +64,7 @@ Deno.test("outpost: the retention sweep runs at open and daily, removes expired 
     action: "job_create",
     target: "job:1",
     actor: "a",
+    channel: "dashboard",
     detail: "",
   });
   before.close();

@@ -123,7 +123,7 @@ function violationOf(err: AjvError): Violation {
       return {
         pointer,
         message: `${JSON.stringify(extra)} is not allowed at the top level`,
-        fix: "remove it; the top level takes spec_version and patterns only",
+        fix: "remove it; the top level takes spec_version, patterns and $schema only",
       };
     }
     case "pattern":

@@ -13,6 +13,17 @@ Deno.test("a valid declaration has no violations", async () => {
   );
 });
 
+Deno.test("a declaration carrying $schema for editor support is valid; a misplaced $schema is not", async () => {
+  const doc = {
+    $schema: "https://agent.invalid/schemas/adoption-declaration.schema.json",
+    spec_version: "1.0.0",
+    patterns: { front_door: { adopted: true, path: "README.md" } },
+  };
+  assert.deepEqual(await checkDeclaration(doc), []);
+  const bad = await checkDeclaration({ ...doc, patterns: { $schema: "x" } });
+  assert.deepEqual(bad.map((v) => v.pointer), ["/patterns/$schema"]);
+});
+
 Deno.test("violations carry the JSON pointer and a fix, one per problem", async () => {
   const got = await checkDeclaration({
     spec_version: "v1",
@@ -41,7 +52,7 @@ Deno.test("violations carry the JSON pointer and a fix, one per problem", async 
   assert.match(byPointer["/patterns/front_dor"]!.fix, /rename it to "front_door"/);
   assert.match(byPointer["/patterns/a~1b~0c"]!.fix, /remove it; pattern keys are front_door/);
   assert.match(byPointer["/spec_version"]!.fix, /"1\.0\.0"/);
-  assert.match(byPointer["/extra"]!.fix, /spec_version and patterns only/);
+  assert.match(byPointer["/extra"]!.fix, /spec_version, patterns and \$schema only/);
   assert.match(
     byPointer["/patterns/decision_records/reason"]!.fix,
     /required when adopted is false/,

@@ -45,7 +45,7 @@ export class PromptEstimator {
   /** After a completed turn whose reply is now the last message of `messages`. */
   anchor(usage: Usage, messages: readonly Message[]): void {
     this.#anchor = usage.input_tokens + (usage.cache_read_tokens ?? 0) +
-      (usage.cache_creation_tokens ?? 0) + usage.output_tokens;
+      (usage.cache_write_tokens ?? 0) + usage.output_tokens;
     this.#anchoredAt = messages.length;
   }
 

@@ -3,8 +3,7 @@
 // tool error saying what arrived, so it can send the call again instead of being told that
 // a parameter it did send is missing.
 
-import type { StopReason } from "../wires/types.ts";
-import type { ToolCallPart } from "./loop.ts";
+import type { StopReason, ToolCallPart } from "../wires/types.ts";
 
 /** How many characters of the received arguments the model is shown. */
 const EXCERPT_CHARS = 200;

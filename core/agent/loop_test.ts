@@ -259,6 +259,7 @@ Deno.test("tool errors and escapes become error results, never crashes", async (
   ]);
   const result = await runLoop(task("t"), config(wire, dir));
   const results = result.messages[2]!.parts as Extract<Part, { type: "tool_result" }>[];
+  assert.equal(results.length, 3);
   assert.ok(results.every((r) => r.is_error));
   assert.match(results[0]!.content, /leaves the workspace/);
   assert.match(results[1]!.content, /No tool named "nope"/);
@@ -292,9 +293,15 @@ Deno.test("compaction summarizes the middle and never splits a tool pair", async
   const opening = result.messages[0]!.parts.map((p) => (p as { text: string }).text).join("");
   assert.match(opening, /look at a/);
   assert.match(opening, /SUMMARY: viewed a\.txt twice/);
-  assert.equal(result.messages[1]!.role, "assistant");
-  // The request after compaction carried the short history.
-  assert.ok(wire.requests.at(-1)!.messages.length < 7);
+  // The first exchange went into the summary; the last two turns are kept whole, each call
+  // with its result, and the request after compaction carried that short history.
+  const shape = (messages: readonly Message[]) =>
+    messages.map((m) =>
+      `${m.role}: ${m.parts.map((p) => p.type === "tool_call" ? p.name : p.type).join(" ")}`
+    );
+  const kept = ["assistant: view", "user: tool_result", "assistant: search", "user: tool_result"];
+  assert.deepEqual(shape(result.messages), ["user: text text", ...kept, "assistant: text"]);
+  assert.deepEqual(shape(wire.requests.at(-1)!.messages), ["user: text text", ...kept]);
 });
 
 Deno.test("compactionCut keeps recent turns and needs something to compact", () => {

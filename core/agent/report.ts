@@ -14,6 +14,18 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
     ["Model", r.model || "(not resolved)"],
     ["Tokens", `${r.usage.input_tokens} in / ${r.usage.output_tokens} out`],
   ];
+  // input_tokens leaves out what the provider's prompt cache served or stored.
+  const read = r.usage.cache_read_tokens ?? 0;
+  const written = r.usage.cache_write_tokens ?? 0;
+  if (read > 0 || written > 0) {
+    const sent = r.usage.input_tokens + read + written;
+    facts.push([
+      "Prompt cache",
+      `${read} read / ${written} written (${
+        Math.round((read / sent) * 100)
+      }% of ${sent} prompt tokens read from the cache)`,
+    ]);
+  }
   if (r.reflection_usage) {
     facts.push([
       "Memory reflection",
@@ -21,6 +33,9 @@ export function renderReport(r: HeadlessResult, prompt: string): string {
     ]);
   }
   if (r.cost_usd !== null) facts.push(["Cost", `$${r.cost_usd.toFixed(COST_DECIMALS)}`]);
+  if (r.cache_saving_usd !== undefined) {
+    facts.push(["Saved by the prompt cache", `$${r.cache_saving_usd.toFixed(COST_DECIMALS)}`]);
+  }
   facts.push(["Duration", `${(r.duration_ms / 1000).toFixed(2)} s`]);
   // Said in every report, so a run with the sandbox off is visible on the outpost's run page.
   if (r.sandbox !== undefined) {

@@ -6,7 +6,7 @@ import type { Message, Part } from "../wires/types.ts";
 import type { Tool } from "../tools/types.ts";
 import type { LoadedSession, PendingCall } from "./journal.ts";
 import { errorText } from "../logger.ts";
-import { toolResult } from "./loop.ts";
+import { toolResult } from "./tool_call.ts";
 
 export interface ResumeStep {
   /** History ready for the next model turn. */

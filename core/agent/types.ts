@@ -43,7 +43,11 @@ export interface HeadlessResult {
    * echoing `default` back never replaces it).
    */
   model: string;
-  /** Every token of the run, the memory reflection pass included. */
+  /**
+   * Every token of the run, the memory reflection pass included. cli/headless.ts always
+   * prints the two prompt-cache counts (0 when the server reported none): `input_tokens` excludes them, so
+   * the prompts sent add up to input + cache_read + cache_write.
+   */
   usage: Usage;
   /** The reflection pass's share of `usage`, when a pass ran after the run's answer. */
   reflection_usage?: Usage;
@@ -52,6 +56,11 @@ export interface HeadlessResult {
    * (COST_DECIMALS); otherwise null.
    */
   cost_usd: number | null;
+  /**
+   * What the prompt cache saved against the same prompts billed in full (pricing.ts
+   * cacheSavingOf), rounded like cost_usd; present only when cost_usd is.
+   */
+  cache_saving_usd?: number;
   final_text: string;
   /** The last model turn's stop reason (end_turn, tool_use, max_tokens, …) when one ended. */
   stop_reason?: StopReason;

@@ -1,15 +1,41 @@
 // Best-effort audit rows (spec 2.9): a failing write is logged and never breaks the
 // operation that caused it. Every door (dashboard, machine door, chat, push) writes
-// through here so the action names stay one vocabulary.
+// through here so the action names stay one vocabulary: an action is named by what was done
+// (`approve`, `answer`, `job_create`), and the door it came through is the row's channel.
 
 import { errorText, type Logger } from "../logger.ts";
 import type { AuditRow, NewAuditRow, Store } from "../store/store.ts";
 
-/** Action names. The chat verbs (approve, reject, revise, run, pause, resume, stop) join later. */
+/**
+ * The doors an audited action comes through (the row's `channel`, its own column so /audit
+ * can filter by it): the dashboard's human routes, the chat bot, a push notification's
+ * button, the machine door (/api/v1/), a webhook (/hooks/), the `agent-outpost token`
+ * command, and the outpost's own work (scheduler, sweeps, push pruning, GitHub comments).
+ */
+export const AUDIT_CHANNELS = [
+  "dashboard",
+  "chat",
+  "push",
+  "machine",
+  "webhook",
+  "cli",
+  "outpost",
+] as const;
+
+export type AuditChannel = (typeof AUDIT_CHANNELS)[number];
+
+/** Action names. The chat verbs are named as the spec names them (2.9), channel `chat`. */
 export const AUDIT = {
   bodyRead: "body_read",
   answer: "answer",
   dismiss: "dismiss",
+  approve: "approve",
+  reject: "reject",
+  revise: "revise",
+  run: "run",
+  pause: "pause",
+  resume: "resume",
+  stop: "stop",
   highRiskHold: "high_risk_hold",
   highRiskConfirm: "high_risk_confirm",
   pushApprove: "push_approve",
@@ -44,7 +70,7 @@ const DETAIL_MAX = 1000;
 export function audit(
   store: Pick<Store, "appendAudit">,
   logger: Logger,
-  row: NewAuditRow,
+  row: NewAuditRow & { channel: AuditChannel },
 ): AuditRow | null {
   const clean: NewAuditRow = {
     ...row,

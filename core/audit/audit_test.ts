@@ -12,6 +12,7 @@ Deno.test("audit writes the row and returns it", () => {
       action: AUDIT.bodyRead,
       target: "facts/a.md",
       actor: "dashboard",
+      channel: "dashboard",
       detail: "12 bytes",
     });
     assert.equal(row!.action, "body_read");
@@ -30,7 +31,13 @@ Deno.test("a throwing or refusing store is logged, never thrown", () => {
       throw new Error("disk full");
     },
   };
-  const row = { action: AUDIT.answer, target: "inbox:1", actor: "dashboard", detail: "" };
+  const row = {
+    action: AUDIT.answer,
+    target: "inbox:1",
+    actor: "dashboard",
+    channel: "dashboard" as const,
+    detail: "",
+  };
   assert.equal(audit(throwing, logger, row), null);
   assert.equal(audit({ appendAudit: () => null }, logger, row), null);
   assert.equal(logger.entries.length, 2);
@@ -52,6 +59,7 @@ Deno.test("long details are capped", () => {
       action: AUDIT.jobUpdate,
       target: "job:1",
       actor: "x",
+      channel: "dashboard",
       detail: "d".repeat(5000),
     });
     assert.equal(row!.detail.length, 1000);

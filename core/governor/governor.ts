@@ -5,7 +5,7 @@
 
 import { withDeadline } from "../deadline.ts";
 import type { Clock, Env } from "../ports.ts";
-import type { Store } from "../store/store.ts";
+import type { Run, Store } from "../store/store.ts";
 import { isoZ } from "../time.ts";
 import {
   CLASS_PRIORITY,
@@ -28,6 +28,9 @@ export type Lever =
 
 export type Admission = { ok: true } | { ok: false; lever: Lever; reason: string };
 
+/** What the governor reads of a queued run: its class and whether it is a first start. */
+export type QueuedRun = Pick<Run, "class" | "attempt" | "resume_of_run">;
+
 /** Runs occupying a slot (starting or running), per class. */
 export type InFlight = Record<GovernedClass, number>;
 
@@ -43,7 +46,11 @@ export interface ClassUsage {
 export interface GovernorUsage {
   total: { running: number; max: number };
   classes: Record<GovernedClass, ClassUsage>;
-  queue: { depth: number; max: number };
+  /**
+   * depth: queued background submissions, what queue_depth_max limits (never above max);
+   * other: every other queued run (retries, resumes, held `at` fires, scheduled triggers).
+   */
+  queue: { depth: number; max: number; other: number };
   defer: { enabled: boolean; threshold: number; waiting: number | null };
 }
 
@@ -160,8 +167,12 @@ export class Governor {
     return value;
   }
 
-  /** Throws CapacityError when a background submission would exceed queue_depth_max. */
-  checkQueueDepth(queued: number): void {
+  /**
+   * Throws CapacityError when a background submission would exceed queue_depth_max.
+   * `queued`: the queued runs; only submissions count (isQueuedSubmission).
+   */
+  checkQueueDepth(queuedRuns: readonly QueuedRun[]): void {
+    const queued = queuedRuns.filter(isQueuedSubmission).length;
     if (queued >= this.#config.queue_depth_max) {
       throw new CapacityError(queued, this.#config.queue_depth_max);
     }
@@ -173,8 +184,11 @@ export class Governor {
   }
 
   /** The dashboard's GPU fairness card. */
-  usage(inFlight: InFlight, queued: Record<GovernedClass, number>): GovernorUsage {
+  usage(inFlight: InFlight, queuedRuns: readonly QueuedRun[]): GovernorUsage {
     const c = this.#config;
+    const queued = { api: 0, scheduled: 0 };
+    for (const run of queuedRuns) queued[run.class]++;
+    const submissions = queuedRuns.filter(isQueuedSubmission).length;
     const classes = {} as Record<GovernedClass, ClassUsage>;
     for (const cls of GOVERNED_CLASSES) {
       classes[cls] = {
@@ -189,7 +203,11 @@ export class Governor {
     return {
       total: { running: inFlight.api + inFlight.scheduled, max: this.totalCap },
       classes,
-      queue: { depth: queued.api + queued.scheduled, max: c.queue_depth_max },
+      queue: {
+        depth: submissions,
+        max: c.queue_depth_max,
+        other: queued.api + queued.scheduled - submissions,
+      },
       defer: {
         enabled: c.defer_when_interactive,
         threshold: c.defer_threshold,
@@ -197,4 +215,17 @@ export class Governor {
       },
     };
   }
+}
+
+/**
+ * Whether a queued run counts toward queue_depth_max (spec 2.5: the queue depth of
+ * background submissions): an api-class run waiting for its first start, that is a machine-
+ * door or chat one-shot, a trigger's fire, or a one-shot run again by hand. Retries, resumes,
+ * held `at` fires and manual triggers of scheduled jobs enter the queue without that check
+ * and are shown apart (`queue.other`): each
+ * belongs to work already admitted, and refusing one would drop an operator's answer or a
+ * retry. They are bounded anyway: single-flight keeps about one per job, and jobs are capped.
+ */
+export function isQueuedSubmission(run: QueuedRun): boolean {
+  return run.class === "api" && run.attempt === 1 && run.resume_of_run === null;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { envFrom } from "../ports.ts";
 import { DEFAULT_GOVERNOR_CONFIG, governorPath, loadGovernorConfig } from "./config.ts";
-import { Governor } from "./governor.ts";
+import { Governor, type QueuedRun } from "./governor.ts";
 
 function governor(
   tokens = 0,
@@ -94,20 +94,36 @@ Deno.test("priorities: a job pin wins over the class default; lower runs first",
   assert.equal(g.priorityFor("scheduled", 1), 1);
 });
 
-Deno.test("queue depth: the submission that would pass queue_depth_max is refused", () => {
+/** `n` queued runs of one kind: a submission (api, first start), a retry, a resume, a fire. */
+function queued(n: number, kind: "submission" | "retry" | "resume" | "scheduled"): QueuedRun[] {
+  return Array.from({ length: n }, () => ({
+    class: kind === "scheduled" ? "scheduled" : "api",
+    attempt: kind === "retry" ? 2 : 1,
+    resume_of_run: kind === "resume" ? 7 : null,
+  }));
+}
+
+Deno.test("queue depth: the submission that would pass queue_depth_max is refused; only submissions count", () => {
   const { g } = governor();
-  g.checkQueueDepth(15);
+  g.checkQueueDepth(queued(15, "submission"));
+  // Retries, resumes and scheduled fires are not submissions: they never fill the queue.
+  g.checkQueueDepth([
+    ...queued(15, "submission"),
+    ...queued(5, "retry"),
+    ...queued(5, "resume"),
+    ...queued(5, "scheduled"),
+  ]);
   assert.throws(
-    () => g.checkQueueDepth(16),
+    () => g.checkQueueDepth(queued(16, "submission")),
     { name: "CapacityError", code: "capacity-exceeded" } as never,
   );
 });
 
 Deno.test("usage reports live slots, queue and token windows per class", () => {
   const { g } = governor(42);
-  const u = g.usage({ api: 1, scheduled: 2 }, { api: 3, scheduled: 0 });
+  const u = g.usage({ api: 1, scheduled: 2 }, queued(3, "submission"));
   assert.deepEqual(u.total, { running: 3, max: 4 });
-  assert.deepEqual(u.queue, { depth: 3, max: 16 });
+  assert.deepEqual(u.queue, { depth: 3, max: 16, other: 0 });
   assert.deepEqual(u.classes.api, {
     running: 1,
     max_concurrent: 2,

@@ -13,7 +13,7 @@ const HOLD_TTL_MAX_S = 30 * 24 * 3600;
 
 /** What a chat verb wanted to do, as stored in held_json. */
 export interface Hold {
-  /** The chat verb that was held: approve, reject or revise. */
+  /** The chat answer that was held: approve, reject, revise or answer (free text). */
   verb: string;
   /** Canonical answer text the confirm applies ("approved", "rejected: too risky", …). */
   answer: string;

@@ -13,7 +13,7 @@
 //   the canonical text "approved" or "dismissed" (both answer and resume; see
 //   docs/dashboard-api.md).
 
-import { AUDIT, audit } from "../audit/audit.ts";
+import { AUDIT, audit, type AuditChannel } from "../audit/audit.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { isoZ } from "../time.ts";
@@ -58,10 +58,14 @@ export interface InboxServiceOptions {
   holdTtlMs: number;
 }
 
-/** Who acted and through which surface. `actor` lands in the audit row. */
+/**
+ * Who acted and through which surface. `actor` and `channel` (the door) land in the audit
+ * row; `via` is what the item records as answered via.
+ */
 export interface Acting {
   actor: string;
   via: string;
+  channel: AuditChannel;
 }
 
 export const VIA_HIGH_RISK_CONFIRM = "dashboard-high-risk-confirm";
@@ -143,7 +147,7 @@ export class InboxService {
     this.#audit(
       AUDIT.highRiskHold,
       item,
-      { actor, via: "chat" },
+      { actor, via: "chat", channel: "chat" },
       `${hold.verb} held for confirmation`,
     );
     this.#emit({ change: "held", item, run: null });
@@ -161,7 +165,7 @@ export class InboxService {
     if (item.state !== "open") throw new NoLiveHoldError(id, "closed");
     const hold = this.liveHold(item);
     if (!hold) throw new NoLiveHoldError(id, parseHold(item.held_json) ? "expired" : "none");
-    const acting = { actor, via: VIA_HIGH_RISK_CONFIRM };
+    const acting: Acting = { actor, via: VIA_HIGH_RISK_CONFIRM, channel: "dashboard" };
     const done = this.answer(id, hold.answer, acting, AUDIT.highRiskConfirm);
     const { expires_at: _, ...plain } = hold;
     const confirmation: HoldConfirmation = { ...done, hold: plain, room: hold.room };
@@ -186,7 +190,7 @@ export class InboxService {
     if (classifyRisk(item.questions) !== "medium") throw new HighRiskError(id);
     const text = action === "approve" ? "approved" : "dismissed";
     const auditAction = action === "approve" ? AUDIT.pushApprove : AUDIT.pushDismiss;
-    return this.answer(id, text, { actor, via: VIA_PUSH_ACTION }, auditAction);
+    return this.answer(id, text, { actor, via: VIA_PUSH_ACTION, channel: "push" }, auditAction);
   }
 
   // ---- hooks ----
@@ -215,6 +219,7 @@ export class InboxService {
       action,
       target: `inbox:${item.id}`,
       actor: acting.actor,
+      channel: acting.channel,
       detail: `via ${acting.via}; job ${item.job_id} run ${item.run_id}; ${detail}`,
     });
   }

@@ -61,6 +61,7 @@ Deno.test("answer resumes the halted run: a new run continues the session with t
   const { item: answered, run } = inbox.answer(item.id, "v2.1", {
     actor: "dashboard",
     via: "dashboard",
+    channel: "dashboard",
   });
   assert.equal(answered.state, "answered");
   assert.equal(answered.answer, "v2.1");
@@ -79,12 +80,15 @@ Deno.test("answer resumes the halted run: a new run continues the session with t
   assert.equal(row!.actor, "dashboard");
   assert.deepEqual(changes, [`answered:${item.id}`]);
   assert.throws(
-    () => inbox.answer(item.id, "again", { actor: "x", via: "dashboard" }),
+    () => inbox.answer(item.id, "again", { actor: "x", via: "dashboard", channel: "dashboard" }),
     { name: "InboxStateError" },
   );
-  assert.throws(() => inbox.answer(999, "x", { actor: "x", via: "dashboard" }), {
-    name: "NotFoundError",
-  });
+  assert.throws(
+    () => inbox.answer(999, "x", { actor: "x", via: "dashboard", channel: "dashboard" }),
+    {
+      name: "NotFoundError",
+    },
+  );
 });
 
 Deno.test("answer with bad text is refused before anything changes", async () => {
@@ -93,7 +97,7 @@ Deno.test("answer with bad text is refused before anything changes", async () =>
   const { item } = halted(kit, QUESTION);
   for (const bad of ["", "  ", "a\u0000b"]) {
     assert.throws(
-      () => inbox.answer(item.id, bad, { actor: "x", via: "dashboard" }),
+      () => inbox.answer(item.id, bad, { actor: "x", via: "dashboard", channel: "dashboard" }),
       { name: "JobValidationError" },
     );
   }
@@ -107,14 +111,21 @@ Deno.test("dismiss closes the item and clears its hold without resuming", async 
   const { job, item } = halted(kit, APPROVAL);
   inbox.hold(item.id, HOLD, "@op:hs");
   const runsBefore = kit.store.listRuns(job.id).length;
-  const dismissed = inbox.dismiss(item.id, { actor: "dashboard", via: "dashboard" });
+  const dismissed = inbox.dismiss(item.id, {
+    actor: "dashboard",
+    via: "dashboard",
+    channel: "dashboard",
+  });
   assert.equal(dismissed.state, "dismissed");
   assert.equal(dismissed.held_json, null);
   assert.equal(kit.store.listRuns(job.id).length, runsBefore);
   assert.equal(kit.store.listAudit({ action: "dismiss" }).length, 1);
-  assert.throws(() => inbox.dismiss(item.id, { actor: "x", via: "dashboard" }), {
-    name: "InboxStateError",
-  });
+  assert.throws(
+    () => inbox.dismiss(item.id, { actor: "x", via: "dashboard", channel: "dashboard" }),
+    {
+      name: "InboxStateError",
+    },
+  );
 });
 
 Deno.test("holds: replace semantics, and a hold past the TTL reads as absent while its JSON stays", async () => {
@@ -259,6 +270,6 @@ Deno.test("hold input is validated and only open items can be held", async () =>
     () => inbox.hold(item.id, { ...HOLD, room: "" }, "x"),
     { name: "InboxInputError", field: "hold.room" } as never,
   );
-  inbox.dismiss(item.id, { actor: "x", via: "dashboard" });
+  inbox.dismiss(item.id, { actor: "x", via: "dashboard", channel: "dashboard" });
   assert.throws(() => inbox.hold(item.id, HOLD, "x"), { name: "InboxStateError" });
 });

@@ -2,39 +2,47 @@ import assert from "node:assert/strict";
 import { MAX_QUERY_TERMS, queryTerms, selectTerms, toFtsQuery } from "./fts_query.ts";
 import { sandbox } from "../../tests/fixtures/memory/sandbox.ts";
 
-const HOSTILE_QUERIES = [
-  'foo" OR (',
-  '"',
-  '""""',
-  "(",
-  ")",
-  "*",
-  "^foo",
-  "NEAR(a b, 3)",
-  "a AND",
-  "OR",
-  "AND OR NOT",
-  "NOT x",
-  "title: secret",
-  "path:.index",
-  "{title body}: x",
-  "-x +y",
-  "foo*",
-  "'); DROP TABLE files; --",
-  "\u0000\u0001\u001f",
-  "\\",
-  "%2e%2e",
-  ":",
-  "x\"y'z`w",
-  "🦀 rust 🦀",
-  "e\u0301te\u0301 café",
-  "مرحبا بالعالم",
-  "日本語のテキスト",
-  "a".repeat(10_000),
-  "word ".repeat(5_000),
-  "",
-  "   \n\t ",
+/**
+ * Hostile user text and the MATCH expression it must become: its words (two or more letters or
+ * digits, not a stop word, at most 64 characters) quoted and OR-ed, or null when it has none.
+ */
+const HOSTILE_QUERIES: [string, string | null][] = [
+  ['foo" OR (', '"foo"'],
+  ['"', null],
+  ['""""', null],
+  ["(", null],
+  [")", null],
+  ["*", null],
+  ["^foo", '"foo"'],
+  ["NEAR(a b, 3)", '"near"'],
+  ["a AND", null],
+  ["OR", null],
+  ["AND OR NOT", null],
+  ["NOT x", null],
+  ["title: secret", '"title" OR "secret"'],
+  ["path:.index", '"path" OR "index"'],
+  ["{title body}: x", '"title" OR "body"'],
+  ["-x +y", null],
+  ["foo*", '"foo"'],
+  ["'); DROP TABLE files; --", '"drop" OR "table" OR "files"'],
+  ["\u0000\u0001\u001f", null],
+  ["\\", null],
+  ["%2e%2e", '"2e"'],
+  [":", null],
+  ["x\"y'z`w", null],
+  ["🦀 rust 🦀", '"rust"'],
+  ["e\u0301te\u0301 café", '"été" OR "café"'],
+  ["مرحبا بالعالم", '"مرحبا" OR "بالعالم"'],
+  ["日本語のテキスト", '"日本語のテキスト"'],
+  ["a".repeat(10_000), null], // one word, over the 64-character cap
+  ["word ".repeat(5_000), '"word"'],
+  ["", null],
+  ["   \n\t ", null],
 ];
+
+/** A memory that holds every word of HOSTILE_QUERIES, so each query with a word finds it. */
+const EVERY_WORD = "foo near title secret path index body drop table files 2e rust été café " +
+  "مرحبا بالعالم 日本語のテキスト word";
 
 Deno.test("fts query: user text becomes quoted OR terms, stop words dropped", () => {
   assert.equal(toFtsQuery("What's my preferred editor?"), '"preferred" OR "editor"');
@@ -47,8 +55,10 @@ Deno.test("fts query: user text becomes quoted OR terms, stop words dropped", ()
 });
 
 Deno.test("fts query: hostile strings never yield FTS5 syntax", () => {
-  for (const q of HOSTILE_QUERIES) {
+  assert.ok(HOSTILE_QUERIES.some(([, m]) => m !== null), "the table has inputs with words");
+  for (const [q, expected] of HOSTILE_QUERIES) {
     const m = toFtsQuery(q);
+    assert.equal(m, expected, JSON.stringify(q.slice(0, 40)));
     if (m === null) continue;
     // Only "term" OR "term" …, each term letters/digits/marks.
     assert.match(m, /^"[\p{L}\p{N}\p{M}]+"( OR "[\p{L}\p{N}\p{M}]+")*$/u, JSON.stringify(q));
@@ -57,18 +67,17 @@ Deno.test("fts query: hostile strings never yield FTS5 syntax", () => {
 
 Deno.test("fts query: hostile strings never throw from recall or search, data intact", async () => {
   const sb = await sandbox();
+  const path = "/memories/preferences/style.md";
   try {
-    sb.store.create(
-      "/memories/preferences/style.md",
-      "---\ncategory: preference\n---\n# Style\nUse tabs. Rust and café notes. 日本語のテキスト\n",
-    );
-    for (const q of HOSTILE_QUERIES) {
-      assert.doesNotThrow(() => sb.store.recall(q), JSON.stringify(q.slice(0, 40)));
-      assert.doesNotThrow(() => sb.store.search(q));
-      assert.doesNotThrow(() => sb.store.recallReminder(q));
+    sb.store.create(path, `---\ncategory: preference\n---\n# Style\nUse tabs. ${EVERY_WORD}\n`);
+    for (const [q, expected] of HOSTILE_QUERIES) {
+      const label = JSON.stringify(q.slice(0, 40));
+      // A query with a word finds the memory holding it; one without finds nothing.
+      const found = expected === null ? [] : [path];
+      assert.deepEqual(sb.store.recall(q).map((h) => h.path), found, `recall ${label}`);
+      assert.deepEqual(sb.store.search(q).map((h) => h.path), found, `search ${label}`);
+      assert.equal(sb.store.recallReminder(q)?.includes(path) ?? false, expected !== null, label);
     }
-    assert.equal(sb.store.search("rust 🦀")[0]?.path, "/memories/preferences/style.md");
-    assert.equal(sb.store.search("café")[0]?.path, "/memories/preferences/style.md");
     assert.equal(sb.store.list().files.length, 1);
     assert.equal(sb.store.searchableCount(), 1);
   } finally {

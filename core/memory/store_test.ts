@@ -71,6 +71,7 @@ Deno.test("store: list gives every file's facts and per-category stats, no conte
         ["/memories/s.md", "Scratch", "session", null, false, false],
       ],
     );
+    assert.equal(files.length, 4);
     assert.ok(files.every((f) => !("body" in f)));
     assert.equal(stats.total.files, 4);
     assert.equal(stats.session.files, 1);
@@ -95,7 +96,11 @@ Deno.test("store: dashboard search is unfiltered top 10 of path, category, title
     assert.equal(hits.length, 10);
     assert.deepEqual(Object.keys(hits[0]!).sort(), ["category", "path", "snippet", "title"]);
     assert.ok(hits.some((h) => h.path === "/memories/f1.md"), "foreign workspaces included");
-    assert.ok(sb.store.recall("quasar").every((r) => r.workspace === "/repo"));
+    // Recall sees this workspace's five (and global ones), never a foreign workspace's.
+    assert.deepEqual(
+      sb.store.recall("quasar").map((r) => `${r.path} ${r.workspace}`).sort(),
+      [0, 2, 4, 6, 8].map((i) => `/memories/f${i}.md /repo`),
+    );
     assert.deepEqual(sb.store.search(""), []);
   } finally {
     await sb.cleanup();

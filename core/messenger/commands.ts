@@ -3,7 +3,7 @@
 // mutating verb, and the reply text is returned. Target checks (layer 4) that need the
 // store also live here, so a typo'd id gets a friendly no-such-item / no-such-job reply.
 
-import { audit } from "../audit/audit.ts";
+import { AUDIT, audit } from "../audit/audit.ts";
 import { detailExcerpt } from "../delivery/events.ts";
 import { sanitizeTitle } from "../delivery/sanitize.ts";
 import { CapacityError } from "../governor/errors.ts";
@@ -21,20 +21,17 @@ import { rangerSnapshot, writeRangerSnapshot } from "./ranger.ts";
 import { helpText, refusal, RefusalError } from "./replies.ts";
 import { RANGER, resolveWorkspace } from "./workspaces.ts";
 
-/** Audit action per mutating chat verb (spec 2.9). */
-export const CHAT_AUDIT = {
-  approve: "chat_approve",
-  reject: "chat_reject",
-  revise: "chat_revise",
-  dismiss: "chat_dismiss",
-  run: "chat_run",
-  pause: "chat_pause",
-  resume: "chat_resume",
-  stop: "chat_stop",
-  answer: "chat_answer",
-} as const;
-
 export const VIA_CHAT = "chat";
+
+/** Who acted in the audit row and the inbox: the sender, through chat. */
+const acting = (origin: Origin) => ({
+  actor: origin.sender,
+  via: VIA_CHAT,
+  channel: "chat" as const,
+});
+
+/** The chat answers a high-risk item holds: the three decision verbs and free text. */
+type HeldVerb = "approve" | "reject" | "revise" | "answer";
 
 /** The most of each item's detail `list inbox` shows (ten items fit one chat message). */
 export const LIST_DETAIL_MAX = 400;
@@ -133,7 +130,11 @@ export class CommandRunner {
     }
   }
 
-  /** The free-text fall-through: answers item `id`, or the most recent open item. */
+  /**
+   * The free-text fall-through: answers item `id`, or the most recent open item. A high-risk
+   * item's answer is held for the dashboard like approve (issue 31): otherwise free text would
+   * be the way round the hold for a compromised chat account.
+   */
   answer(id: number | null, text: string, origin: Origin): string | null {
     let item: InboxItem;
     if (id === null) {
@@ -143,7 +144,8 @@ export class CommandRunner {
     } else {
       item = this.#openItem(id);
     }
-    const { run } = this.#answer(item.id, text, origin, CHAT_AUDIT.answer);
+    if (classifyRisk(item.questions) === "high") return this.#hold(item.id, text, "answer", origin);
+    const { run } = this.#answer(item.id, text, origin, AUDIT.answer);
     return `Answered item ${item.id}` + (run ? `; the run resumes as run ${run.id}.` : ".");
   }
 
@@ -232,7 +234,7 @@ export class CommandRunner {
       throw err;
     }
     const { job, run } = submitted;
-    this.#audit(CHAT_AUDIT.run, `job:${job.id}`, origin, `${verb} in ${workspace}; run ${run.id}`);
+    this.#audit(AUDIT.run, `job:${job.id}`, origin, `${verb} in ${workspace}; run ${run.id}`);
     return `Submitted job ${job.id}, run ${run.id} (workspace ${workspace}). ` +
       `The report will be posted here. ${runLinkUrl(this.#d.baseUrl, job.id, run.id)}`;
   }
@@ -240,26 +242,29 @@ export class CommandRunner {
   /** approve / reject / revise: held when the item is high risk, answered otherwise. */
   #decide(id: number, answer: string, verb: "approve" | "reject" | "revise", origin: Origin) {
     const item = this.#openItem(id);
-    const link = itemLink(this.#d.baseUrl, id);
-    if (classifyRisk(item.questions) === "high") {
-      const held = this.#d.inbox.hold(
-        id,
-        { verb, answer, sender: origin.sender, room: origin.room },
-        origin.sender,
-      );
-      const hold = this.#d.inbox.liveHold(held);
-      return `Item ${id} is high risk: your ${verb} is held for dashboard confirmation` +
-        (hold ? ` until ${hold.expires_at}` : "") + `. Confirm it at ${link}`;
-    }
-    const { run } = this.#answer(id, answer, origin, CHAT_AUDIT[verb]);
+    if (classifyRisk(item.questions) === "high") return this.#hold(id, answer, verb, origin);
+    const { run } = this.#answer(id, answer, origin, AUDIT[verb]);
     const done = verb === "approve" ? "Approved" : verb === "reject" ? "Rejected" : "Revised";
     return `${done} item ${id}` + (run ? `; the run resumes as run ${run.id}.` : ".");
+  }
+
+  /** Parks a high-risk item's answer for dashboard confirmation (spec 3.2); the reply says so. */
+  #hold(id: number, answer: string, verb: HeldVerb, origin: Origin): string {
+    const held = this.#d.inbox.hold(
+      id,
+      { verb, answer, sender: origin.sender, room: origin.room },
+      origin.sender,
+    );
+    const hold = this.#d.inbox.liveHold(held);
+    return `Item ${id} is high risk: your ${verb} is held for dashboard confirmation` +
+      (hold ? ` until ${hold.expires_at}` : "") +
+      `. Confirm it at ${itemLink(this.#d.baseUrl, id)}`;
   }
 
   #dismiss(id: number, origin: Origin): string {
     this.#openItem(id);
     try {
-      this.#d.inbox.dismiss(id, { actor: origin.sender, via: VIA_CHAT }, CHAT_AUDIT.dismiss);
+      this.#d.inbox.dismiss(id, acting(origin), AUDIT.dismiss);
     } catch (err) {
       throw this.#inboxRefusal(err, id);
     }
@@ -278,7 +283,7 @@ export class CommandRunner {
         enabled ? undefined : `paused from chat by ${origin.sender}`,
       );
       this.#audit(
-        enabled ? CHAT_AUDIT.resume : CHAT_AUDIT.pause,
+        enabled ? AUDIT.resume : AUDIT.pause,
         `job:${id}`,
         origin,
         enabled ? "enabled" : "disabled",
@@ -303,7 +308,7 @@ export class CommandRunner {
     if (result.repeated) {
       return `Job ${id}: run ${result.run_id} was already cancelled at ${result.cancelled_at}.`;
     }
-    this.#audit(CHAT_AUDIT.stop, `job:${id}`, origin, `run ${result.run_id} (${result.was})`);
+    this.#audit(AUDIT.stop, `job:${id}`, origin, `run ${result.run_id} (${result.was})`);
     return result.was === "running"
       ? `Stopped run ${result.run_id} of job ${id} (process group killed).`
       : `Cancelled queued run ${result.run_id} of job ${id}; the job is disabled until re-enabled.`;
@@ -313,7 +318,7 @@ export class CommandRunner {
 
   #answer(id: number, text: string, origin: Origin, action: string) {
     try {
-      return this.#d.inbox.answer(id, text, { actor: origin.sender, via: VIA_CHAT }, action);
+      return this.#d.inbox.answer(id, text, acting(origin), action);
     } catch (err) {
       throw this.#inboxRefusal(err, id);
     }
@@ -344,6 +349,7 @@ export class CommandRunner {
       action,
       target,
       actor: origin.sender,
+      channel: "chat",
       detail: `via chat in ${origin.room}; ${detail}`,
     });
   }

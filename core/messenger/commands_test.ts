@@ -1,7 +1,7 @@
 // Chat commands through the gate and the command runner (spec 4.6, 5.7) against the test
 // outpost's real SQLite store, scheduler and inbox service: the list verbs' replies, and
-// which answers on a high-risk item are held for the dashboard (approve, reject, revise)
-// and which apply at once (the free-text fall-through, which is not risk-gated).
+// that every answer to a high-risk item is held for the dashboard (approve, reject, revise
+// and the free-text fall-through), while a medium-risk item is answered at once.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -109,30 +109,51 @@ Deno.test("list jobs and list schedules answer from the store: names, state, las
   assert.equal((await say("list jobs")).split("\n").at(-1), "(3 more)");
 });
 
-Deno.test("free text answering a high-risk item applies at once: it is not risk-gated", async () => {
+Deno.test("free text answering a high-risk item is held for the dashboard like approve; a medium one applies at once", async () => {
   const { o, say } = await chatKit();
   await using _ = o;
   // Halted first, so no resume run is queued while the next halt is spawned.
-  const first = await halt(o, say, "plan");
-  await halt(o, say, "question");
+  const first = await halt(o, say, "proposal");
+  const medium = await halt(o, say, "question");
   const latest = await halt(o, say, "approval");
-  // Plain free text answers the most recent open item, high risk or not.
-  assert.match(
-    await say("yes, ship it"),
-    new RegExp(`^Answered item ${latest}; the run resumes as run \\d+\\.$`),
+  const runsOf = (id: number) => o.store.listRuns(o.store.getInboxItem(id)!.job_id).length;
+  const before = [first, latest].map(runsOf);
+  // Plain free text goes to the most recent open item; `N: text` names one. Both high risk.
+  for (
+    const [text, id, answer] of [
+      ["yes, ship it", latest, "yes, ship it"],
+      [`${first}: go ahead with the proposal`, first, "go ahead with the proposal"],
+    ] as const
+  ) {
+    assert.match(
+      await say(text),
+      new RegExp(
+        `^Item ${id} is high risk: your answer is held for dashboard confirmation until ` +
+          `\\S+Z\\. Confirm it at ${BASE}/inbox/${id}$`,
+      ),
+    );
+    const item = o.store.getInboxItem(id)!;
+    assert.equal(item.state, "open");
+    assert.equal(item.answer, null);
+    const hold = o.deps.inbox.liveHold(item)!;
+    assert.equal(hold.verb, "answer");
+    assert.equal(hold.answer, answer);
+    assert.equal(hold.sender, ALICE);
+    assert.equal(hold.room, DM);
+  }
+  // Nothing resumed on the chat path; the dashboard confirm applies the held text.
+  assert.deepEqual([first, latest].map(runsOf), before);
+  assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 2);
+  assert.equal(
+    o.deps.inbox.highRiskConfirm(first, "dashboard").item.answer,
+    "go ahead with the proposal",
   );
-  const answered = o.store.getInboxItem(latest)!;
-  assert.equal(answered.state, "answered");
-  assert.equal(answered.answer, "yes, ship it");
-  assert.equal(answered.held_json, null);
-  // `N: answer` names a high-risk item that is not the most recent.
-  assert.match(await say(`${first}: go with plan B`), new RegExp(`^Answered item ${first};`));
   assert.equal(o.store.getInboxItem(first)!.state, "answered");
-  assert.equal(o.store.getInboxItem(first)!.answer, "go with plan B");
-  assert.equal(o.store.getInboxItem(first)!.held_json, null);
-  const rows = o.store.listAudit({ action: "chat_answer" });
-  assert.equal(rows.length, 2);
-  assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 0);
+  // A medium-risk item (question) is answered at once.
+  assert.match(await say(`${medium}: use port 8080`), new RegExp(`^Answered item ${medium};`));
+  assert.equal(o.store.getInboxItem(medium)!.state, "answered");
+  assert.equal(o.store.getInboxItem(medium)!.answer, "use port 8080");
+  assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 2);
 });
 
 Deno.test("high-risk reject and revise are held for the dashboard like approve; the item stays open", async () => {
@@ -167,4 +188,41 @@ Deno.test("high-risk reject and revise are held for the dashboard like approve; 
     assert.equal(o.store.listAudit({ action: `chat_${verb}` }).length, 0);
   }
   assert.equal(o.store.listAudit({ action: "high_risk_hold" }).length, 2);
+});
+
+Deno.test("chat audit rows are named by the verb, as the dashboard's are, with channel chat", async () => {
+  const { o, say } = await chatKit();
+  await using _ = o;
+  // All halted first, so no resume run is queued while the next halt is spawned.
+  const approved = await halt(o, say, "question");
+  const answered = await halt(o, say, "elicitation");
+  const onDashboard = await halt(o, say, "question");
+  assert.match(await say(`approve ${approved} looks right`), /^Approved item/);
+  assert.match(await say(`${answered}: port 8080`), /^Answered item/);
+  o.deps.inbox.answer(onDashboard, "yes", {
+    actor: "dashboard",
+    via: "dashboard",
+    channel: "dashboard",
+  });
+  const job = o.scheduler.createJob(jobInput({ name: "nightly" }));
+  await say(`pause ${job.id}`);
+  await say(`resume ${job.id}`);
+  const chat = o.store.listAudit({ channel: "chat" });
+  assert.deepEqual(chat.map((r) => r.action), [
+    "resume",
+    "pause",
+    "answer",
+    "approve",
+    "run",
+    "run",
+    "run",
+  ]);
+  for (const row of chat) assert.equal(row.actor, ALICE);
+  // Filtering by the verb finds every door's rows; the channel tells them apart.
+  assert.deepEqual(
+    o.store.listAudit({ action: "answer" }).map((r) => [r.target, r.channel]),
+    [[`inbox:${onDashboard}`, "dashboard"], [`inbox:${answered}`, "chat"]],
+  );
+  assert.equal(o.store.listAudit({ action: "approve" })[0]!.channel, "chat");
+  assert.equal(o.store.listAudit({ action: "chat_approve" }).length, 0);
 });

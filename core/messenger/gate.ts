@@ -95,7 +95,7 @@ export class Gate {
         if (parsed.item !== null) {
           this.#rate(this.#perTarget, `item:${parsed.item}`, "5 commands a minute per target");
         }
-        // 4-5. target, execute (not risk-gated)
+        // 4-5. target, risk (a high-risk item holds the answer), execute
         return this.#o.runner.answer(parsed.item, parsed.text, origin);
       }
       const target = targetKey(parsed.command);

@@ -18,8 +18,13 @@ Deno.test("the sliding window admits `limit` hits a minute and says when the nex
 Deno.test("refused hits are not counted, so a flood does not extend its own ban", async () => {
   const clock = new FakeClock("2026-03-02T09:00:00Z");
   const limiter = new SlidingLimiter(clock, 1);
-  limiter.take("s");
-  for (let i = 0; i < 100; i++) limiter.take("s");
-  await clock.advance(60_001);
+  assert.deepEqual(limiter.take("s"), { ok: true });
+  // A flood spread over the window: each refusal still points at the one admitted hit.
+  for (let elapsed = 1000; elapsed < 60_000; elapsed += 1000) {
+    await clock.advance(1000);
+    assert.deepEqual(limiter.take("s"), { ok: false, retryInMs: 60_000 - elapsed });
+  }
+  // The admitted hit leaves the window; refusals from the last minute would still be in it.
+  await clock.advance(1001);
   assert.deepEqual(limiter.take("s"), { ok: true });
 });

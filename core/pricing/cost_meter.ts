@@ -6,7 +6,7 @@
 // - a resumed session starts at zero (a new meter).
 
 import type { Usage } from "../wires/types.ts";
-import { costOf, rateFor, type Table } from "./pricing.ts";
+import { cacheSavingOf, costOf, rateFor, type Table } from "./pricing.ts";
 
 /** A total from before a provider swap, shown as a footnote. */
 export interface CostFootnote {
@@ -31,6 +31,7 @@ export class CostMeter {
   #label: string;
   #prices: Table | undefined;
   #usd = 0;
+  #saving = 0;
   #turns = 0;
   #unpriced = new Set<string>();
   #footnotes: CostFootnote[] = [];
@@ -64,6 +65,14 @@ export class CostMeter {
     return this.#unpriced.size > 0 ? null : this.#usd;
   }
 
+  /**
+   * What the provider's prompt cache saved over the counted turns (cacheSavingOf: the same
+   * prompts billed in full, minus the total); null whenever the total is.
+   */
+  get cacheSaving(): number | null {
+    return this.#unpriced.size > 0 ? null : this.#saving;
+  }
+
   /** Models counted in the total that the table has no price for. */
   get unpricedModels(): readonly string[] {
     return [...this.#unpriced];
@@ -93,6 +102,7 @@ export class CostMeter {
       return null;
     }
     this.#usd += cost;
+    this.#saving += cacheSavingOf(this.#provider, model, usage, this.#prices) ?? 0;
     return cost;
   }
 
@@ -124,6 +134,7 @@ export class CostMeter {
 
   #reset(): void {
     this.#usd = 0;
+    this.#saving = 0;
     this.#turns = 0;
     this.#unpriced.clear();
   }

@@ -11,12 +11,30 @@ function meter(enabled = true) {
   return new CostMeter({ enabled, provider: "messages", label: "hosted", prices });
 }
 
+Deno.test("the meter sums what the prompt cache saved, and resets it with the total", () => {
+  const m = new CostMeter({
+    enabled: true,
+    provider: "messages",
+    label: "hosted",
+    prices: { messages: { "m-1": { input: 2, output: 10, cache_read: 0.2, cache_write: 2.5 } } },
+  });
+  // 1M written: $0.50 more than no cache; then 1M read: $1.80 less.
+  m.add("m-1", { input_tokens: 0, output_tokens: 0, cache_write_tokens: 1e6 });
+  assert.ok(Math.abs(m.cacheSaving! - -0.5) < 1e-9);
+  m.add("m-1", { input_tokens: 0, output_tokens: 0, cache_read_tokens: 1e6 });
+  assert.ok(Math.abs(m.cacheSaving! - 1.3) < 1e-9);
+  m.add("mystery", million);
+  assert.equal(m.cacheSaving, null);
+  m.swapProvider("messages", "other");
+  assert.equal(m.cacheSaving, 0);
+});
+
 Deno.test("the running total adds each priced turn; cache creation is charged as input", () => {
   const m = meter();
   assert.equal(m.total, 0);
   assert.equal(m.add("m-1", million), 12);
   assert.equal(
-    m.add("M-1[1m]", { input_tokens: 0, output_tokens: 0, cache_creation_tokens: 1e6 }),
+    m.add("M-1[1m]", { input_tokens: 0, output_tokens: 0, cache_write_tokens: 1e6 }),
     2,
   );
   assert.equal(m.total, 14);

@@ -1,5 +1,7 @@
 // Cost from token usage. Models missing from the table have no cost (null), never zero.
-// Cache-creation tokens are charged at the input rate (a known underestimate).
+// Prompt-cache reads are charged at the table's cache_read rate and writes at its
+// cache_write rate (Messages: 1.25x input for the 5-minute cache); a rate the table does not
+// give falls back to the input rate (Chat Completions providers do not charge for writes).
 
 import type { Usage } from "../wires/types.ts";
 import table from "./prices.json" with { type: "json" };
@@ -8,6 +10,7 @@ export interface Rate {
   input: number;
   output: number;
   cache_read?: number;
+  cache_write?: number;
 }
 
 /** USD per million tokens, keyed by provider then sanitized model id. */
@@ -38,9 +41,30 @@ export function costOf(
   if (!rate) return null;
   const perToken = (usd: number) => usd / 1_000_000;
   return usage.input_tokens * perToken(rate.input) +
-    (usage.cache_creation_tokens ?? 0) * perToken(rate.input) +
+    (usage.cache_write_tokens ?? 0) * perToken(rate.cache_write ?? rate.input) +
     (usage.cache_read_tokens ?? 0) * perToken(rate.cache_read ?? rate.input) +
     usage.output_tokens * perToken(rate.output);
+}
+
+/**
+ * What the prompt cache saved: the cost of the same tokens with every prompt token at the
+ * input rate, minus the cost as billed. Negative when writes cost more than reads saved (a
+ * session too short to read back what it wrote). Null when the model has no price.
+ */
+export function cacheSavingOf(
+  provider: string,
+  model: string,
+  usage: Usage,
+  prices?: Table,
+): number | null {
+  const billed = costOf(provider, model, usage, prices);
+  if (billed === null) return null;
+  const uncached: Usage = {
+    input_tokens: usage.input_tokens + (usage.cache_read_tokens ?? 0) +
+      (usage.cache_write_tokens ?? 0),
+    output_tokens: usage.output_tokens,
+  };
+  return costOf(provider, model, uncached, prices)! - billed;
 }
 
 /** Decimal places of a reported cost (JSON `cost_usd`, the run report): a millionth of a dollar. */

@@ -140,6 +140,7 @@ export class PushAdapter implements DeliveryAdapter {
           action: AUDIT.pushUnsubscribe,
           target: `push:${host}`,
           actor: "push-service",
+          channel: "outpost",
           detail: `pruned: the push service answered ${outcome.status}`,
         });
         return "pruned";

@@ -114,7 +114,13 @@ export class GithubCommentPoster {
     const { store, logger } = this.#o;
     const where = `${target.repo}#${target.issue_number}`;
     const record = (action: string, detail: string) =>
-      audit(store, logger, { action, target: `job:${job.id}`, actor: "recipe:github", detail });
+      audit(store, logger, {
+        action,
+        target: `job:${job.id}`,
+        actor: "recipe:github",
+        channel: "outpost",
+        detail,
+      });
     try {
       // The run wrote its report and can swap it for a symlink or a FIFO: read it through the
       // one guarded reader, so no other file's text can reach a public comment.

@@ -207,8 +207,10 @@ export class RecipeService {
       config,
       salt: newSalt(),
     });
+    let step = "deriving its webhook secret from the install's trigger key (outpost/trigger_key)";
     try {
       const secret = await this.#o.secrets.secretFor(trigger.id, trigger.salt);
+      step = "building its webhook setup instructions";
       const setup = [githubSetup(this.#o.baseUrl, trigger, secret)];
       this.#audit(actor, `trigger:${trigger.id}`, `${recipe.id} v${recipe.version} for ${repo}`);
       return { kind: "trigger", trigger: publicTrigger(trigger), secret, setup };
@@ -219,9 +221,10 @@ export class RecipeService {
         action: AUDIT_RECIPES.triggerDisable,
         target: `trigger:${trigger.id}`,
         actor,
+        channel: "dashboard",
         detail: why,
       });
-      throw err;
+      throw new TriggerEnableError(trigger.id, step, err);
     }
   }
 
@@ -232,6 +235,7 @@ export class RecipeService {
       action: enabled ? AUDIT_RECIPES.recipeEnable : AUDIT_RECIPES.triggerDisable,
       target: `trigger:${id}`,
       actor,
+      channel: "dashboard",
       detail: enabled ? "trigger re-enabled" : "disabled by operator",
     });
     return publicTrigger(t);
@@ -278,6 +282,7 @@ export class RecipeService {
       action: AUDIT_RECIPES.recipeRefused,
       target: `recipe:${recipe.id}`,
       actor,
+      channel: "dashboard",
       detail: `${recipe.id} v${recipe.version}: ${field} ${why}`,
     });
   }
@@ -287,8 +292,24 @@ export class RecipeService {
       action: AUDIT_RECIPES.recipeEnable,
       target,
       actor,
+      channel: "dashboard",
       detail,
     });
+  }
+}
+
+/**
+ * An enable that failed after its trigger row was made (500 `trigger_enable_failed`): the
+ * message says which step failed and why, and that the row is now disabled.
+ */
+export class TriggerEnableError extends Error {
+  override readonly name = "TriggerEnableError";
+  constructor(id: number, step: string, cause: unknown) {
+    super(
+      `trigger ${id} was made, then ${step} failed: ${errorText(cause)}; the trigger is ` +
+        `disabled: fix the cause and enable the recipe again`,
+      { cause },
+    );
   }
 }
 

@@ -95,6 +95,7 @@ export async function receiveGithubDelivery(
       action: AUDIT_RECIPES.webhookRefused,
       target: `trigger:${trigger.id}`,
       actor: "webhook:github",
+      channel: "webhook",
       detail: `ping delivery ${shortId(d.deliveryId)} answered; nothing fired`,
     });
     return { status: 200, pong: true };
@@ -165,6 +166,7 @@ export async function receiveGithubDelivery(
     action: AUDIT_RECIPES.webhookFire,
     target: `trigger:${trigger.id}`,
     actor: "webhook:github",
+    channel: "webhook",
     detail: `delivery ${d.deliveryId}: ${trigger.repo}#${issue.number} -> job ${made.job.id}`,
   });
   return { status: 202, fired: { job_id: made.job.id, run_id: made.run.id } };
@@ -184,6 +186,7 @@ function refuse(
     action: AUDIT_RECIPES.webhookRefused,
     target: `trigger:${triggerId}`,
     actor: "webhook:github",
+    channel: "webhook",
     detail: `${status} ${code} (delivery ${shortId(deliveryId)}): ${message}`,
   });
   return { status, code, message };

@@ -81,7 +81,8 @@ Deno.test("MAX_CONCURRENT_RUNS is a hard sum over the classes", async () => {
   const u = kit.scheduler.usage();
   assert.equal(u.total.running, 3);
   assert.equal(u.total.max, 3);
-  assert.equal(u.queue.depth, 1);
+  // The one left waiting is a scheduled trigger (api runs first: priority 5): shown apart.
+  assert.deepEqual(u.queue, { depth: 0, max: 16, other: 1 });
   const held = kit.store.queuedRuns().filter((r) => !active.some((a) => a.runId === r.id));
   assert.match(held[0]!.reason!, /reach the total cap of 3 \(MAX_CONCURRENT_RUNS\)/);
 });
@@ -137,11 +138,11 @@ Deno.test("defer_when_interactive holds background work while the server has wai
 });
 
 Deno.test("a hung metrics endpoint counts as unreachable after the timeout", async () => {
-  const asked = Promise.withResolvers<void>();
+  const asked = Promise.withResolvers<AbortSignal>();
   await using kit = await makeKit({
     governor: { defer_when_interactive: true },
     waiting: (signal) => {
-      asked.resolve();
+      asked.resolve(signal);
       return new Promise((_, reject) =>
         signal.addEventListener("abort", () => reject(signal.reason))
       );
@@ -151,10 +152,16 @@ Deno.test("a hung metrics endpoint counts as unreachable after the timeout", asy
   kit.clock.set(job.next_run_at!);
   const spawned = kit.spawner.nextSpawn();
   const ticking = kit.scheduler.tick();
-  await asked.promise; // the read (and its 2 s timer) has started
+  const signal = await asked.promise; // the read (and its 2 s timer) has started
+  assert.equal(signal.aborted, false);
   await kit.clock.advance(2000);
   await ticking;
   await spawned;
+  // The hung read was cancelled, not left pending; its answer is unknown, not "0 waiting";
+  // and unknown admits (fail-open).
+  assert.equal(signal.aborted, true);
+  assert.equal(kit.scheduler.usage().defer.waiting, null);
+  assert.equal(kit.store.latestRun(job.id)!.status, "running");
 });
 
 Deno.test("defer off: the metrics reader is never called", async () => {
@@ -210,6 +217,55 @@ Deno.test("submitOneShot makes an api-class job and run; past queue_depth_max it
     () => kit.scheduler.updateJob(job.id, { schedule: { kind: "every", expr: "1h" } }),
     { name: "JobValidationError", field: "schedule" } as never,
   );
+});
+
+Deno.test("the queue gauge never passes queue_depth_max: retries, resumes, held fires and triggers are shown apart", async () => {
+  await using kit = await makeKit({
+    governor: { queue_depth_max: 2, max_concurrent: { api: 0, scheduled: 1 } },
+  });
+  // A run that fails (its retry is queued) and a run that halts (answering queues a resume).
+  const failing = kit.scheduler.createJob(jobInput({ name: "failing", priority: 1 }));
+  const halting = kit.scheduler.createJob(jobInput({ name: "halting", priority: 2 }));
+  kit.clock.set(failing.next_run_at!);
+  (await tickAndSpawn(kit)).exit(1);
+  await kit.scheduler.whenSettled(kit.store.listRuns(failing.id).at(-1)!.id);
+  kit.scheduler.trigger(halting.id);
+  const haltRun = kit.store.latestRun(halting.id)!;
+  const spawned = kit.spawner.nextSpawn();
+  await kit.scheduler.step();
+  (await spawned).exit(2, {
+    outcome: "needs_human",
+    session_id: "sess-halt",
+    questions: [{ kind: "question", text: "Which branch?" }],
+  });
+  await kit.scheduler.whenSettled(haltRun.id);
+  // From here nothing starts: every new entry stays queued.
+  await kit.governor.update({ max_concurrent: { api: 0, scheduled: 0 } });
+  const item = kit.store.listInbox({ state: "open", limit: 1 })[0]!;
+  assert.ok(kit.scheduler.resumeFromInbox(item.id, "main").run);
+  const once = kit.scheduler.createJob(
+    jobInput({ name: "once", schedule: { kind: "at", expr: "2026-03-02T10:30:00Z" } }),
+  );
+  kit.clock.set("2026-03-02T10:30:00Z");
+  await kit.scheduler.tick();
+  assert.match(kit.store.latestRun(once.id)!.reason!, /^held: /);
+  kit.scheduler.trigger(kit.scheduler.createJob(jobInput({ name: "by hand" })).id);
+  // Two submissions fill the queue; a third is refused; the rest are counted apart.
+  kit.scheduler.submitOneShot({ name: "one", prompt: "p", workdir: "/tmp" });
+  kit.scheduler.submitOneShot({ name: "two", prompt: "p", workdir: "/tmp" });
+  assert.throws(
+    () => kit.scheduler.submitOneShot({ name: "three", prompt: "p", workdir: "/tmp" }),
+    { name: "CapacityError" },
+  );
+  assert.equal(kit.store.queuedRuns().length, 6);
+  const { queue } = kit.scheduler.usage();
+  assert.deepEqual(queue, { depth: 2, max: 2, other: 4 });
+  // Running a finished one-shot again is a submission too: refused while the queue is full.
+  const [oneShot] = kit.store.listJobs().filter((j) => j.class === "api");
+  kit.scheduler.cancel(oneShot!.id);
+  kit.scheduler.submitOneShot({ name: "four", prompt: "p", workdir: "/tmp" });
+  assert.throws(() => kit.scheduler.trigger(oneShot!.id), { name: "CapacityError" });
+  assert.deepEqual(kit.scheduler.usage().queue, { depth: 2, max: 2, other: 4 });
 });
 
 Deno.test("one-shot api jobs run once, never fire from the tick, and do not count toward the job cap", async () => {

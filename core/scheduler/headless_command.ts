@@ -67,7 +67,7 @@ const WITHHELD = [
 
 export function childEnv(
   operator: Env,
-  job: Pick<Job, "id" | "name" | "schedule" | "base_url" | "model">,
+  job: Pick<Job, "id" | "name" | "schedule" | "base_url" | "model" | "provider_preset">,
   runPriority: number,
 ): Record<string, string> {
   const env = operator.toObject();
@@ -80,6 +80,9 @@ export function childEnv(
   // The job's endpoint snapshot (its provider pin) is what the child talks to.
   if (job.base_url) env.AGENT_BASE_URL = job.base_url;
   if (job.model) env.AGENT_MODEL = job.model;
+  // The preset whose stored key the job names; the child sends it only to that preset's
+  // origin (core/settings/key_binding.ts), so a base_url elsewhere still gets no stored key.
+  if (job.provider_preset) env.AGENT_PRESET = job.provider_preset;
   if (gpuPriorityOn(operator.get("AGENT_GPU_PRIORITY"))) {
     env.AGENT_PROVIDER = "chat_completions";
     env.AGENT_REQUEST_PRIORITY = String(runPriority);

@@ -11,6 +11,8 @@ export interface ParsedResult {
   session_id: string | null;
   tokens_in: number | null;
   tokens_out: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
   cost_usd: number | null;
   /** The model the run used (the child's resolved name); null when absent. */
   model: string | null;
@@ -35,6 +37,8 @@ export function parseHeadlessResult(stdout: string): ParsedResult | null {
     session_id: str(obj.session_id),
     tokens_in: count(usage.input_tokens),
     tokens_out: count(usage.output_tokens),
+    cache_read_tokens: count(usage.cache_read_tokens),
+    cache_write_tokens: count(usage.cache_write_tokens),
     cost_usd: typeof obj.cost_usd === "number" && Number.isFinite(obj.cost_usd)
       ? obj.cost_usd
       : null,

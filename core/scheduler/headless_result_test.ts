@@ -7,7 +7,12 @@ const full = {
   done_reason: "needs_human",
   session_id: "s-1",
   model: "qwen3",
-  usage: { input_tokens: 1000, output_tokens: 50 },
+  usage: {
+    input_tokens: 1000,
+    output_tokens: 50,
+    cache_read_tokens: 9000,
+    cache_write_tokens: 400,
+  },
   cost_usd: null,
   final_text: "stopped",
   questions: [{ kind: "plan", text: "Apply the plan?", options: ["yes", 3, "no"] }, {
@@ -21,6 +26,8 @@ Deno.test("the printed HeadlessResult is read back; malformed questions are drop
     session_id: "s-1",
     tokens_in: 1000,
     tokens_out: 50,
+    cache_read_tokens: 9000,
+    cache_write_tokens: 400,
     cost_usd: null,
     model: "qwen3",
     duration_ms: 10,
@@ -42,9 +49,19 @@ Deno.test("nothing usable gives null; odd field types degrade to nulls", () => {
   assert.equal(parseHeadlessResult("[1,2]"), null);
   assert.equal(parseHeadlessResult("Traceback: boom"), null);
   const odd = parseHeadlessResult(
-    JSON.stringify({ usage: { input_tokens: -5, output_tokens: "9" }, cost_usd: "1" }),
+    JSON.stringify({
+      usage: {
+        input_tokens: -5,
+        output_tokens: "9",
+        cache_read_tokens: "1",
+        cache_write_tokens: -2,
+      },
+      cost_usd: "1",
+    }),
   )!;
   assert.equal(odd.tokens_in, null);
+  assert.equal(odd.cache_read_tokens, null);
+  assert.equal(odd.cache_write_tokens, null);
   assert.equal(odd.tokens_out, null);
   assert.equal(odd.cost_usd, null);
   assert.equal(odd.done_reason, null);

@@ -8,6 +8,7 @@
 import type { JobClass, JobMode, NewJob, OutputSurface } from "../store/store.ts";
 import { type Schedule, ScheduleError, validateSchedule } from "./schedule.ts";
 import { isoZ } from "../time.ts";
+import { PRESET_ID_PATTERN } from "../settings/presets.ts";
 
 export const TIMEOUT_DEFAULT_S = 1800;
 export const TIMEOUT_MIN_S = 60;
@@ -59,6 +60,7 @@ const CREATE_FIELDS = new Set([
   "output_surface",
   "base_url",
   "model",
+  "provider_preset",
 ]);
 
 /**
@@ -130,6 +132,9 @@ export function validateJobInput(
     output_surface: input.output_surface === undefined ? "" : surface(input.output_surface),
     base_url: input.base_url === undefined ? ctx.defaults?.base_url ?? "" : baseUrl(input.base_url),
     model: input.model === undefined ? ctx.defaults?.model ?? "" : model(input.model),
+    provider_preset: input.provider_preset === undefined
+      ? ""
+      : providerPreset(input.provider_preset),
     enabled: stamp.enabled === undefined ? true : bool(stamp.enabled, "enabled"),
     recipe_id: stamp.recipe_id === undefined ? null : shortText(stamp.recipe_id, "recipe_id", 100),
     recipe_version: stamp.recipe_version === undefined
@@ -158,6 +163,7 @@ export interface JobPatchInput {
       | "output_surface"
       | "base_url"
       | "model"
+      | "provider_preset"
     >
   >;
   enabled?: boolean;
@@ -184,6 +190,9 @@ export function validateJobPatch(raw: unknown, ctx: { now: Date }): JobPatchInpu
   if (input.output_surface !== undefined) patch.output_surface = surface(input.output_surface);
   if (input.base_url !== undefined) patch.base_url = baseUrl(input.base_url);
   if (input.model !== undefined) patch.model = model(input.model);
+  if (input.provider_preset !== undefined) {
+    patch.provider_preset = providerPreset(input.provider_preset);
+  }
   const out: JobPatchInput = { patch };
   if (input.enabled !== undefined) out.enabled = bool(input.enabled, "enabled");
   if (input.repin !== undefined) {
@@ -362,6 +371,24 @@ function baseUrl(value: unknown): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new JobValidationError("base_url", "must be an http or https URL");
+  }
+  return text;
+}
+
+/** A preset id (letters, digits, '.', '_', '-'), or "" for none; no lookup here. */
+function providerPreset(value: unknown): string {
+  if (typeof value !== "string") {
+    throw new JobValidationError(
+      "provider_preset",
+      `expected a provider preset id string, got ${describe(value)}`,
+    );
+  }
+  const text = value.trim();
+  if (text !== "" && (text.length > 100 || !PRESET_ID_PATTERN.test(text))) {
+    throw new JobValidationError(
+      "provider_preset",
+      `${JSON.stringify(text.slice(0, 100))} is not a preset id (letters, digits, '.', '_', '-')`,
+    );
   }
   return text;
 }

@@ -43,6 +43,7 @@ Deno.test("a minimal job gets the documented defaults and a normalized schedule"
     output_surface: "",
     base_url: "http://gpu/v1",
     model: "qwen3",
+    provider_preset: "",
     enabled: true,
     recipe_id: null,
     recipe_version: null,
@@ -66,6 +67,7 @@ Deno.test("every optional field is accepted in range", () => {
       output_surface: "messenger",
       base_url: "https://api.example.com/v1",
       model: "m",
+      provider_preset: " gpu.local_1 ",
     },
     { now },
     {
@@ -83,6 +85,7 @@ Deno.test("every optional field is accepted in range", () => {
   assert.equal(job.output_surface, "messenger");
   assert.equal(job.enabled, false);
   assert.equal(job.recipe_version, 2);
+  assert.equal(job.provider_preset, "gpu.local_1");
   assert.equal(validateJobInput({ ...ok, token_budget: "" }, { now }).token_budget, null);
   assert.equal(validateJobInput({ ...ok, priority: null }, { now }).priority, null);
 });
@@ -136,6 +139,9 @@ Deno.test("each bad field is named with what to send instead", () => {
   fails({ ...ok, base_url: "ftp://x" }, "base_url", /http or https/);
   fails({ ...ok, base_url: "not a url" }, "base_url", /not a URL/);
   fails({ ...ok, model: 7 }, "model");
+  fails({ ...ok, provider_preset: 7 }, "provider_preset", /preset id string/);
+  fails({ ...ok, provider_preset: "../x" }, "provider_preset", /not a preset id/);
+  fails({ ...ok, provider_preset: "a b" }, "provider_preset", /not a preset id/);
 });
 
 Deno.test("the server-side stamp (recipe_id, recipe_version, meta, enabled) is refused in a request body", () => {

@@ -12,11 +12,12 @@ import {
   validateJobInput,
   validateJobPatch,
 } from "./job_input.ts";
-import { firstRunAt } from "./next_run.ts";
+import { checkNamedPreset } from "./job_key.ts";
+import { firstRunAt, resumedRunAt } from "./next_run.ts";
 
 type JobsContext = Pick<
   SchedulerContext,
-  "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger"
+  "store" | "clock" | "defaults" | "pinResolver" | "delivery" | "logger" | "env" | "home"
 >;
 
 /**
@@ -41,6 +42,7 @@ export class JobConflictError extends Error {
 export function createJob(ctx: JobsContext, raw: unknown, stamp: JobStamp = {}): Job {
   const now = ctx.clock.now();
   const input = validateJobInput(raw, { now, defaults: ctx.defaults, class: "scheduled" }, stamp);
+  checkNamedPreset(ctx, input);
   return ctx.store.createJob({
     ...input,
     next_run_at: input.enabled ? firstRunAt(input.schedule, now) : null,
@@ -74,6 +76,12 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
         `prompt is frozen. Enable the recipe again to get a job with a new prompt`,
     );
   }
+  if (
+    patch.provider_preset !== undefined || patch.base_url !== undefined ||
+    patch.workdir !== undefined
+  ) {
+    checkNamedPreset(ctx, { ...job, ...patch });
+  }
   if (Object.keys(patch).length > 0) {
     job = ctx.store.updateJob(id, {
       ...patch,
@@ -89,9 +97,10 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
 }
 
 /**
- * Enabling clears the failure count and dead-letter state and recomputes next_run_at from
- * now (an unfired `at` keeps its time, so a missed one fires at the next tick). Disabling
- * keeps the schedule and touches no run.
+ * Enabling clears the failure count and dead-letter state and recomputes next_run_at: an
+ * `every` keeps its phase (resumedRunAt), a cron starts from now, and an unfired `at` keeps
+ * its time, so a missed one fires at the next tick. Disabling keeps the schedule and
+ * next_run_at and touches no run.
  */
 export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reason?: string): Job {
   const job = mustGet(ctx, id);
@@ -119,7 +128,7 @@ export function setEnabled(ctx: JobsContext, id: number, enabled: boolean, reaso
       ? null
       : job.schedule.kind === "at"
       ? job.next_run_at ?? firstRunAt(job.schedule, ctx.clock.now())
-      : firstRunAt(job.schedule, ctx.clock.now());
+      : resumedRunAt(job.schedule, job.next_run_at, ctx.clock.now());
   } catch (err) {
     return scheduleFailed(ctx, job, err);
   }
@@ -140,6 +149,7 @@ export function scheduleFailed(ctx: JobsContext, job: Job, err: unknown): Job {
     action: "schedule_error",
     target: `job:${job.id}`,
     actor: "scheduler",
+    channel: "outpost",
     detail: why,
   });
   ctx.logger.log("error", "job disabled: schedule error", {
@@ -184,6 +194,7 @@ export async function repin(ctx: JobsContext, id: number): Promise<RepinResult> 
     action: "repin",
     target: `job:${id}`,
     actor: "dashboard",
+    channel: "dashboard",
     detail: `${job.model} -> ${served[0]} at ${job.base_url}`,
   });
   return { job: updated, served, changed: true, previous_model: job.model };

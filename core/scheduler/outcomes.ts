@@ -52,6 +52,8 @@ export async function recordOutcome(
     session_id: result?.session_id ?? run.session_id,
     tokens_in: result?.tokens_in ?? null,
     tokens_out: result?.tokens_out ?? null,
+    cache_read_tokens: result?.cache_read_tokens ?? null,
+    cache_write_tokens: result?.cache_write_tokens ?? null,
     cost_usd: result?.cost_usd ?? null,
     model: result?.model ?? null,
     duration_ms: result?.duration_ms ?? null,
@@ -118,6 +120,7 @@ function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void
       action: "dead_letter",
       target: `job:${job.id}`,
       actor: "scheduler",
+      channel: "outpost",
       detail: why,
     });
     emit(ctx, alertEvent("dead_letter", updated, why, isoZ(now), { run_id: run.id }));

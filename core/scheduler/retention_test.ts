@@ -96,6 +96,7 @@ Deno.test("sweepHistory deletes expired runs, one-shots and audit rows with thei
       action: "job_create",
       target: "job:1",
       actor: "a",
+      channel: "dashboard",
       detail: "",
     });
     store.appendAudit({
@@ -103,6 +104,7 @@ Deno.test("sweepHistory deletes expired runs, one-shots and audit rows with thei
       action: "job_create",
       target: "job:2",
       actor: "a",
+      channel: "dashboard",
       detail: "",
     });
 
@@ -149,7 +151,14 @@ Deno.test("sweepHistory with 0 days keeps everything", async () => {
         finished_at: ago(400),
       });
     }
-    store.appendAudit({ at: ago(400), action: "x", target: "t", actor: "a", detail: "" });
+    store.appendAudit({
+      at: ago(400),
+      action: "x",
+      target: "t",
+      actor: "a",
+      channel: "dashboard",
+      detail: "",
+    });
     const result = await sweepHistory({
       store,
       home,

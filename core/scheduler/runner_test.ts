@@ -75,6 +75,7 @@ Deno.test("the child's environment is stamped per spec 4.4 and never gains a key
   assert.equal(env.AGENT_JOB_NAME, "brief");
   assert.equal(env.AGENT_BASE_URL, "http://gpu:8000/v1");
   assert.equal(env.AGENT_MODEL, "qwen3");
+  assert.equal(env.AGENT_PRESET, undefined, "the job names no preset");
   assert.equal(env.HOME, "/home/op", "operator env inherited");
   // The child resolves its key from the settings files (spec 2.3), never from its environment.
   for (const name of ["AGENT_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"]) {
@@ -295,4 +296,21 @@ Deno.test("a child without a result gets its last log line as the reason, never 
   const [, thirdRun] = kit.store.listRuns(job.id);
   assert.equal(thirdRun!.attempt, 3);
   assert.equal(thirdRun!.reason, "agent exited with code 1 and printed no result");
+});
+
+Deno.test("a job that names a provider preset hands it to the child as AGENT_PRESET", async () => {
+  await using kit = await makeKit({ env: { AGENT_PRESET: "operator-choice" } });
+  await Deno.writeTextFile(
+    `${kit.home}/settings.toml`,
+    `[[providers]]\nid = "gpu"\nbase_url = "http://gpu:8000/v1"\n[provider_keys]\ngpu = "k"\n`,
+  );
+  const job = kit.scheduler.createJob(jobInput({
+    base_url: "http://gpu:8000/v1",
+    provider_preset: "gpu",
+  }));
+  assert.equal(job.provider_preset, "gpu");
+  kit.clock.set(job.next_run_at!);
+  const env = (await tickAndSpawn(kit)).req.env;
+  assert.equal(env.AGENT_PRESET, "gpu");
+  assert.equal(env.AGENT_BASE_URL, "http://gpu:8000/v1");
 });

@@ -1,11 +1,12 @@
 // Job schedules (spec 2.3): validation, next fire and preview for the three kinds.
 // Policy (design.md "Scheduling and DST"): cron and naive `at` times are read in the job's
-// IANA zone; a spring-forward gap time does not fire (a naive `at` inside one is refused,
-// naming the gap); a repeated fall-back time fires once, at its first occurrence; `every`
-// is elapsed time and ignores DST.
+// IANA zone; a spring-forward gap time does not fire: it is passed over to the next valid
+// fire (spec 2.3; for a naive `at`, the instant the gap ends, and the door says so with
+// passedOverNote); a repeated fall-back time fires once, at its first occurrence; `every` is
+// elapsed time and ignores DST.
 
 import { CronNoFireError, CronSyntaxError, nextCronFire, normalizeCron } from "./schedule_cron.ts";
-import { parseTimestamp, quote, zoneId } from "./schedule_dst.ts";
+import { parseTimestamp, quote, wallAt, wallText, zoneId } from "./schedule_dst.ts";
 import { isoZ } from "../time.ts";
 
 export type ScheduleKind = "every" | "cron" | "at";
@@ -222,11 +223,28 @@ function cronExpr(expr: string): string {
   }
 }
 
+/** The instant of an `at`; a naive time in a DST gap is passed over to the gap's end. */
 function atInstant(expr: string, tz: string): number {
   const r = parseTimestamp(expr, tz);
   if (r.ok) return r.epochMs;
-  const detail = r.reason === "gap" ? `${r.message}; pick a time outside the gap` : r.message;
-  throw new ScheduleError("schedule.expr", detail);
+  if (r.reason === "gap") return r.gapEndMs;
+  throw new ScheduleError("schedule.expr", r.message);
+}
+
+/**
+ * What a door tells the operator when their naive `at` fell in a DST gap and `stored` (the
+ * validated schedule) holds the instant it was passed over to; null when nothing moved.
+ */
+export function passedOverNote(
+  input: { kind?: unknown; expr?: unknown; tz?: unknown } | undefined,
+  stored: Schedule,
+): string | null {
+  if (stored.kind !== "at" || typeof input?.expr !== "string") return null;
+  const r = parseTimestamp(input.expr.trim(), stored.tz);
+  if (r.ok || r.reason !== "gap") return null;
+  return `${r.message}: passed over to the next valid instant, ${
+    wallText(wallAt(r.gapEndMs, stored.tz))
+  } ${stored.tz} (${stored.expr})`;
 }
 
 /**

@@ -95,7 +95,9 @@ export function gapText(
 
 export type TimestampResult =
   | { ok: true; epochMs: number }
-  | { ok: false; reason: "format" | "range" | "gap"; message: string };
+  | { ok: false; reason: "format" | "range"; message: string }
+  /** A naive time in a spring-forward gap; `gapEndMs` is the first instant after it. */
+  | { ok: false; reason: "gap"; message: string; gapEndMs: number };
 
 // Date, time to at least minutes, optional seconds and fraction, optional Z or offset.
 const ISO_TIMESTAMP =
@@ -103,8 +105,9 @@ const ISO_TIMESTAMP =
 
 /**
  * Reads an ISO-8601 timestamp. With Z or an offset it is absolute; without one it is a wall
- * time in `tz`: a gap time is refused with a message naming the gap, a repeated time takes
- * its first occurrence. Sub-second digits are dropped (the scheduler works in seconds).
+ * time in `tz`: a gap time is refused with a message naming the gap and the instant the gap
+ * ends (the caller decides: an `at` fire is passed over to it), a repeated time takes its
+ * first occurrence. Sub-second digits are dropped (the scheduler works in seconds).
  */
 export function parseTimestamp(text: string, tz: string): TimestampResult {
   const m = ISO_TIMESTAMP.exec(text);
@@ -132,7 +135,10 @@ export function parseTimestamp(text: string, tz: string): TimestampResult {
       nanosecond: 0,
     });
     const at = resolveWall(wall, tz);
-    if (at.kind === "gap") return { ok: false, reason: "gap", message: gapText(wall, tz, at) };
+    if (at.kind === "gap") {
+      const gapEndMs = at.gapEnd.toZonedDateTime(tz).epochMilliseconds;
+      return { ok: false, reason: "gap", message: gapText(wall, tz, at), gapEndMs };
+    }
     return { ok: true, epochMs: at.epochMs };
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   intervalMs,
   nextFire,
+  passedOverNote,
   previewFires,
   type Schedule,
   ScheduleError,
@@ -197,31 +198,55 @@ Deno.test("at: absolute and naive timestamps, normalized to UTC ISO-Z", () => {
   assert.deepEqual(validateSchedule(s, NOW), s);
 });
 
-Deno.test("at: a naive time inside a gap is refused, naming the gap", () => {
-  const gap = (expr: string, tz: string, text: string) =>
-    rejects(
-      () => validateSchedule({ kind: "at", expr, tz }, NOW),
-      "schedule.expr",
-      text,
-      "pick a time outside the gap",
-    );
+Deno.test("at: a naive time inside a gap is passed over to the gap's end (spec 2.3), and the note says so", () => {
+  const gap = (expr: string, tz: string, stored: string, note: string) => {
+    const s = validateSchedule({ kind: "at", expr, tz }, NOW);
+    assert.equal(s.expr, stored);
+    assert.equal(isoZ(nextFire(s, NOW)!), stored);
+    assert.equal(passedOverNote({ kind: "at", expr, tz }, s), note);
+  };
   gap(
     "2026-03-08T02:30",
     "America/New_York",
-    "2026-03-08T02:30 does not exist in America/New_York (clocks jump from 02:00 to 03:00)",
+    "2026-03-08T07:00:00Z",
+    "2026-03-08T02:30 does not exist in America/New_York (clocks jump from 02:00 to 03:00): " +
+      "passed over to the next valid instant, 2026-03-08T03:00 America/New_York " +
+      "(2026-03-08T07:00:00Z)",
   );
-  gap("2026-03-08T02:00:00", "America/New_York", "2026-03-08T02:00 does not exist");
   gap(
     "2026-10-04T02:15",
     "Australia/Lord_Howe",
-    "2026-10-04T02:15 does not exist in Australia/Lord_Howe (clocks jump from 02:00 to 02:30)",
+    "2026-10-03T15:30:00Z",
+    "2026-10-04T02:15 does not exist in Australia/Lord_Howe (clocks jump from 02:00 to 02:30): " +
+      "passed over to the next valid instant, 2026-10-04T02:30 Australia/Lord_Howe " +
+      "(2026-10-03T15:30:00Z)",
   );
-  gap("2026-03-29T01:30:15", "Europe/London", "01:30:15 does not exist in Europe/London");
-  gap("2026-09-06T00:30", "America/Santiago", "(clocks jump from 00:00 to 01:00)");
-  // The first instant after the gap exists.
-  assert.equal(
-    validateSchedule({ kind: "at", expr: "2026-03-08T03:00", tz: "America/New_York" }, NOW).expr,
-    "2026-03-08T07:00:00Z",
+  const london = validateSchedule(
+    { kind: "at", expr: "2026-03-29T01:30:15", tz: "Europe/London" },
+    NOW,
+  );
+  assert.equal(london.expr, "2026-03-29T01:00:00Z");
+  const santiago = validateSchedule(
+    { kind: "at", expr: "2026-09-06T00:30", tz: "America/Santiago" },
+    NOW,
+  );
+  assert.equal(santiago.expr, "2026-09-06T04:00:00Z");
+  // The first instant after the gap exists: stored as given, with no note.
+  const after = { kind: "at", expr: "2026-03-08T03:00", tz: "America/New_York" };
+  const s = validateSchedule(after, NOW);
+  assert.equal(s.expr, "2026-03-08T07:00:00Z");
+  assert.equal(passedOverNote(after, s), null);
+  // An absolute time is never moved, nor is a stored (normalized) schedule noted again.
+  assert.equal(passedOverNote(s, validateSchedule(s, NOW)), null);
+  // A gap instant already past is refused like any past time.
+  rejects(
+    () =>
+      validateSchedule(
+        { kind: "at", expr: "2026-03-08T02:30", tz: "America/New_York" },
+        new Date("2026-03-08T08:00:00Z"),
+      ),
+    "schedule.expr",
+    "2026-03-08T07:00:00Z is not in the future",
   );
 });
 
@@ -259,10 +284,15 @@ Deno.test("nextFire checks schedules it did not validate", () => {
   rejects(() => nextFire({ kind: "cron", expr: "0 9 * *", tz: "UTC" }, NOW), "schedule.expr");
   rejects(() => nextFire({ kind: "cron", expr: "0 0 30 2 *", tz: "UTC" }, NOW), "schedule.expr");
   rejects(() => nextFire({ kind: "every", expr: "10s", tz: "UTC" }, NOW), "schedule.expr");
+  // A naive gap time in a stored row fires when the gap ends, as validation would store it.
+  assert.equal(
+    isoZ(nextFire({ kind: "at", expr: "2026-03-08T02:30", tz: "America/New_York" }, NOW)!),
+    "2026-03-08T07:00:00Z",
+  );
   rejects(
-    () => nextFire({ kind: "at", expr: "2026-03-08T02:30", tz: "America/New_York" }, NOW),
+    () => nextFire({ kind: "at", expr: "2026-02-30T09:00", tz: "UTC" }, NOW),
     "schedule.expr",
-    "does not exist",
+    "not a real date",
   );
   rejects(
     () => nextFire({ kind: "hourly" as Schedule["kind"], expr: "1h", tz: "UTC" }, NOW),

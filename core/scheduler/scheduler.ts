@@ -20,6 +20,7 @@ import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
 import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
+import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
@@ -360,12 +361,15 @@ export class Scheduler {
     return this.ctx.store.deleteJob(id);
   }
 
-  /** Manual fire with the single-flight guard. Throws InFlightError or NotFoundError. */
+  /**
+   * Manual fire with the single-flight guard. Throws InFlightError, NotFoundError, or
+   * CapacityError for a one-shot run again (a submission: queue_depth_max). */
   trigger(jobId: number): Run {
     const job = this.ctx.store.getJob(jobId);
     if (!job) throw new NotFoundError("job", jobId);
     const inFlight = this.ctx.store.inFlightRun(jobId);
     if (inFlight) throw new InFlightError(jobId, inFlight);
+    if (job.class === "api") this.ctx.governor.checkQueueDepth(this.ctx.store.queuedRuns());
     const run = this.ctx.store.createRun({
       job_id: jobId,
       status: "queued",
@@ -390,7 +394,8 @@ export class Scheduler {
       class: "api",
       oneShot: true,
     }, stamp);
-    governor.checkQueueDepth(store.countQueued());
+    checkNamedPreset(this.ctx, input);
+    governor.checkQueueDepth(store.queuedRuns());
     const job = store.createJob({ ...input, next_run_at: null });
     const run = store.createRun({
       job_id: job.id,
@@ -446,10 +451,7 @@ export class Scheduler {
 
   /** The governor card: live slots per class, queue depth, tokens in the last hour. */
   usage(): GovernorUsage {
-    const queued = { api: 0, scheduled: 0 };
-    for (const run of this.ctx.store.queuedRuns()) {
-      if (!this.#active.has(run.id)) queued[run.class]++;
-    }
+    const queued = this.ctx.store.queuedRuns().filter((run) => !this.#active.has(run.id));
     return this.ctx.governor.usage(this.#inFlightCounts(), queued);
   }
 

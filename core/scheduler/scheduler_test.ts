@@ -96,7 +96,7 @@ Deno.test("a schedule that cannot be computed disables the job with a reason and
   assert.equal(kit.store.listAudit({ action: "schedule_error" }).length, 1);
 });
 
-Deno.test("a disabled job never fires; re-enabling recomputes next_run_at from now", async () => {
+Deno.test("a disabled job never fires; re-enabling sets next_run_at to the next slot after now", async () => {
   await using kit = await makeKit({ start: "2026-03-02T09:00:00Z" });
   const job = kit.scheduler.createJob(jobInput());
   kit.scheduler.setEnabled(job.id, false);
@@ -107,6 +107,30 @@ Deno.test("a disabled job never fires; re-enabling recomputes next_run_at from n
   const enabled = kit.scheduler.setEnabled(job.id, true);
   assert.equal(enabled.next_run_at, "2026-03-02T13:00:00Z");
   assert.equal(enabled.disabled_reason, null);
+});
+
+Deno.test("pause then resume keeps an interval job's phase: the next fire is the next slot of the original series", async () => {
+  await using kit = await makeKit({ start: "2026-03-02T05:06:58Z" });
+  const job = kit.scheduler.createJob(jobInput({ schedule: { kind: "every", expr: "24h" } }));
+  assert.equal(job.next_run_at, "2026-03-03T05:06:58Z");
+  // Paused and resumed a few minutes later: the slot does not move to 05:14:38.
+  kit.clock.set("2026-03-02T05:14:38Z");
+  kit.scheduler.setEnabled(job.id, false);
+  assert.equal(kit.scheduler.setEnabled(job.id, true).next_run_at, "2026-03-03T05:06:58Z");
+  // Paused over several slots: the missed ones are not fired, the phase stays.
+  kit.scheduler.setEnabled(job.id, false);
+  kit.clock.set("2026-03-05T12:00:00Z");
+  await kit.scheduler.tick();
+  assert.equal(kit.store.listRuns(job.id).length, 0);
+  assert.equal(kit.scheduler.setEnabled(job.id, true).next_run_at, "2026-03-06T05:06:58Z");
+  // Resumed exactly on a slot: that slot has come, so the next one is a full interval later.
+  kit.scheduler.setEnabled(job.id, false);
+  kit.clock.set("2026-03-06T05:06:58Z");
+  assert.equal(kit.scheduler.setEnabled(job.id, true).next_run_at, "2026-03-07T05:06:58Z");
+  // The series goes on from there: the fire at the slot advances by one interval.
+  kit.clock.set("2026-03-07T05:07:30Z");
+  await tickAndSpawn(kit);
+  assert.equal(kit.store.getJob(job.id)!.next_run_at, "2026-03-08T05:06:58Z");
 });
 
 Deno.test("manual trigger shares the single-flight guard", async () => {

@@ -31,6 +31,9 @@ Deno.test("a tight governor (total 2, queue depth 1): caps hold and excess submi
     seed: 7,
     totalCap: 2,
     governor: { queue_depth_max: 1, max_concurrent: { api: 1, scheduled: 2 } },
+    // Submissions every 1-16 minutes, so some meet a full queue (retries and resumes no
+    // longer fill it: only submissions count toward queue_depth_max).
+    submitEvery: { minMs: 60_000, spreadMs: 900_000 },
   });
   assert.deepEqual(violations, []);
   assert.ok(stats.max_running <= 2);

@@ -1,10 +1,12 @@
-// API key resolution (spec 4.3 rule 3, 5.4) and the Endpoint a wire is built from.
+// API key resolution (spec 4.3 rule 3, 5.4) and the Endpoint a wire is built from. Stored keys
+// are bound to their endpoint's origin (key_binding.ts).
 
 import type { Env } from "../ports.ts";
 import type { Endpoint } from "../wires/types.ts";
+import { endpointOrigin, presetKeyOrigins, sharedKeyOrigins } from "./key_binding.ts";
 import { PUBLIC_BASE_URLS } from "./knobs.ts";
 import { defaultAuthStyle } from "./presets.ts";
-import type { Settings } from "./types.ts";
+import type { Settings, WireKind } from "./types.ts";
 
 /** The hosted-Messages and hosted-Chat-Completions key variables of spec 4.3 rule 3. */
 export const HOSTED_MESSAGES_KEY_ENV = "ANTHROPIC_API_KEY";
@@ -35,33 +37,46 @@ function clean(v: string | undefined): string | undefined {
 }
 
 /**
- * Key order, exactly spec 4.3 rule 3: caller-supplied key, provider_keys[<active preset id>],
- * ANTHROPIC_API_KEY, AGENT_API_KEY, OPENAI_API_KEY, top-level api_key. Empty values count as
- * unset. With no active preset the provider_keys step is skipped (and the hint says so).
+ * Key order, spec 4.3 rule 3: caller-supplied key, provider_keys[<active preset id>], the
+ * hosted-Messages env key (ANTHROPIC_API_KEY), AGENT_API_KEY, the hosted-Chat-Completions env
+ * key (OPENAI_API_KEY), top-level api_key. Empty values count as unset. With no active preset
+ * the provider_keys step is skipped (and the hint says so).
+ *
+ * Two narrowings, each written down in settings.md: a wire's hosted env key is searched only
+ * for that wire (an Anthropic key never goes to a Chat Completions server, nor the reverse);
+ * and a key stored in a settings file is used only when the request goes to the origin it was
+ * stored for (key_binding.ts), so pointing base_url elsewhere never carries it along.
  */
 export function resolveKey(settings: Settings, env: Env, query: KeyQuery = {}): KeyResolution {
   const presetId = query.presetId ?? settings.provider_preset;
+  const target = keyTarget(settings, query.presetId);
   const globalFile = settings.files?.global ?? "the global settings file";
   const steps: Array<[string, () => string | undefined]> = [];
+  const stored = (label: string, origins: string[], value: string | undefined) => {
+    if (clean(value) !== undefined && !origins.includes(target.origin ?? "")) {
+      const owner = origins.length > 0 ? `stored for ${origins.join(" and ")}` : "no endpoint";
+      steps.push([
+        `${label} (${owner}; not sent to ${target.origin ?? target.url})`,
+        () => undefined,
+      ]);
+      return;
+    }
+    steps.push([label, () => value]);
+  };
   if (query.callerKey !== undefined) steps.push(["caller-supplied key", () => query.callerKey]);
-  steps.push([
-    presetId === undefined
-      ? "provider_keys[<preset>] (no preset active)"
-      : `provider_keys[${presetId}] in ${globalFile}`,
-    () => (presetId === undefined ? undefined : settings.provider_keys[presetId]),
-  ]);
-  for (const name of [HOSTED_MESSAGES_KEY_ENV, SHARED_KEY_ENV, HOSTED_CHAT_KEY_ENV]) {
-    steps.push([`env ${name}`, () => env.get(name)]);
+  if (presetId === undefined) {
+    steps.push(["provider_keys[<preset>] (no preset active)", () => undefined]);
+  } else {
+    stored(
+      `provider_keys[${presetId}] in ${globalFile}`,
+      presetKeyOrigins(settings, presetId),
+      settings.provider_keys[presetId],
+    );
   }
-  steps.push([`api_key in ${globalFile}`, () => settings.api_key]);
+  for (const name of envKeyNames(target.wire)) steps.push([`env ${name}`, () => env.get(name)]);
+  stored(`api_key in ${globalFile}`, sharedKeyOrigins(settings), settings.api_key);
 
   const searched = steps.map(([label]) => label);
-  const todo = presetId === undefined
-    ? `set ${SHARED_KEY_ENV} in the environment, or store a key with ` +
-      "`agent config set-key <provider>` and select that provider with --preset <provider> " +
-      "(in a session: /providers <id>)"
-    : `set ${SHARED_KEY_ENV}, or store one with \`agent config set-key ${presetId}\` ` +
-      `(in a session: /providers ${presetId})`;
   for (const [label, get] of steps) {
     const key = clean(get());
     if (key !== undefined) {
@@ -73,7 +88,49 @@ export function resolveKey(settings: Settings, env: Env, query: KeyQuery = {}): 
       };
     }
   }
-  return { searched, hint: `No API key found; searched ${searched.join(", ")}; ${todo}` };
+  const heldBack = searched.some((label) => label.includes("; not sent to "));
+  return {
+    searched,
+    hint: `No API key found; searched ${searched.join(", ")}; ${todo(presetId)}` +
+      (heldBack
+        ? "; a stored key is sent only to the endpoint it was stored for: for this one, add a " +
+          "[[providers]] row with its base_url, store its key and select that preset"
+        : ""),
+  };
+}
+
+/** What to do about a missing key. */
+function todo(presetId: string | undefined): string {
+  return presetId === undefined
+    ? `set ${SHARED_KEY_ENV} in the environment, or store a key with ` +
+      "`agent config set-key <provider>` and select that provider with --preset <provider> " +
+      "(in a session: /providers <id>)"
+    : `set ${SHARED_KEY_ENV}, or store one with \`agent config set-key ${presetId}\` ` +
+      `(in a session: /providers ${presetId})`;
+}
+
+/** Where the request goes: the picker's preset, else the resolved base_url or public endpoint. */
+function keyTarget(
+  settings: Settings,
+  presetId: string | undefined,
+): { url: string; origin: string | null; wire: WireKind } {
+  const preset = presetId === undefined
+    ? undefined
+    : settings.providers.find((p) => p.id === presetId);
+  const wire = preset?.provider ?? settings.provider;
+  const url = preset?.base_url ?? settings.base_url ?? PUBLIC_BASE_URLS[wire];
+  return { url, origin: endpointOrigin(url), wire };
+}
+
+/**
+ * The env key variables of spec 4.3 rule 3 that apply to a wire, in the spec's order: the
+ * hosted-Messages key only for the Messages wire, the hosted-Chat-Completions key only for the
+ * Chat Completions wire, AGENT_API_KEY for both.
+ */
+export function envKeyNames(wire: WireKind): string[] {
+  return wire === "messages"
+    ? [HOSTED_MESSAGES_KEY_ENV, SHARED_KEY_ENV]
+    : [SHARED_KEY_ENV, HOSTED_CHAT_KEY_ENV];
 }
 
 /**

@@ -36,11 +36,12 @@ Deno.test("key resolution follows spec 4.3 rule 3, one step at a time", () =>
       assert.equal(r.key, key);
       assert.ok(r.from?.startsWith(from), r.from);
     }
-    // For a preset with no stored key the env variables are next, in order.
+    // For a preset with no stored key the env variables are next, in order; on the Messages
+    // wire the hosted-Chat-Completions variable does not apply.
     const steps: Array<[Record<string, string>, string, string]> = [
       [ALL_ENV, "k-anthropic", "env ANTHROPIC_API_KEY"],
       [{ AGENT_API_KEY: "k-agent", OPENAI_API_KEY: "k-openai" }, "k-agent", "env AGENT_API_KEY"],
-      [{ OPENAI_API_KEY: "k-openai" }, "k-openai", "env OPENAI_API_KEY"],
+      [{ OPENAI_API_KEY: "k-openai" }, "k-shared", "api_key"],
       [{}, "k-shared", "api_key"],
     ];
     for (const [env, key, from] of steps) {
@@ -64,7 +65,6 @@ Deno.test("no key anywhere: a hint listing every place searched", () =>
       `provider_keys[messages-gateway] in ${l.globalFile}`,
       "env ANTHROPIC_API_KEY",
       "env AGENT_API_KEY",
-      "env OPENAI_API_KEY",
       `api_key in ${l.globalFile}`,
     ]);
     assert.match(r.hint, /^No API key found; searched provider_keys\[messages-gateway\]/);

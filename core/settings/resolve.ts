@@ -99,6 +99,21 @@ function fromFile(knob: Knob, file: CollectedFile | undefined, home?: string): F
   };
 }
 
+/**
+ * The endpoint the global file names on its own (its base_url, else its preset's): the one
+ * its top-level api_key is stored for, whatever flags or env point base_url at this time.
+ */
+function globalEndpoint(
+  global: CollectedFile | undefined,
+  providers: readonly ProviderPreset[],
+  home: string | undefined,
+): string | undefined {
+  const url = fromFile(KNOBS_BY_KEY.get("base_url")!, global, home);
+  if (url) return url.value as string;
+  const preset = fromFile(KNOBS_BY_KEY.get("provider_preset")!, global, home);
+  return preset ? providers.find((p) => p.id === preset.value)?.base_url : undefined;
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     for (const v of Object.values(value)) deepFreeze(v);
@@ -235,6 +250,9 @@ export function resolveSettings(input: ResolveInput): Settings {
         `${maxTokens}, so requests go without thinking`,
     );
   }
+
+  const keyEndpoint = globalEndpoint(global, providers, userHome);
+  if (keyEndpoint !== undefined) values.api_key_endpoint = keyEndpoint;
 
   if (values.memory_dir === undefined) {
     set("memory_dir", join(home, "memory"), { kind: "default" });

@@ -64,6 +64,12 @@ export interface Settings {
   mcp_keys: Readonly<Record<string, string>>;
   /** Approved project servers: project settings file → "name@fingerprint" entries. */
   mcp_approvals: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The endpoint the global settings file itself names (its base_url, else its
+   * provider_preset's); absent when it names none. The top-level api_key is bound to it
+   * (key_binding.ts).
+   */
+  api_key_endpoint?: string;
   /** Custom [[providers]] rows merged with the built-in presets. */
   providers: readonly ProviderPreset[];
   /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */

@@ -8,6 +8,9 @@ import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
 import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
 import m004 from "./migrations/004_history_views.sql" with { type: "text" };
 import m005 from "./migrations/005_run_done_reason.sql" with { type: "text" };
+import m006 from "./migrations/006_audit_channel.sql" with { type: "text" };
+import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" };
+import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,6 +24,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "recipe_triggers", sql: m003 },
   { version: 4, name: "history_views", sql: m004 },
   { version: 5, name: "run_done_reason", sql: m005 },
+  { version: 6, name: "audit_channel", sql: m006 },
+  { version: 7, name: "job_provider_preset", sql: m007 },
+  { version: 8, name: "run_cache_tokens", sql: m008 },
 ];
 
 export class MigrationError extends Error {

@@ -42,6 +42,7 @@ Deno.test("migrations apply once, in order, and are recorded", () =>
       output_surface: "",
       base_url: "",
       model: "",
+      provider_preset: "",
       enabled: true,
       recipe_id: null,
       recipe_version: null,
@@ -99,6 +100,66 @@ Deno.test("a failing migration rolls back and names its step", () =>
     assert.equal(extra, undefined, "no half-applied table");
     db.close();
     new SqliteStore({ path, clock }).close(); // the good code still opens it
+  }));
+
+Deno.test("migration 6 names chat audit actions by verb and gives every row its channel", () =>
+  withHome((path) => {
+    const clock = new FakeClock();
+    // A version 5 database with rows from every door, as the code before step 6 wrote them.
+    new SqliteStore({ path, clock, migrations: MIGRATIONS.filter((m) => m.version <= 5) })
+      .close();
+    const db = new DatabaseSync(path);
+    const rows: [string, string, string][] = [
+      ["chat_approve", "@ann:hs", "via chat in !dm:hs; approved"],
+      ["chat_answer", "@ann:hs", "via chat; job 1 run 2; resume run 3"],
+      ["chat_stop", "@ann:hs", "via chat in !dm:hs; run 4 (running)"],
+      ["high_risk_hold", "@ann:hs", "via chat; job 1 run 2; approve held for confirmation"],
+      ["high_risk_confirm", "dashboard", "via dashboard-high-risk-confirm; job 1 run 2"],
+      ["answer", "user:bob", "via dashboard; job 1 run 2; resume run 5"],
+      ["push_approve", "dashboard", "via push-action; job 1 run 2"],
+      ["api_submit", "token:3:ci", "one-shot run 6 queued"],
+      ["job_cancel", "token:3:ci", "run 6 cancelled while queued"],
+      ["webhook_fire", "webhook:github", "delivery d1: acme/w#1 -> job 7"],
+      ["token_create", "cli", 'created "ci"'],
+      ["dead_letter", "scheduler", "4 consecutive failed attempts"],
+      ["push_unsubscribe", "push-service", "pruned: the push service answered 410"],
+      ["job_create", "dashboard", 'created "nightly"'],
+    ];
+    const insert = db.prepare(
+      "INSERT INTO audit (at, action, target, actor, detail) VALUES ('2026-03-01T00:00:00Z', ?, 't', ?, ?)",
+    );
+    for (const [action, actor, detail] of rows) insert.run(action, actor, detail);
+    db.close();
+    const store = new SqliteStore({ path, clock });
+    try {
+      const got = store.listAudit({ limit: 100 }).reverse().map((r) => [r.action, r.channel]);
+      assert.deepEqual(got, [
+        ["approve", "chat"],
+        ["answer", "chat"],
+        ["stop", "chat"],
+        ["high_risk_hold", "chat"],
+        ["high_risk_confirm", "dashboard"],
+        ["answer", "dashboard"],
+        ["push_approve", "push"],
+        ["api_submit", "machine"],
+        ["job_cancel", "machine"],
+        ["webhook_fire", "webhook"],
+        ["token_create", "cli"],
+        ["dead_letter", "outpost"],
+        ["push_unsubscribe", "outpost"],
+        ["job_create", "dashboard"],
+      ]);
+      // `action=answer` now finds the chat answer too; the channel tells them apart.
+      assert.equal(store.listAudit({ action: "answer" }).length, 2);
+      assert.deepEqual(store.listAudit({ channel: "chat" }).map((r) => r.action), [
+        "high_risk_hold",
+        "stop",
+        "answer",
+        "approve",
+      ]);
+    } finally {
+      store.close();
+    }
   }));
 
 Deno.test("a file that is not a SQLite database is a StoreOpenError naming the path", () =>

@@ -120,13 +120,15 @@ export function tokensPerHour(prepare: Prepare, since: string): HourCount[] {
 /**
  * The index that yields an audit filter's rows in id order (null: the rowid). With several
  * keys, the most selective one's index is read and the others are tested per row: a target
- * (one job, one memory file) has few rows, an action a share of them, and an actor (the
- * dashboard, a few tokens) nearly all. Reading audit_actor for actor+target would walk every
- * row the dashboard ever wrote to find one file's.
+ * (one job, one memory file) has few rows, an action a share of them, a channel (chat, push,
+ * the machine door; or the dashboard, nearly all) more, and an actor (the dashboard, a few
+ * tokens) nearly all. Reading audit_actor for actor+target would walk every row the dashboard
+ * ever wrote to find one file's.
  */
 export function auditIndexFor(filter: AuditFilter): string | null {
   if (filter.target !== undefined) return "audit_target";
   if (filter.action !== undefined) return "audit_action";
+  if (filter.channel !== undefined) return "audit_channel";
   if (filter.actor !== undefined) return "audit_actor";
   return null;
 }
@@ -137,7 +139,7 @@ export function listAudit(
 ): AuditRow[] {
   const where: string[] = ["id < ?"];
   const args: (string | number)[] = [options.before_id ?? Number.MAX_SAFE_INTEGER];
-  for (const key of ["action", "actor", "target"] as const) {
+  for (const key of ["action", "actor", "target", "channel"] as const) {
     const value = options[key];
     if (value !== undefined) {
       where.push(`${key} = ?`);

@@ -103,9 +103,27 @@ Deno.test("the hourly rollup follows inserts, status and token updates, and dele
 
 Deno.test("listAudit filters by action, actor and target", () => {
   const { store } = open();
-  store.appendAudit({ action: "job_create", target: "job:1", actor: "ann", detail: "" });
-  store.appendAudit({ action: "job_delete", target: "job:1", actor: "bob", detail: "" });
-  store.appendAudit({ action: "job_create", target: "job:2", actor: "bob", detail: "" });
+  store.appendAudit({
+    action: "job_create",
+    target: "job:1",
+    actor: "ann",
+    channel: "dashboard",
+    detail: "",
+  });
+  store.appendAudit({
+    action: "job_delete",
+    target: "job:1",
+    actor: "bob",
+    channel: "dashboard",
+    detail: "",
+  });
+  store.appendAudit({
+    action: "job_create",
+    target: "job:2",
+    actor: "bob",
+    channel: "dashboard",
+    detail: "",
+  });
   assert.equal(store.listAudit({ action: "job_create" }).length, 2);
   assert.deepEqual(store.listAudit({ actor: "bob" }).map((r) => r.target), ["job:2", "job:1"]);
   assert.deepEqual(store.listAudit({ target: "job:1", actor: "ann" }).map((r) => r.action), [
@@ -226,7 +244,10 @@ Deno.test("EXPLAIN QUERY PLAN: every audit filter is an index range in id order"
     [{ action: "x" }, "audit_action (action=? AND id<?)"],
     [{ actor: "x" }, "audit_actor (actor=? AND id<?)"],
     [{ target: "x" }, "audit_target (target=? AND id<?)"],
-    // Combined filters read the most selective key's index: target, then action, then actor.
+    [{ channel: "x" }, "audit_channel (channel=? AND id<?)"],
+    [{ channel: "x", actor: "y" }, "audit_channel (channel=? AND id<?)"],
+    [{ action: "x", channel: "y" }, "audit_action (action=? AND id<?)"],
+    // Combined filters read the most selective key's index: target, action, channel, actor.
     [{ actor: "x", target: "y" }, "audit_target (target=? AND id<?)"],
     [{ action: "x", target: "y" }, "audit_target (target=? AND id<?)"],
     [{ action: "x", actor: "y" }, "audit_action (action=? AND id<?)"],

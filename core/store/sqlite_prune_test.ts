@@ -192,6 +192,7 @@ Deno.test("pruneAudit deletes rows written before the cutoff, oldest first, in c
       action: "job_create",
       target: `d${d}`,
       actor: "a",
+      channel: "dashboard",
       detail: "",
     });
   }

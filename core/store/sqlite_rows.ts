@@ -41,6 +41,8 @@ export const RUN_COLUMNS = [
   "duration_ms",
   "done_reason",
   "stop_reason",
+  "cache_read_tokens",
+  "cache_write_tokens",
 ] as const;
 
 /** A run's job never changes. */
@@ -59,6 +61,7 @@ export const JOB_PLAIN_COLUMNS = [
   "output_surface",
   "base_url",
   "model",
+  "provider_preset",
   "recipe_id",
   "recipe_version",
   "next_run_at",
@@ -101,6 +104,8 @@ export function toRun(row: Row): Run {
     duration_ms: (row.duration_ms ?? null) as number | null,
     done_reason: (row.done_reason ?? null) as string | null,
     stop_reason: (row.stop_reason ?? null) as string | null,
+    cache_read_tokens: (row.cache_read_tokens ?? null) as number | null,
+    cache_write_tokens: (row.cache_write_tokens ?? null) as number | null,
   };
 }
 
@@ -147,6 +152,7 @@ export function toJob(row: Row): Job {
     output_surface: row.output_surface as Job["output_surface"],
     base_url: row.base_url as string,
     model: row.model as string,
+    provider_preset: row.provider_preset as string,
     enabled: row.enabled === 1,
     recipe_id: row.recipe_id as string | null,
     recipe_version: row.recipe_version as number | null,

@@ -500,6 +500,7 @@ export class SqliteStore implements Store {
         action: row.action,
         target: row.target,
         actor: row.actor,
+        channel: row.channel,
         detail: row.detail,
       }));
     } catch {

@@ -243,18 +243,28 @@ Deno.test("inbox: answer and dismiss only from open; holds use replace semantics
 
 Deno.test("audit rows append and list newest first; a failure never throws", () => {
   const { store } = memStore();
-  store.appendAudit({ action: "body_read", target: "facts/a.md", actor: "dashboard", detail: "" });
+  store.appendAudit({
+    action: "body_read",
+    target: "facts/a.md",
+    actor: "dashboard",
+    channel: "dashboard",
+    detail: "",
+  });
   const row = store.appendAudit({
     action: "stop",
     target: "job:3",
     actor: "@op:x",
+    channel: "dashboard",
     detail: "killed",
   });
   assert.equal(row!.at, "2026-03-02T09:00:00Z");
   assert.deepEqual(store.listAudit().map((r) => r.action), ["stop", "body_read"]);
   assert.deepEqual(store.listAudit({ action: "body_read" }).map((r) => r.target), ["facts/a.md"]);
   store.close();
-  assert.equal(store.appendAudit({ action: "x", target: "y", actor: "", detail: "" }), null);
+  assert.equal(
+    store.appendAudit({ action: "x", target: "y", actor: "", channel: "dashboard", detail: "" }),
+    null,
+  );
 });
 
 Deno.test("push subscriptions upsert by endpoint and track delivery health", () => {

@@ -26,6 +26,12 @@ export interface Job {
   output_surface: OutputSurface;
   base_url: string;
   model: string;
+  /**
+   * The provider preset whose stored key the job's runs may use ('' = the operator's
+   * settings as they are). Handed to the child as AGENT_PRESET; the key still goes only to
+   * the origin it was stored for (core/settings/key_binding.ts).
+   */
+  provider_preset: string;
   enabled: boolean;
   recipe_id: string | null;
   recipe_version: number | null;
@@ -86,8 +92,13 @@ export interface Run {
   pid_start: string | null;
   report_path: string | null;
   session_id: string | null;
+  /** Prompt tokens sent outside the provider's prompt cache (headless usage.input_tokens). */
   tokens_in: number | null;
   tokens_out: number | null;
+  /** Prompt tokens the provider's cache served (headless usage.cache_read_tokens). */
+  cache_read_tokens: number | null;
+  /** Prompt tokens the provider's cache stored (headless usage.cache_write_tokens). */
+  cache_write_tokens: number | null;
   cost_usd: number | null;
   cancelled_at: string | null;
   /** Set on a resume run: the needs_human run it continues. */
@@ -158,6 +169,8 @@ export interface AuditRow {
   action: string;
   target: string;
   actor: string;
+  /** The door the action came through (AUDIT_CHANNELS in core/audit/audit.ts). */
+  channel: string;
   detail: string;
 }
 
@@ -205,6 +218,7 @@ export interface AuditFilter {
   action?: string;
   actor?: string;
   target?: string;
+  channel?: string;
 }
 
 /** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */

@@ -38,13 +38,6 @@ function uniqueSeconds(base: number): string {
   return `${base}.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
 }
 
-/**
- * Both modes where bubblewrap is installed; "off" alone where not (the sandboxed cases are peer
- * tests: skipped with the reason, or failed under AGENT_TEST_REQUIRE_PEERS=1).
- */
-const SANDBOXED = probes.bubblewrap() === null;
-const MODES: readonly SandboxMode[] = SANDBOXED ? ["auto", "off"] : ["off"];
-
 Deno.test("shell captures the exit code and both output streams", async () => {
   await using ws = await tempWorkspace();
   const failed = await ws.run(ws.shell, { command: "echo to-out; echo to-err >&2; exit 3" });
@@ -65,34 +58,46 @@ Deno.test("shell runs in the workspace directory", async () => {
   assert.equal(await ws.read("made.txt"), "made\n");
 });
 
-for (const mode of MODES) {
-  Deno.test(`a timeout kills everything the command started (sandbox ${mode})`, async () => {
-    await using ws = await tempWorkspace();
-    // Two background children: one keeps the output pipe open, one detaches its output (and,
-    // sandboxed, leaves the process group with setsid, so only the end of the pid namespace
-    // can stop it). The foreground prints ready once both were started, then blocks.
-    const [piped, quiet, fg] = [uniqueSeconds(30), uniqueSeconds(600), uniqueSeconds(30)];
-    const command = [
-      `(sleep ${piped}) &`,
-      `(${mode === "off" ? "" : "setsid "}sleep ${quiet}) >/dev/null 2>&1 &`,
-      "echo ready",
-      `exec sleep ${fg}`,
-    ].join("\n");
-    try {
-      const out = await ws.run(ws.shellWith(mode), { command, timeout_s: 1 });
-      assert.equal(out.content, "killed after 1s timeout\nready");
-      assert.equal(out.is_error, true);
-      for (const token of [piped, quiet, fg]) {
-        assert.deepEqual(await livingWith(token), [], `sleep ${token} must be dead`);
-      }
-    } finally {
-      // Only if the assertion failed: do not leave a stray sleep behind.
-      for (const token of [piped, quiet, fg]) {
-        for (const pid of await livingWith(token)) Deno.kill(pid, "SIGKILL");
-      }
+/**
+ * A timeout kills what the command started, in both modes. Sandboxed, one child leaves the
+ * process group with setsid, so only the end of the pid namespace can stop it.
+ */
+async function timeoutKillsEverything(mode: SandboxMode): Promise<void> {
+  await using ws = await tempWorkspace();
+  // Two background children: one keeps the output pipe open, one detaches its output. The
+  // foreground prints ready once both were started, then blocks.
+  const [piped, quiet, fg] = [uniqueSeconds(30), uniqueSeconds(600), uniqueSeconds(30)];
+  const command = [
+    `(sleep ${piped}) &`,
+    `(${mode === "off" ? "" : "setsid "}sleep ${quiet}) >/dev/null 2>&1 &`,
+    "echo ready",
+    `exec sleep ${fg}`,
+  ].join("\n");
+  try {
+    const out = await ws.run(ws.shellWith(mode), { command, timeout_s: 1 });
+    assert.equal(out.content, "killed after 1s timeout\nready");
+    assert.equal(out.is_error, true);
+    for (const token of [piped, quiet, fg]) {
+      assert.deepEqual(await livingWith(token), [], `sleep ${token} must be dead`);
     }
-  });
+  } finally {
+    // Only if the assertion failed: do not leave a stray sleep behind.
+    for (const token of [piped, quiet, fg]) {
+      for (const pid of await livingWith(token)) Deno.kill(pid, "SIGKILL");
+    }
+  }
 }
+
+Deno.test("a timeout kills everything the command started (sandbox off)", () =>
+  timeoutKillsEverything("off"));
+
+// The sandboxed cases need bubblewrap: through the peer gate, skipped with the reason, or
+// failed under AGENT_TEST_REQUIRE_PEERS=1.
+peerTest(
+  "a timeout kills everything the command started (sandbox auto)",
+  probes.bubblewrap,
+  () => timeoutKillsEverything("auto"),
+);
 
 Deno.test("unsandboxed, a timeout is an error even when sh itself exited 0 first", async () => {
   await using ws = await tempWorkspace();
@@ -119,11 +124,17 @@ Deno.test("a command ended by a signal says which", async () => {
   await using ws = await tempWorkspace();
   const out = await ws.run(ws.shellWith("off"), { command: "echo bye; kill -TERM $$" });
   assert.deepEqual(out, { content: "killed by signal SIGTERM\nbye", is_error: true });
-  if (!SANDBOXED) return;
-  // Sandboxed, bwrap reports its child's death by signal as 128 + the signal number.
-  const boxed = await ws.run(ws.shell, { command: "echo bye; kill -TERM $$" });
-  assert.deepEqual(boxed, { content: "exit code 143\nbye", is_error: true });
 });
+
+peerTest(
+  "sandboxed, a command ended by a signal is bwrap's exit code 128 + the signal",
+  probes.bubblewrap,
+  async () => {
+    await using ws = await tempWorkspace();
+    const boxed = await ws.run(ws.shellWith("auto"), { command: "echo bye; kill -TERM $$" });
+    assert.deepEqual(boxed, { content: "exit code 143\nbye", is_error: true });
+  },
+);
 
 Deno.test("a vanished workdir is reported, not thrown", async () => {
   await using ws = await tempWorkspace();

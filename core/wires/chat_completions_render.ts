@@ -4,6 +4,12 @@
 // - reasoning is never sent back on this wire, and redacted reasoning is dropped;
 // - "extra_body" knobs (top_k, priority, chat_template_kwargs) are top-level body keys,
 //   which is what the OpenAI client's extra_body merge produces and what vLLM reads.
+// Prompt caching on this wire is automatic (longest common prefix), so the body is kept
+// byte-stable across a session's turns: tools in the session's order, each message rendered
+// the same way every turn, nothing time-dependent, the volatile reminder last. Hosted OpenAI
+// also gets `prompt_cache_key` (the session's key), which routes a session's requests to one
+// cache; other servers are not sent it (a strict server may refuse an unknown field).
+// llama-server's `cache_prompt` is on by default there and is left to that default.
 
 import { type EffortBackend, effortPatch } from "./effort.ts";
 import { normalizeStrict } from "./strict_tools.ts";
@@ -17,14 +23,24 @@ export interface RenderedChatRequest {
 
 type ChatMessage = Record<string, unknown>;
 
+/** The base URL's host name, lower-cased; "" when it does not parse. */
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
 /** Hosts whose reasoning models reject `max_tokens` and want `max_completion_tokens`. */
 function wantsMaxCompletionTokens(baseUrl: string): boolean {
-  try {
-    const host = new URL(baseUrl).hostname;
-    return host === "api.openai.com" || host.endsWith(".openai.azure.com");
-  } catch {
-    return false;
-  }
+  const host = hostOf(baseUrl);
+  return host === "api.openai.com" || host.endsWith(".openai.azure.com");
+}
+
+/** Hosted OpenAI, the one server documented to take `prompt_cache_key`. */
+function takesPromptCacheKey(baseUrl: string): boolean {
+  return hostOf(baseUrl) === "api.openai.com";
 }
 
 export function renderChatRequest(
@@ -62,6 +78,7 @@ export function renderChatRequest(
   }
   body.stream = true;
   body.stream_options = { include_usage: true };
+  if (req.cache_key && takesPromptCacheKey(baseUrl)) body.prompt_cache_key = req.cache_key;
   const maxTokens = req.max_tokens ?? options.max_tokens;
   if (maxTokens !== undefined) {
     body[wantsMaxCompletionTokens(baseUrl) ? "max_completion_tokens" : "max_tokens"] = maxTokens;

@@ -4,6 +4,8 @@
 //   { model, max_tokens (default 32000),
 //     system: [{ type: "text", text, cache_control: { type: "ephemeral" } }],  // cached prefix
 //     messages, tools?, tool_choice?, thinking?, output_config?: { effort }, stream: true }
+// Prompt-cache breakpoints (at most four: the last tool, the system prompt, the two newest
+// messages) are placed by messages_cache.ts.
 // thinking per settings thinking.type:
 //   adaptive (default) → { type: "adaptive", display: "summarized" }
 //   enabled            → { type: "enabled", budget_tokens, display: "summarized" }
@@ -22,6 +24,12 @@
 // budget_tokens except with an explicit thinking.type = "enabled".
 
 import { type EffortBackend, effortPatch } from "./effort.ts";
+import {
+  cachedSystem,
+  markMessageBreakpoints,
+  markToolBreakpoint,
+  type RenderedMessage,
+} from "./messages_cache.ts";
 import type { Message, WireOptions, WireRequest } from "./types.ts";
 
 export const DEFAULT_MESSAGES_MAX_TOKENS = 32_000;
@@ -46,15 +54,15 @@ export function renderMessagesRequest(
     max_tokens: req.max_tokens ?? options.max_tokens ?? DEFAULT_MESSAGES_MAX_TOKENS,
   };
   if (req.system) {
-    body.system = [{ type: "text", text: req.system, cache_control: { type: "ephemeral" } }];
+    body.system = cachedSystem(req.system);
   }
   body.messages = renderMessages(req);
   if (req.tools.length > 0) {
-    body.tools = req.tools.map((t) => ({
+    body.tools = markToolBreakpoint(req.tools.map((t) => ({
       name: t.name,
       description: t.description,
       input_schema: t.input_schema,
-    }));
+    })));
     if (req.force_tool !== undefined) {
       body.tool_choice = { type: "tool", name: req.force_tool };
     }
@@ -89,20 +97,24 @@ export function thinkingBudget(maxTokens: number): number | null {
   return Math.min(maxTokens - 1, Math.max(MIN_THINKING_BUDGET, Math.floor(maxTokens / 2)));
 }
 
+/** The messages, with the sliding cache breakpoints on the two newest (messages_cache.ts). */
 function renderMessages(req: WireRequest): Block[] {
-  const out: Block[] = [];
+  const out: RenderedMessage[] = [];
   const lastUser = req.messages.findLastIndex((m) => m.role === "user");
   req.messages.forEach((message, i) => {
     const reminder = i === lastUser ? req.reminder : undefined;
     const content = message.role === "assistant"
       ? assistantBlocks(message)
       : userBlocks(message, reminder);
-    if (content.length > 0) out.push({ role: message.role, content });
+    if (content.length > 0) {
+      out.push({ role: message.role, content, ...(reminder ? { volatileTail: 1 } : {}) });
+    }
   });
   if (lastUser === -1 && req.reminder) {
-    out.push({ role: "user", content: [{ type: "text", text: req.reminder }] });
+    out.push({ role: "user", content: [{ type: "text", text: req.reminder }], volatileTail: 1 });
   }
-  return out;
+  markMessageBreakpoints(out);
+  return out.map(({ role, content }) => ({ role, content }));
 }
 
 function assistantBlocks(message: Message): Block[] {

@@ -58,7 +58,13 @@ Deno.test("messages render: signed thinking verbatim, redacted kept, unsigned dr
         { type: "thinking", thinking: "Signed thought.", signature: "EqQBsig==" },
         { type: "redacted_thinking", data: "opaque-data" },
         { type: "text", text: "Looking." },
-        { type: "tool_use", id: "chatcmpl-tool_1_x", name: "view", input: { path: "a.txt" } },
+        {
+          type: "tool_use",
+          id: "chatcmpl-tool_1_x",
+          name: "view",
+          input: { path: "a.txt" },
+          cache_control: { type: "ephemeral" },
+        },
       ],
     },
     {
@@ -71,7 +77,7 @@ Deno.test("messages render: signed thinking verbatim, redacted kept, unsigned dr
           content: "no such file",
           is_error: true,
         },
-        { type: "text", text: "also this" },
+        { type: "text", text: "also this", cache_control: { type: "ephemeral" } },
       ],
     },
   ]);
@@ -212,8 +218,11 @@ Deno.test("messages render: empty text and empty assistant turns are not sent", 
   );
   ok(!("system" in body));
   deepEqual(body.messages, [
-    { role: "user", content: [{ type: "text", text: "q" }] },
-    { role: "user", content: [{ type: "text", text: "again" }] },
+    { role: "user", content: [{ type: "text", text: "q", cache_control: { type: "ephemeral" } }] },
+    {
+      role: "user",
+      content: [{ type: "text", text: "again", cache_control: { type: "ephemeral" } }],
+    },
   ]);
 });
 

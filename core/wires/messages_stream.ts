@@ -186,7 +186,7 @@ export class MessagesAssembler implements SseSink {
       this.#usage.cache_read_tokens = u.cache_read_input_tokens;
     }
     if (typeof u.cache_creation_input_tokens === "number") {
-      this.#usage.cache_creation_tokens = u.cache_creation_input_tokens;
+      this.#usage.cache_write_tokens = u.cache_creation_input_tokens;
     }
     this.#sawUsage = true;
   }

@@ -51,7 +51,7 @@ Deno.test("messages stream: thinking with signature, text, tool_use with streame
     input_tokens: 2159,
     output_tokens: 89,
     cache_read_tokens: 1536,
-    cache_creation_tokens: 0,
+    cache_write_tokens: 0,
   });
   // Input usage is reported as soon as message_start arrives.
   deepEqual(events[0], {
@@ -60,7 +60,7 @@ Deno.test("messages stream: thinking with signature, text, tool_use with streame
       input_tokens: 2159,
       output_tokens: 4,
       cache_read_tokens: 1536,
-      cache_creation_tokens: 0,
+      cache_write_tokens: 0,
     },
   });
   deepEqual(events.filter((e) => e.type === "tool_call"), [
@@ -87,7 +87,7 @@ Deno.test("messages stream: redacted thinking is kept opaque; unicode text intac
     { type: "text", text: "Done — Grüße 🎉" },
   ]);
   equal(d.stop_reason, "end_turn");
-  equal(d.usage.cache_creation_tokens, 1200);
+  equal(d.usage.cache_write_tokens, 1200);
 });
 
 Deno.test("messages stream: an error event mid-stream is a retryable stream WireError", () => {

@@ -29,7 +29,7 @@ Deno.test("messages wire: path trimmed of /v1, headers, text, usage and response
       input_tokens: 100,
       output_tokens: 7,
       cache_read_tokens: 900,
-      cache_creation_tokens: 50,
+      cache_write_tokens: 50,
     });
     equal(d.model, "qwen3-8b");
     equal(events[0]?.type, "usage");

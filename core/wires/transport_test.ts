@@ -58,6 +58,27 @@ function isWireError(check: (e: WireError) => boolean) {
 }
 
 /**
+ * The process's open resources (connections, response bodies), by id. Deno 2 dropped
+ * Deno.resources(); this is the table its test sanitizer reads.
+ */
+function openResources(): Record<string, string> {
+  const deno = Deno as unknown as {
+    internal: symbol;
+    [key: symbol]: { core: { resources(): Record<string, string> } };
+  };
+  const core = deno[deno.internal]?.core;
+  if (!core) throw new Error("Deno's resource table is not where this Deno version kept it");
+  return { ...core.resources() };
+}
+
+/** What is open now that was not in `before`, as "id:kind". */
+function openedSince(before: Record<string, string>): string[] {
+  return Object.entries(openResources())
+    .filter(([id]) => !(id in before))
+    .map(([id, kind]) => `${id}:${kind}`);
+}
+
+/**
  * Both clients the wires use run every case: fetch, and the plain-http client that reaches
  * model servers on http (core/wires/plain_http.ts; no proxy in its environment).
  */
@@ -339,6 +360,27 @@ for (const [client, fetchFn] of CLIENTS) {
         // the first advance; virtual time is free, so advance until it gives up.
         for (let i = 0; i < 4 && !settled; i++) await clock.advance(30_000);
         await failed;
+      } finally {
+        await fake.close();
+      }
+    });
+
+    Deno.test(`${client}: ${kind}: a consumer that stops early releases the connection`, async () => {
+      const fake = await startFakeModelServer();
+      try {
+        fake.enqueue(reply().text("a long answer that we stop reading").hang());
+        const before = openResources();
+        const wire = wireFor(fakeEndpoint(fake, kind), new WatchedClock());
+        let stoppedWhileOpen: string[] = [];
+        for await (const e of wire.stream(req())) {
+          stoppedWhileOpen = openedSince(before);
+          if (e.type === "text") break;
+        }
+        ok(stoppedWhileOpen.length > 0, "the response was open while it streamed");
+        // On the client side, nothing of the request is left open once the loop has left it,
+        deepEqual(openedSince(before), [], "the client still holds the connection");
+        // and the server sees its connection go (the stream hangs: only that can end it).
+        await fake.waitForClientsGone(1);
       } finally {
         await fake.close();
       }

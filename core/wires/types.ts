@@ -33,6 +33,9 @@ export type Part =
     images?: ImageAttachment[];
   };
 
+/** A call the model made; the loop runs it (or says why not) and answers with a tool_result. */
+export type ToolCallPart = Extract<Part, { type: "tool_call" }>;
+
 /** A base64 image carried with a tool result. */
 export interface ImageAttachment {
   media_type: string;
@@ -60,7 +63,7 @@ export interface Usage {
   input_tokens: number;
   output_tokens: number;
   cache_read_tokens?: number;
-  cache_creation_tokens?: number;
+  cache_write_tokens?: number;
 }
 
 export type StopReason =
@@ -82,6 +85,11 @@ export interface WireRequest {
   force_tool?: string;
   /** Volatile per-turn text (memory recall), appended to the last user turn, never to `system`. */
   reminder?: string;
+  /**
+   * A per-session value that keeps a session's requests on one prompt cache: Chat Completions'
+   * `prompt_cache_key`, sent only to hosted OpenAI (api.openai.com), which documents it.
+   */
+  cache_key?: string;
   /** Reasoning effort level from the backend's vocabulary (see effort.ts); absent = server default. */
   effort?: string;
   max_tokens?: number;

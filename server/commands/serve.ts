@@ -14,6 +14,7 @@ import type { AgentCommand } from "../../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import { agentHome } from "../../core/settings/project.ts";
 import { denoRunArgs } from "../../core/program_flags.ts";
+import { ALLOWED_HOSTS_ENV, parseAllowedHosts } from "../http/served_hosts.ts";
 
 export const SERVE_USAGE =
   `usage: agent-outpost [serve] [--host HOST] [--port PORT] [--base-url URL]
@@ -24,6 +25,10 @@ Runs the dashboard and the scheduler in one process.
   --port      port to bind, 0 for any free port (default 7317; env AGENT_OUTPOST_PORT)
   --base-url  public address of the dashboard behind its proxy, used in links and to mark
               the CSRF cookie Secure when https (env AGENT_OUTPOST_BASE_URL)
+
+Requests are answered only when addressed to a name the outpost serves: the bound address,
+localhost, 127.0.0.1 and [::1] with the bound port, the --base-url host, and the names in
+AGENT_OUTPOST_ALLOWED_HOSTS (comma-separated, for a reverse proxy); any other Host gets 421.
 
 Data lives under $AGENT_HOME/outpost (default ~/.agent/outpost). The human routes have no
 login of their own: put them behind an SSO reverse proxy (docs/deployment.md).`;
@@ -91,6 +96,11 @@ export function serveConfig(args: string[], env: Env): ServeConfig | "help" {
       ok = /^https?:$/.test(new URL(baseUrl).protocol);
     } catch { /* reported below */ }
     if (!ok) throw new UsageError(`--base-url: ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  }
+  try {
+    parseAllowedHosts(env.get(ALLOWED_HOSTS_ENV));
+  } catch (e) {
+    throw new UsageError(errorText(e));
   }
   return { host, port, baseUrl: baseUrl?.replace(/\/+$/, "") ?? null };
 }
@@ -217,6 +227,8 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
   const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = `http://${shown}:${addr.port}/`;
   if (!config.baseUrl) outpost.deps.baseUrl = url.replace(/\/$/, "");
+  // The names the Host check accepts include the bound address and port (served_hosts.ts).
+  outpost.deps.listen = { hostname: addr.hostname, port: addr.port };
   const recovery = outpost.deps.scheduler.start();
   if (recovery.killed.length + recovery.lost.length > 0) {
     io.err(
@@ -227,7 +239,8 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
     logger.log(
       "warn",
       "listening beyond loopback: the human routes have no login of their own; " +
-        "put them behind an SSO reverse proxy (docs/deployment.md)",
+        "put them behind an SSO reverse proxy (docs/deployment.md), and name the proxy's " +
+        "host in --base-url or AGENT_OUTPOST_ALLOWED_HOSTS (other Host names get 421)",
       { host: addr.hostname },
     );
   }

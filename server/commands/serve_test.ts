@@ -31,6 +31,11 @@ Deno.test("serve config: bad values are refused naming the flag or variable", ()
     [["--host", "bad host"], {}, /--host/],
     [["--base-url", "ftp://x"], {}, /--base-url/],
     [["stray"], {}, /unexpected argument/],
+    [
+      [],
+      { AGENT_OUTPOST_ALLOWED_HOSTS: "ok.example, https://x.example" },
+      /ALLOWED_HOSTS.*x\.example/,
+    ],
   ];
   for (const [args, env, pattern] of cases) {
     assert.throws(() => serveConfig(args, envFrom(env)), pattern, args.join(" "));

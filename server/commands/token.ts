@@ -67,6 +67,7 @@ export function runToken(args: string[], io: TokenIo): number {
           action: AUDIT.tokenCreate,
           target: `token:${row.id}`,
           actor: "cli",
+          channel: "cli",
           detail: `created ${JSON.stringify(name)}`,
         });
         io.out(token);
@@ -105,6 +106,7 @@ export function runToken(args: string[], io: TokenIo): number {
             action: AUDIT.tokenRevoke,
             target: `token:${id}`,
             actor: "cli",
+            channel: "cli",
             detail: `revoked ${JSON.stringify(row.name)}`,
           });
         }

@@ -18,7 +18,7 @@ import {
   MemoryPathError,
   MemoryTooLargeError,
 } from "../../core/memory/errors.ts";
-import { RecipeNotFoundError } from "../../core/recipes/service.ts";
+import { RecipeNotFoundError, TriggerEnableError } from "../../core/recipes/service.ts";
 import { RecipeError } from "../../core/recipes/types.ts";
 import { JobValidationError } from "../../core/scheduler/job_input.ts";
 import { ScheduleError } from "../../core/scheduler/schedule.ts";
@@ -75,6 +75,9 @@ export function mapError(err: unknown): Mapped | null {
   }
   if (err instanceof RecipeNotFoundError) {
     return { status: 404, code: "not_found", message: err.message };
+  }
+  if (err instanceof TriggerEnableError) {
+    return { status: 500, code: "trigger_enable_failed", message: err.message };
   }
   if (err instanceof ScheduleError) {
     return { status: 400, code: "validation_failed", message: err.message, field: err.field };

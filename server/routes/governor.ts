@@ -18,6 +18,7 @@ export function registerGovernorRoutes(app: Hono, deps: AppDeps): void {
       action: AUDIT.governorUpdate,
       target: "governor",
       actor: humanActor(c, deps.trustedUserHeader),
+      channel: "dashboard",
       detail: JSON.stringify(body).slice(0, 500),
     });
     deps.live.publish({ type: "governor" });

@@ -7,6 +7,7 @@
 import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
 import { assetUrls } from "../static/assets.ts";
+import { jobKeyNote } from "../../core/scheduler/job_key.ts";
 import { auditPageData, jobPageData, runsPageData } from "../views/history_data.ts";
 import { AuditPage, JobPage, RunsPage } from "../views/history_pages.tsx";
 import { parseAuditQuery, parseId, parseRunsQuery } from "../views/history_query.ts";
@@ -49,7 +50,10 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
     }
     // Only the cursor applies here: the page is this job's runs.
     const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
-    const data = jobPageData(deps.store, deps.clock.now(), job, q);
+    const data = {
+      ...jobPageData(deps.store, deps.clock.now(), job, q),
+      keyNote: jobKeyNote({ env: deps.env, home: deps.home }, job),
+    };
     return send(
       c,
       await page(

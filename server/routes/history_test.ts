@@ -147,10 +147,17 @@ Deno.test("/audit filters by action, actor and target and pages by cursor", asyn
       action: "job_update",
       target: `job:${i % 3}`,
       actor: i % 2 ? "user:ann" : "dashboard",
+      channel: "dashboard",
       detail: `change ${i}`,
     });
   }
-  t.store.appendAudit({ action: "job_delete", target: "job:9", actor: "user:bob", detail: "gone" });
+  t.store.appendAudit({
+    action: "job_delete",
+    target: "job:9",
+    actor: "user:bob",
+    channel: "dashboard",
+    detail: "gone",
+  });
   const ids = (html: string) =>
     [...html.matchAll(/<tr data-audit-id="(\d+)"/g)].map((m) => Number(m[1]));
   const all = await (await t.app.request("/audit")).text();
@@ -165,4 +172,92 @@ Deno.test("/audit filters by action, actor and target and pages by cursor", asyn
     assert.equal(row.target, "job:1");
   }
   assert.match(await (await t.app.request("/audit?actor=nobody")).text(), /No audit rows match/);
+});
+
+Deno.test("a run's prompt-cache counts reach the store, the run page and the runs table", async () => {
+  await using t = await makeTestOutpost();
+  const { a } = seed(t);
+  const spawned = t.spawner.nextSpawn();
+  const queued = t.scheduler.trigger(a.id);
+  await t.scheduler.step();
+  const child = await spawned;
+  await Deno.writeTextFile(child.arg("--output")!, "# Report\n");
+  // What `agent -p --output-format json` prints: tokens_in leaves the cached prompt out.
+  child.exit(0, {
+    outcome: "ok",
+    exit_code: 0,
+    done_reason: "stop",
+    usage: {
+      input_tokens: 1000,
+      output_tokens: 80,
+      cache_read_tokens: 18_000,
+      cache_write_tokens: 1000,
+    },
+    cost_usd: 0.0123,
+    final_text: "done",
+  });
+  await t.scheduler.idle();
+  const run = t.store.getRun(queued.id)!;
+  assert.deepEqual(
+    [run.tokens_in, run.cache_read_tokens, run.cache_write_tokens],
+    [1000, 18_000, 1000],
+  );
+  const page = await (await t.app.request(`/runs/${a.id}/${queued.id}`)).text();
+  assert.match(
+    page,
+    /<dd data-fact="prompt-cache">18,000 read \/ 1,000 written \(90% cached\)<\/dd>/,
+  );
+  const list = await (await t.app.request("/runs")).text();
+  const row = list.slice(list.indexOf(`data-run-id="${queued.id}"`));
+  assert.match(
+    row.slice(0, row.indexOf("</tr>")),
+    /1,000 \/ 80<span class="muted" data-col="cached"> · 90% cached</,
+  );
+
+  // A run from a child that reported no cache use shows no cache figures.
+  const plain = t.store.createRun({
+    job_id: a.id,
+    status: "ok",
+    attempt: 1,
+    priority: 10,
+    class: "scheduled",
+    queued_at: "2026-03-02T08:10:00Z",
+    tokens_in: 5,
+    tokens_out: 1,
+  });
+  const plainPage = await (await t.app.request(`/runs/${a.id}/${plain.id}`)).text();
+  assert.doesNotMatch(plainPage, /data-fact="prompt-cache"/);
+});
+
+Deno.test("/audit filters by channel: a Channel select and column; an unknown channel is a 400 under its label", async () => {
+  await using t = await makeTestOutpost();
+  const row = (action: string, actor: string, channel: string) =>
+    t.store.appendAudit({ action, target: "inbox:1", actor, channel, detail: "" });
+  row("approve", "@ann:hs", "chat");
+  row("answer", "dashboard", "dashboard");
+  row("answer", "@ann:hs", "chat");
+  row("push_approve", "dashboard", "push");
+  const rows = (html: string) =>
+    [...html.matchAll(/<tr data-audit-id="\d+" data-action="([^"]+)" data-channel="([^"]+)"/g)]
+      .map((m) => `${m[1]}/${m[2]}`);
+  const page = await (await t.app.request("/audit")).text();
+  assert.match(page, /<select id="f-channel" name="channel">/);
+  for (const channel of ["dashboard", "chat", "push", "machine", "webhook", "cli", "outpost"]) {
+    assert.match(page, new RegExp(`<option key="${channel}" value="${channel}" >${channel}<`));
+  }
+  assert.match(page, /<th scope="col">Channel<\/th>/);
+  const chat = await (await t.app.request("/audit?channel=chat")).text();
+  assert.deepEqual(rows(chat), ["answer/chat", "approve/chat"]);
+  assert.match(chat, /<option key="chat" value="chat" selected[^>]*>chat</);
+  assert.deepEqual(rows(await (await t.app.request("/audit?action=answer")).text()), [
+    "answer/chat",
+    "answer/dashboard",
+  ]);
+  assert.deepEqual(
+    rows(await (await t.app.request("/audit?action=answer&channel=dashboard")).text()),
+    ["answer/dashboard"],
+  );
+  const bad = await t.app.request("/audit?channel=fax");
+  assert.equal(bad.status, 400);
+  assert.match(await bad.text(), /Channel[\s\S]*unknown channel; use one of dashboard, chat, push/);
 });

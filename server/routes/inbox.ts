@@ -43,7 +43,11 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
     if (typeof body.answer !== "string") {
       throw badInput("answer", "required: the answer text as a string");
     }
-    const { item, run } = inbox.answer(id, body.answer, { actor: actor(c), via: "dashboard" });
+    const { item, run } = inbox.answer(id, body.answer, {
+      actor: actor(c),
+      via: "dashboard",
+      channel: "dashboard",
+    });
     return c.json({ item: inbox.view(item), run });
   });
 
@@ -56,7 +60,7 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
     ) {
       throw badInput("body", "dismiss takes no fields; send an empty body or {}");
     }
-    const item = inbox.dismiss(id, { actor: actor(c), via: "dashboard" });
+    const item = inbox.dismiss(id, { actor: actor(c), via: "dashboard", channel: "dashboard" });
     return c.json({ item: inbox.view(item) });
   });
 

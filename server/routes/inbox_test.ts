@@ -57,7 +57,7 @@ Deno.test("GET /api/inbox lists open items with live risk; state filter and bad 
   assert.equal(one.item.questions[0].text, "Which release tag?");
   assert.equal((await t.app.request("/api/inbox/999")).status, 404);
   assert.equal((await t.app.request("/api/inbox?state=nope")).status, 400);
-  t.deps.inbox.dismiss(a.item.id, { actor: "x", via: "dashboard" });
+  t.deps.inbox.dismiss(a.item.id, { actor: "x", via: "dashboard", channel: "dashboard" });
   const dismissed = await json(await t.app.request("/api/inbox?state=dismissed"));
   assert.deepEqual(dismissed.items.map((i: { id: number }) => i.id), [a.item.id]);
   const all = await json(await t.app.request("/api/inbox?state=all"));

@@ -4,6 +4,8 @@
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
+import { jobKeyNote } from "../../core/scheduler/job_key.ts";
+import { passedOverNote } from "../../core/scheduler/schedule.ts";
 import { checkWorkdirExists } from "../../core/scheduler/workdir_check.ts";
 import type { Job } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
@@ -20,8 +22,16 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     if (!job) throw new ApiError(404, "not_found", `no job with id ${id}`);
     return job;
   };
+  // Which stored key the job's runs send, and where (core/scheduler/job_key.ts).
+  const keyNote = (job: Job) => jobKeyNote({ env: deps.env, home: deps.home }, job);
   const record = (action: string, jobId: number, who: string, detail: string) =>
-    audit(store, deps.logger, { action, target: `job:${jobId}`, actor: who, detail });
+    audit(store, deps.logger, {
+      action,
+      target: `job:${jobId}`,
+      actor: who,
+      channel: "dashboard",
+      detail,
+    });
 
   // The landing page polls this; with 100 jobs it is the hottest read, so its body is
   // reused until the store commits anything (see JsonBodyCache).
@@ -38,12 +48,12 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     const job = scheduler.createJob(body);
     record(AUDIT.jobCreate, job.id, actor(c), `created ${JSON.stringify(job.name)}`);
     live.publish({ type: "job", job_id: job.id, change: "created" });
-    return c.json({ job }, 201);
+    return c.json({ job, key: keyNote(job), ...scheduleNote(body, job) }, 201);
   });
 
   app.get(`/api/jobs/:id{${ID}}`, (c) => {
     const job = mustJob(pathId(c, "id"));
-    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) } });
+    return c.json({ job: { ...job, latest_run: store.latestRun(job.id) }, key: keyNote(job) });
   });
 
   app.put(`/api/jobs/:id{${ID}}`, async (c) => {
@@ -58,7 +68,12 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     if (body.enabled === true) record(AUDIT.jobEnable, id, who, "enabled (dead-letter cleared)");
     if (body.enabled === false) record(AUDIT.jobDisable, id, who, "disabled");
     live.publish({ type: "job", job_id: id, change: "updated" });
-    return c.json(result.repin ? { job: result.job, repin: result.repin } : { job: result.job });
+    return c.json({
+      job: result.job,
+      ...(result.repin ? { repin: result.repin } : {}),
+      key: keyNote(result.job),
+      ...scheduleNote(body, result.job),
+    });
   });
 
   app.delete(`/api/jobs/:id{${ID}}`, (c) => {
@@ -125,4 +140,15 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     const text = await readRunReport(deps.home, run);
     return c.body(text, 200, MARKDOWN_HEADERS);
   });
+}
+
+/**
+ * `schedule_note` of a create or update whose naive `at` fell in a DST gap: the spec passes
+ * it over to the next valid instant, and the operator is told which one was stored.
+ */
+function scheduleNote(body: Record<string, unknown>, job: Job): { schedule_note?: string } {
+  const raw = body.schedule;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return {};
+  const note = passedOverNote(raw as Record<string, unknown>, job.schedule);
+  return note === null ? {} : { schedule_note: note };
 }

@@ -174,6 +174,33 @@ Deno.test("PUT /api/jobs/<id>: partial update, schedule change recomputes next_r
   assert.equal(t.store.listAudit({ action: "job_update" }).length, 1);
 });
 
+Deno.test("a naive at inside a DST gap is stored at the gap's end, and POST and PUT say which instant (schedule_note)", async () => {
+  await using t = await makeTestOutpost();
+  const gap = { kind: "at", expr: "2026-03-08T02:30", tz: "America/New_York" };
+  const note = "2026-03-08T02:30 does not exist in America/New_York (clocks jump from 02:00 " +
+    "to 03:00): passed over to the next valid instant, 2026-03-08T03:00 America/New_York " +
+    "(2026-03-08T07:00:00Z)";
+  const res = await t.request("POST", "/api/jobs", jobInput({ schedule: gap }));
+  assert.equal(res.status, 201);
+  const body = await json(res);
+  assert.equal(body.job.schedule.expr, "2026-03-08T07:00:00Z");
+  assert.equal(body.job.next_run_at, "2026-03-08T07:00:00Z");
+  assert.equal(body.schedule_note, note);
+  assert.equal(t.store.getJob(body.job.id)!.next_run_at, "2026-03-08T07:00:00Z");
+  // A PUT moving another job into the gap says the same; a time that exists gets no note.
+  const other = t.scheduler.createJob(jobInput({}));
+  const put = await json(await t.request("PUT", `/api/jobs/${other.id}`, { schedule: gap }));
+  assert.equal(put.job.next_run_at, "2026-03-08T07:00:00Z");
+  assert.equal(put.schedule_note, note);
+  const plain = await json(
+    await t.request("PUT", `/api/jobs/${other.id}`, {
+      schedule: { ...gap, expr: "2026-03-08T04:00" },
+    }),
+  );
+  assert.equal(plain.job.next_run_at, "2026-03-08T08:00:00Z");
+  assert.equal("schedule_note" in plain, false);
+});
+
 Deno.test("PUT /api/jobs/<id>: bad fields are 400 naming the field and change nothing; unknown id 404", async () => {
   await using t = await makeTestOutpost();
   const job = t.scheduler.createJob(jobInput());

@@ -78,6 +78,7 @@ export function registerMachineRoutes(app: Hono, deps: AppDeps): void {
       action: AUDIT.apiSubmit,
       target: `job:${job.id}`,
       actor,
+      channel: "machine",
       detail: `one-shot run ${run.id} queued`,
     });
     deps.live.publish({ type: "job", job_id: job.id, change: "created" });
@@ -133,6 +134,7 @@ export function registerMachineRoutes(app: Hono, deps: AppDeps): void {
         action: AUDIT.jobCancel,
         target: `job:${id}`,
         actor: machineActor(c.get("machineToken")),
+        channel: "machine",
         detail: `run ${result.run_id} cancelled while ${result.was}`,
       });
       deps.live.publish({ type: "run", job_id: id, run_id: result.run_id, status: "cancelled" });

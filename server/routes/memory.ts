@@ -71,6 +71,7 @@ export function registerMemoryRoutes(app: Hono, deps: AppDeps): void {
         action: AUDIT.bodyRead,
         target,
         actor,
+        channel: "dashboard",
         detail: `${body.size} bytes`,
       });
     }

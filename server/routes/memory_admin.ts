@@ -47,6 +47,7 @@ export function registerMemoryAdminRoutes(app: Hono, deps: AppDeps): void {
       action: AUDIT.memoryReclassify,
       target: relativeOf(done.path),
       actor: humanActor(c, deps.trustedUserHeader),
+      channel: "dashboard",
       detail: done.changes.length ? done.changes.join("; ") : "unchanged",
     });
     return c.json({ file: done });
@@ -70,6 +71,7 @@ export function registerMemoryAdminRoutes(app: Hono, deps: AppDeps): void {
       action: AUDIT.memoryDelete,
       target: relativeOf(p.virtual),
       actor: humanActor(c, deps.trustedUserHeader),
+      channel: "dashboard",
       detail: `${size} bytes`,
     });
     return c.json({ deleted: p.virtual });

@@ -43,6 +43,7 @@ export function registerPushRoutes(app: Hono, deps: AppDeps): void {
       action: AUDIT.pushSubscribe,
       target: `push:${new URL(endpoint).host}`,
       actor: actor(c),
+      channel: "dashboard",
       detail: "device subscribed",
     });
     return c.json({ subscription: { endpoint: sub.endpoint, created_at: sub.created_at } }, 201);
@@ -61,6 +62,7 @@ export function registerPushRoutes(app: Hono, deps: AppDeps): void {
         action: AUDIT.pushUnsubscribe,
         target: `push:${new URL(endpoint).host}`,
         actor: actor(c),
+        channel: "dashboard",
         detail: "device unsubscribed",
       });
     }

@@ -5,7 +5,8 @@
 
 import type { Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
-import { badInput } from "../http/errors.ts";
+import { JobLimitError } from "../../core/store/errors.ts";
+import { ApiError, badInput } from "../http/errors.ts";
 import { humanActor, ID, pathId, readJson, readJsonObject } from "../http/request.ts";
 
 /** Recipe ids as in schemas/recipe.schema.json; anything else does not match a route. */
@@ -24,7 +25,13 @@ export function registerRecipeRoutes(app: Hono, deps: AppDeps): void {
   });
 
   app.post(`/api/recipes/:id{${RECIPE_ID}}/enable`, async (c) => {
-    const result = await recipes.enable(c.req.param("id"), readJson(c, {}), actor(c));
+    const result = await recipes.enable(c.req.param("id"), readJson(c, {}), actor(c)).catch(
+      (err) => {
+        // Spec 7 lists a cap hit on this route as 400 (POST /api/jobs keeps its 409).
+        if (err instanceof JobLimitError) throw new ApiError(400, "job_limit", err.message);
+        throw err;
+      },
+    );
     if (result.kind === "job") {
       live.publish({ type: "job", job_id: result.job.id, change: "created" });
       return c.json({ job: result.job }, 201);

@@ -253,7 +253,7 @@ Deno.test("enable issue-triage: a trigger row, a one-time secret that is stored 
   );
 });
 
-Deno.test("a failure after the trigger row is made soft-disables the row", async () => {
+Deno.test("a failure after the trigger row is made soft-disables the row and answers 500 trigger_enable_failed saying what failed", async () => {
   await using t = await makeTestOutpost({
     triggerSecrets: { secretFor: () => Promise.reject(new Error("trigger_key unreadable")) },
   });
@@ -263,6 +263,12 @@ Deno.test("a failure after the trigger row is made soft-disables the row", async
   });
   assert.equal(res.status, 500);
   const [row] = t.store.triggers.list();
+  assert.deepEqual((await jsonOf(res)).error, {
+    code: "trigger_enable_failed",
+    message: `trigger ${row!.id} was made, then deriving its webhook secret from the install's ` +
+      "trigger key (outpost/trigger_key) failed: trigger_key unreadable; the trigger is " +
+      "disabled: fix the cause and enable the recipe again",
+  });
   assert.equal(row!.enabled, false);
   assert.match(
     row!.disabled_reason!,
@@ -273,6 +279,40 @@ Deno.test("a failure after the trigger row is made soft-disables the row", async
     (await jsonOf(await t.app.request("/api/recipes"))).enabled_counts["issue-triage"],
     0,
   );
+});
+
+Deno.test("an unreadable trigger_key file (a directory in its place) answers trigger_enable_failed naming the file, not internal_error", async () => {
+  await using t = await makeTestOutpost();
+  const wd = await workdir(t);
+  await Deno.mkdir(triggerKeyPath(t.home), { recursive: true });
+  const res = await t.request("POST", "/api/recipes/issue-triage/enable", {
+    config: { workdir: wd, repo: "acme/widgets" },
+  });
+  assert.equal(res.status, 500);
+  const { error } = await jsonOf(res);
+  assert.equal(error.code, "trigger_enable_failed");
+  assert.ok(error.message.includes(triggerKeyPath(t.home)), error.message);
+  assert.match(
+    error.message,
+    /^trigger \d+ was made, then deriving its webhook secret .* failed: /,
+  );
+  assert.equal(t.store.triggers.list()[0]!.enabled, false);
+});
+
+Deno.test("enable at the job cap answers 400 job_limit (spec 7; POST /api/jobs keeps 409) and stores nothing", async () => {
+  await using t = await makeTestOutpost();
+  const wd = await workdir(t);
+  for (let i = 0; i < 100; i++) t.scheduler.createJob(jobInput({ name: `j${i}` }));
+  const res = await t.request("POST", "/api/recipes/daily-brief-9am/enable", {
+    config: { workdir: wd },
+  });
+  assert.equal(res.status, 400);
+  const { error } = await jsonOf(res);
+  assert.equal(error.code, "job_limit");
+  assert.match(error.message, /at most 100 jobs/);
+  assert.equal(t.store.countJobs(), 100);
+  assert.equal(t.store.listJobs().filter((j) => j.recipe_id !== null).length, 0);
+  assert.equal(t.store.listAudit({ action: "recipe_enable" }).length, 0);
 });
 
 Deno.test("a later recipe version marks old jobs stale and never rewrites them; enabling again makes a new job", async () => {

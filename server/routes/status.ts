@@ -2,9 +2,11 @@
 // the schedule preview of the job form and the audit log. (Recipes: routes/recipes.ts.)
 
 import type { Hono } from "hono";
+import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
 import { previewFires, validateSchedule } from "../../core/scheduler/schedule.ts";
 import { isoZ } from "../../core/time.ts";
 import type { AppDeps } from "../deps.ts";
+import { badInput } from "../http/errors.ts";
 import { queryInt } from "../http/request.ts";
 
 export function registerStatusRoutes(app: Hono, deps: AppDeps): void {
@@ -26,10 +28,15 @@ export function registerStatusRoutes(app: Hono, deps: AppDeps): void {
     const limit = queryInt(c, "limit", 1, 500, 100)!;
     const before = queryInt(c, "before", 1, Number.MAX_SAFE_INTEGER, undefined);
     const action = c.req.query("action");
+    const channel = c.req.query("channel");
+    if (channel && !(AUDIT_CHANNELS as readonly string[]).includes(channel)) {
+      throw badInput("channel", `unknown channel; use one of ${AUDIT_CHANNELS.join(", ")}`);
+    }
     const rows = deps.store.listAudit({
       limit,
       ...(before === undefined ? {} : { before_id: before }),
       ...(action ? { action } : {}),
+      ...(channel ? { channel } : {}),
     });
     return c.json({ rows });
   });

@@ -122,6 +122,19 @@ Deno.test("governor: GET shows levers and usage; PUT live-tunes, persists and au
   assert.equal(t.store.listAudit({ action: "governor_update" }).length, 1);
 });
 
+Deno.test("governor card: the queue gauge shows submissions against queue_depth_max and other waiting runs apart", async () => {
+  await using t = await makeTestOutpost({
+    governor: { queue_depth_max: 1, max_concurrent: { api: 0, scheduled: 0 } },
+  });
+  for (const name of ["a", "b"]) t.scheduler.trigger(t.scheduler.createJob(jobInput({ name })).id);
+  t.scheduler.submitOneShot({ name: "one", prompt: "p", workdir: t.home });
+  const { usage } = await json(await t.app.request("/api/governor"));
+  assert.deepEqual(usage.queue, { depth: 1, max: 1, other: 2 });
+  const html = await (await t.app.request("/partials/governor")).text();
+  assert.match(html, /queue <span data-usage="queue">1 \/ 1<\/span>/);
+  assert.match(html, /<span data-usage="queue-other"> · 2 more waiting \(retries, resumes, held/);
+});
+
 Deno.test("GET /api/schedule/preview: the next fires in UTC; bad schedules 400 naming the field", async () => {
   await using t = await makeTestOutpost();
   const body = await json(
@@ -153,7 +166,7 @@ Deno.test("GET /api/schedule/preview: the next fires in UTC; bad schedules 400 n
   }
 });
 
-Deno.test("GET /api/audit lists rows newest first, filtered by action", async () => {
+Deno.test("GET /api/audit lists rows newest first, filtered by action and channel", async () => {
   await using t = await makeTestOutpost();
   const job = t.scheduler.createJob(jobInput());
   await t.request("POST", `/api/jobs/${job.id}/trigger`);
@@ -165,7 +178,21 @@ Deno.test("GET /api/audit lists rows newest first, filtered by action", async ()
   ]);
   const one = await json(await t.app.request("/api/audit?action=job_trigger"));
   assert.equal(one.rows.length, 1);
+  assert.equal(one.rows[0].channel, "dashboard");
   assert.equal((await t.app.request("/api/audit?limit=0")).status, 400);
+  // Filtered by channel: the one machine-door row; an unknown channel is a 400 naming it.
+  t.store.appendAudit({
+    action: "api_submit",
+    target: "job:9",
+    actor: "token:1:ci",
+    channel: "machine",
+    detail: "",
+  });
+  const machine = await json(await t.app.request("/api/audit?channel=machine"));
+  assert.deepEqual(machine.rows.map((r: { action: string }) => r.action), ["api_submit"]);
+  const bad = await t.app.request("/api/audit?channel=fax");
+  assert.equal(bad.status, 400);
+  assert.equal((await json(bad)).error.field, "channel");
 });
 
 Deno.test("unknown API routes and unexpected errors answer the one JSON error body", async () => {

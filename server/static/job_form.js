@@ -75,6 +75,8 @@ function jobBody(editing) {
     // The endpoint snapshot (spec 2.3): prefilled with the outpost's current endpoint.
     base_url: formValue("base_url").trim(),
     model: formValue("model").trim(),
+    // The preset whose stored key the job may use (it goes only to that preset's origin).
+    provider_preset: formValue("provider_preset").trim(),
   };
   for (const name of NUMBER_FIELDS) {
     const raw = formValue(name).trim();
@@ -110,7 +112,7 @@ export function fillForm(job) {
     const input = form.elements.namedItem(name);
     if (input) input.value = v === null || v === undefined ? "" : String(v);
   };
-  const endpoint = ["base_url", "model"];
+  const endpoint = ["base_url", "model", "provider_preset"];
   for (
     const k of [
       "name",
@@ -235,7 +237,12 @@ if (form) {
       const data = editing
         ? await api("PUT", `/api/jobs/${id}`, jobBody(true))
         : await api("POST", "/api/jobs", jobBody(false));
-      toast(editing ? `Saved job ${data.job.id}.` : `Created job ${data.job.id}.`);
+      // The API says which stored key the job's runs send, and where (or that none goes), and
+      // whether a naive `at` in a DST gap was moved to the gap's end (schedule_note).
+      const saved = editing ? `Saved job ${data.job.id}.` : `Created job ${data.job.id}.`;
+      const key = data.key ? ` ${data.key.note}.` : "";
+      const note = data.schedule_note ? ` ${data.schedule_note}.` : "";
+      toast(saved + key + note);
       resetForm();
       const box = document.getElementById("job-form-box");
       if (box) box.open = false;

@@ -71,8 +71,15 @@ export const GovernorUsageView: FC<{ usage: GovernorUsage }> = ({ usage }) => (
       </tbody>
     </table>
     <p class="muted small usage-foot">
-      Total {usage.total.running} / {usage.total.max} running · queue {usage.queue.depth} /{" "}
-      {usage.queue.max}
+      Total {usage.total.running} / {usage.total.max} running · queue{" "}
+      <span data-usage="queue">{usage.queue.depth} / {usage.queue.max}</span>
+      {usage.queue.other > 0
+        ? (
+          <span data-usage="queue-other">
+            {` · ${usage.queue.other} more waiting (retries, resumes, held fires; not capped)`}
+          </span>
+        )
+        : null}
       {usage.defer.enabled
         ? ` · deferring at ${usage.defer.threshold} waiting (now ${
           usage.defer.waiting ?? "unknown"

@@ -4,6 +4,7 @@
 // data comes from history_data.ts.
 
 import type { Child, FC } from "hono/jsx";
+import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
@@ -13,6 +14,7 @@ import { JobHoldNote } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
 import type { Run } from "../../core/store/store.ts";
+import type { JobKeyNote } from "../../core/scheduler/job_key.ts";
 
 const Errors: FC<{ errors: FieldError[] }> = ({ errors }) =>
   errors.length === 0 ? null : (
@@ -129,6 +131,8 @@ export interface JobPageData {
   recent: Run[];
   page: RunsTablePage;
   errors: FieldError[];
+  /** Which stored key the job's runs send, and where (core/scheduler/job_key.ts). */
+  keyNote?: JobKeyNote;
 }
 
 /** ok / every finished run that was an attempt (skips, queued and running left out). */
@@ -197,6 +201,12 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
             {/* Jobs made before the form left it empty may hold the "default" sentinel. */}
             {job.model && job.model !== MODEL_SENTINEL ? job.model : "the endpoint's default"}
           </Setting>
+          <Setting label="Provider preset" id="provider_preset">
+            {job.provider_preset || "the outpost's settings"}
+          </Setting>
+          {data.keyNote
+            ? <Setting label="Stored key" id="stored_key">{data.keyNote.note}</Setting>
+            : null}
           <Setting label="Workdir">
             <span class="mono">{job.workdir}</span>
           </Setting>
@@ -268,6 +278,13 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
           values={data.actions}
           raw={data.raw}
         />
+        <SelectFilter
+          label="Channel"
+          name="channel"
+          any="Any channel"
+          values={AUDIT_CHANNELS}
+          raw={data.raw}
+        />
         <TextFilter label="Actor" name="actor" placeholder="dashboard" raw={data.raw} />
         <TextFilter label="Target" name="target" placeholder="job:3" raw={data.raw} />
         <div class="filter-actions">
@@ -291,6 +308,7 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
                 <tr>
                   <th scope="col">When</th>
                   <th scope="col">Action</th>
+                  <th scope="col">Channel</th>
                   <th scope="col">Actor</th>
                   <th scope="col">Target</th>
                   <th scope="col">Detail</th>
@@ -298,11 +316,12 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
               </thead>
               <tbody>
                 {data.rows.map((r) => (
-                  <tr data-audit-id={r.id} data-action={r.action}>
+                  <tr data-audit-id={r.id} data-action={r.action} data-channel={r.channel}>
                     <td>
                       <time datetime={r.at} title={shortTime(r.at)}>{shortTime(r.at)}</time>
                     </td>
                     <td class="mono">{r.action}</td>
+                    <td>{r.channel}</td>
                     <td>{r.actor}</td>
                     <td class="mono clip">{r.target}</td>
                     <td class="detail">{r.detail}</td>

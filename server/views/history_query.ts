@@ -2,6 +2,7 @@
 // filters. A bad value is not dropped in silence: it comes back as a field error with the
 // form label the operator sees, and the page answers 400 showing it.
 
+import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
 import type { AuditFilter, JobClass, RunFilter, RunStatus } from "../../core/store/store.ts";
 
 export const RUN_STATUSES: readonly RunStatus[] = [
@@ -141,6 +142,18 @@ export function parseAuditQuery(q: Query): AuditQuery {
     if (v.length > TEXT_MAX) {
       errors.push({ field: name, label, message: `longer than ${TEXT_MAX} characters` });
     } else filter[name] = v;
+  }
+  const channel = q("channel")?.trim() ?? "";
+  if (channel !== "") {
+    raw.channel = channel;
+    if ((AUDIT_CHANNELS as readonly string[]).includes(channel)) filter.channel = channel;
+    else {
+      errors.push({
+        field: "channel",
+        label: "Channel",
+        message: `unknown channel; use one of ${AUDIT_CHANNELS.join(", ")}`,
+      });
+    }
   }
   return { filter, raw, before: cursor(q, errors), errors };
 }

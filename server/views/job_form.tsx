@@ -205,7 +205,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
         <Field
           label="Base URL"
           field="base_url"
-          hint="The model server this job talks to; prefilled with the outpost's current endpoint"
+          hint="The model server this job talks to; prefilled with the outpost's current endpoint. A stored key goes only to the endpoint it was stored for"
           wide
         >
           <input
@@ -230,6 +230,21 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             value={defaults.model ?? ""}
             placeholder="the endpoint's default"
             aria-describedby={describedBy("model")}
+          />
+        </Field>
+        <Field
+          label="Provider preset"
+          field="provider_preset"
+          hint="Empty: the outpost's settings. Name the preset whose stored key was stored for this Base URL to use that key"
+        >
+          <input
+            id="f-provider_preset"
+            name="provider_preset"
+            autocomplete="off"
+            spellcheck={false}
+            class="mono"
+            placeholder="none"
+            aria-describedby={describedBy("provider_preset")}
           />
         </Field>
         <Field

@@ -11,7 +11,7 @@ import type { Run } from "../../core/store/store.ts";
 import { DoneReasonBadge, isInFlight, RunBadge } from "./badges.tsx";
 import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { InboxItemView } from "./inbox_item.tsx";
-import { runDuration } from "./runs_table.tsx";
+import { cachedShare, runDuration } from "./runs_table.tsx";
 import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
 import type { RunPageData } from "./page_data.ts";
@@ -90,6 +90,15 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
           <Fact label="Tokens in / out">
             {`${count(run.tokens_in)} / ${count(run.tokens_out)}`}
           </Fact>
+          {cachedShare(run)
+            ? (
+              <Fact label="Prompt cache" testid="prompt-cache">
+                {`${count(run.cache_read_tokens)} read / ${
+                  count(run.cache_write_tokens)
+                } written (${cachedShare(run)})`}
+              </Fact>
+            )
+            : null}
           {run.cost_usd !== null ? <Fact label="Cost">{formatCost(run.cost_usd)}</Fact> : null}
           {run.model ? <Fact label="Model">{run.model}</Fact> : null}
           <Fact label="Schedule">{scheduleText(job.schedule)}</Fact>

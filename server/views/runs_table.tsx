@@ -2,12 +2,24 @@
 // in/out, cost, model and attempt, one page at a time with an "Older runs" cursor link. Cost
 // is the figure the run reported (priced by the agent with its own pricing setting and
 // table); it stays blank, never $0, when pricing was off or the model is not in the table.
+// A run whose provider served part of its prompts from the prompt cache says what share.
 
 import type { FC } from "hono/jsx";
 import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
 import { RunBadge } from "./badges.tsx";
 import { count, msText, relativeTime, shortTime } from "./format.ts";
+
+/**
+ * The share of a run's prompt tokens its provider's cache served ("91% cached"), or "" when
+ * the run reported no cache use (or ran before runs stored it).
+ */
+export function cachedShare(run: Run): string {
+  const read = run.cache_read_tokens ?? 0;
+  if (read === 0) return "";
+  const prompt = (run.tokens_in ?? 0) + read + (run.cache_write_tokens ?? 0);
+  return `${Math.round((read / prompt) * 100)}% cached`;
+}
 
 /** Runs per page of the history lists. */
 export const RUNS_PER_PAGE = 50;
@@ -96,10 +108,13 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
                   </time>
                 </td>
                 <td class="num" data-col="duration">{runDuration(run)}</td>
-                <td class="num">
+                <td class="num" data-col="tokens">
                   {run.tokens_in === null && run.tokens_out === null
                     ? ""
                     : `${count(run.tokens_in)} / ${count(run.tokens_out)}`}
+                  {cachedShare(run)
+                    ? <span class="muted" data-col="cached">{` · ${cachedShare(run)}`}</span>
+                    : null}
                 </td>
                 <td class="num" data-col="cost">{formatCost(run.cost_usd)}</td>
                 <td class="mono clip" data-col="model">{run.model ?? ""}</td>

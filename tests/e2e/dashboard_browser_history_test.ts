@@ -214,42 +214,68 @@ peerTest(
   },
 );
 
-peerTest("dashboard: /audit filters by action, actor and target", probes.chromium, async () => {
-  await using d = await openDashboard();
-  const { page } = d;
-  for (let i = 0; i < 60; i++) {
+peerTest(
+  "dashboard: /audit filters by action, channel, actor and target",
+  probes.chromium,
+  async () => {
+    await using d = await openDashboard();
+    const { page } = d;
+    for (let i = 0; i < 60; i++) {
+      d.deps.store.appendAudit({
+        action: i % 4 === 0 ? "job_delete" : "job_update",
+        target: `job:${i % 5}`,
+        actor: i % 2 ? "user:ann" : "dashboard",
+        channel: "dashboard",
+        detail: `change ${i}`,
+      });
+    }
+    await page.goto("/audit");
+    assert.equal(await page.locator("table.history tbody tr").count(), 50);
+    await bothWidths(d, "audit");
+    await page.selectOption("#f-action", "job_delete");
+    await page.fill("#f-actor", "dashboard");
+    await Promise.all([
+      page.waitForURL(/action=job_delete/),
+      page.click('#audit-filter button[type="submit"]'),
+    ]);
+    const rows = await page.locator("table.history tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? ""))
+    );
+    assert.equal(rows.length, 15);
+    // Columns: when, action, channel, actor, target, detail.
+    assert.ok(
+      rows.every((r) => r[1] === "job_delete" && r[2] === "dashboard" && r[3] === "dashboard"),
+    );
+    await page.fill("#f-target", "job:0");
+    await Promise.all([
+      page.waitForURL(/target=job/),
+      page.click('#audit-filter button[type="submit"]'),
+    ]);
+    assert.ok((await page.locator("table.history tbody tr").count()) > 0);
+    await d.screenshot("audit_filtered");
+    // The channel select: the one chat row.
     d.deps.store.appendAudit({
-      action: i % 4 === 0 ? "job_delete" : "job_update",
-      target: `job:${i % 5}`,
-      actor: i % 2 ? "user:ann" : "dashboard",
-      detail: `change ${i}`,
+      action: "approve",
+      target: "inbox:1",
+      actor: "@ann:hs",
+      channel: "chat",
+      detail: "via chat",
     });
-  }
-  await page.goto("/audit");
-  assert.equal(await page.locator("table.history tbody tr").count(), 50);
-  await bothWidths(d, "audit");
-  await page.selectOption("#f-action", "job_delete");
-  await page.fill("#f-actor", "dashboard");
-  await Promise.all([
-    page.waitForURL(/action=job_delete/),
-    page.click('#audit-filter button[type="submit"]'),
-  ]);
-  const rows = await page.locator("table.history tbody tr").evaluateAll((trs) =>
-    trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? ""))
-  );
-  assert.equal(rows.length, 15);
-  assert.ok(rows.every((r) => r[1] === "job_delete" && r[2] === "dashboard"));
-  await page.fill("#f-target", "job:0");
-  await Promise.all([
-    page.waitForURL(/target=job/),
-    page.click('#audit-filter button[type="submit"]'),
-  ]);
-  assert.ok((await page.locator("table.history tbody tr").count()) > 0);
-  await d.screenshot("audit_filtered");
-  await page.goto("/audit?actor=nobody");
-  await page.locator('[data-testid="audit-empty"]', { hasText: "No audit rows match" }).waitFor();
-  assert.deepEqual(d.pageErrors, []);
-});
+    await page.goto("/audit");
+    await page.selectOption("#f-channel", "chat");
+    await Promise.all([
+      page.waitForURL(/channel=chat/),
+      page.click('#audit-filter button[type="submit"]'),
+    ]);
+    const chat = await page.locator("table.history tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? ""))
+    );
+    assert.deepEqual(chat.map((r) => r.slice(1, 4)), [["approve", "chat", "@ann:hs"]]);
+    await page.goto("/audit?actor=nobody");
+    await page.locator('[data-testid="audit-empty"]', { hasText: "No audit rows match" }).waitFor();
+    assert.deepEqual(d.pageErrors, []);
+  },
+);
 
 peerTest(
   "dashboard: the operator reclassifies an episodic memory file and deletes one",

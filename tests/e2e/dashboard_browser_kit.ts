@@ -82,6 +82,8 @@ export interface DashboardOptions {
    * services on loopback allowed (the tests stand them in).
    */
   push?: boolean;
+  /** Extra Chromium switches (the rebinding test maps a made-up name to 127.0.0.1). */
+  chromiumArgs?: string[];
 }
 
 /** The push tests' VAPID private key (raw base64url), so a test can derive its public key. */
@@ -132,10 +134,14 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
   const app = createApp(deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;
+  deps.listen = { hostname: "127.0.0.1", port: server.addr.port };
 
   let browser: Browser | null = null;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, ...(options.chromiumArgs ?? [])],
+    });
     const context = await browser.newContext({
       viewport: options.viewport ?? { width: 1280, height: 900 },
       baseURL: base,

@@ -229,7 +229,7 @@ peerTest(
     // back to the deep link, and the open page follows its nav message.
     const other = d.createJob({ name: "second picker", prompt: "exit:2" });
     const second = await halted(d, other.id);
-    d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard" });
+    d.deps.inbox.dismiss(second.id, { actor: "test", via: "dashboard", channel: "dashboard" });
     const tag2 = `inbox-${second.id}`;
     await pushInbox(second);
     await tap(worker, tag2, "approve");

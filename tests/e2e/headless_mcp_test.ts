@@ -185,7 +185,10 @@ Deno.test("a server that never answers initialize: the run goes on without it af
     tools: [],
     error: "no answer within startup_timeout_s = 1",
   }]);
-  assert.ok(!toolNames(t.fake.requests[0]!.body).some((n) => n.startsWith("mcp__")));
+  // The workspace tools were offered (the list is not empty), and no tool of the mute server.
+  const offered = toolNames(t.fake.requests[0]!.body);
+  assert.ok(offered.includes("view"), offered.join(", "));
+  assert.ok(!offered.some((n) => n.startsWith("mcp__")), offered.join(", "));
 });
 
 peerTest(
@@ -401,6 +404,7 @@ peerTest(
     // Its own PID namespace: bwrap's pid 1, the server, nothing of the agent's.
     const who = JSON.parse(p.whoami!) as { pid: number; proc: string[] };
     assert.ok(who.pid < 10, p.whoami);
+    assert.ok(who.proc.includes(String(who.pid)), p.whoami);
     assert.ok(who.proc.every((pid) => Number(pid) < 10), p.whoami);
     assert.equal(p.connect, "error: ECONNREFUSED", "sandbox_network off: its own loopback only");
   },

@@ -140,21 +140,29 @@ peerTest(
       await agent.waitFor(
         /running total \$0\.06 on priced-msgs over 1 reply \(claude-sonnet-4-5: \$3 in \/ \$15 out per million tokens/,
       );
-      // Cache writes at the input rate, reads at the cache rate: 1,000×3 + 2,000×3 + 10,000×0.3.
+      // Cache writes and reads at the cache rates: 1,000×3 + 2,000×3.75 + 10,000×0.3.
       msgs.enqueue(reply().text("Second.").usage(1_000, 0, { read: 10_000, creation: 2_000 }));
       await agent.submit("two");
       await agent.waitFor(/· \$0\.07 ─/);
 
       await agent.submit("/tokens");
-      screen = await agent.waitFor(/Running cost: \$0\.07 on priced-msgs/);
+      // Billed in full the second prompt would have cost 13,000×3: $0.0255 saved.
+      screen = await agent.waitFor(/Running cost: \$0\.07 on priced-msgs; saved \$0\.03/);
       const report = screen.slice(screen.lastIndexOf("Context by component (estimates"));
       for (const row of ["system prompt", "memory index", "tools", "history", "total"]) {
         assert.match(report, new RegExp(`  ${row} +[\\d,]+`), report);
       }
       assert.match(report, /history +[\d,]+ {2}\(4 messages\)/);
       assert.match(report, /total +[\d,]+ {2}of 200,000 \(\d+%\)/);
-      assert.match(report, /Last turn \(server\): prompt 13,000 \(10,000 cached\) · output 0/);
+      assert.match(
+        report,
+        /Last turn \(server\): prompt 13,000 \(10,000 cached, 2,000 written\) · output 0/,
+      );
       assert.match(report, /Session: input 23,000 · output 2,000/);
+      assert.match(
+        report,
+        /Prompt cache: 43% of the session's prompt tokens read from the cache \(10,000 read, 2,000 written\)/,
+      );
       // The whole prompt as the server counts it: the next request's system prompt, tools and
       // history, sent to count_tokens.
       const counted = msgs.countRequests.at(-1)!;

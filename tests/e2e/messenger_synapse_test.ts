@@ -203,7 +203,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
         assert.match(report.body, /finished/);
         assert.match(report.body, /Changelog tidied/);
         assert.ok(report.body.endsWith(`${BASE}/runs/${jobId}/${runId}`), report.body);
-        const rows = o.store.listAudit({ action: "chat_run" });
+        const rows = o.store.listAudit({ action: "run", channel: "chat" });
         assert.equal(rows.length, 1);
         assert.equal(rows[0]!.actor, alice.userId);
       },
@@ -276,10 +276,10 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
         assert.match(await say(`${a}: the first one`), new RegExp(`^Answered item ${a}`));
         assert.equal(o.store.getInboxItem(a)!.answer, "the first one");
         await finishQueued();
-        for (const action of ["chat_approve", "chat_reject", "chat_revise", "chat_dismiss"]) {
-          assert.equal(o.store.listAudit({ action }).length, 1, action);
+        for (const action of ["approve", "reject", "revise", "dismiss"]) {
+          assert.equal(o.store.listAudit({ action, channel: "chat" }).length, 1, action);
         }
-        assert.equal(o.store.listAudit({ action: "chat_answer" }).length, 2);
+        assert.equal(o.store.listAudit({ action: "answer", channel: "chat" }).length, 2);
         assert.match(await say("list"), /Open inbox items:\n#\d+ \(job \d+, medium risk\)/);
         await nextMinute();
       },
@@ -338,8 +338,8 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
       assert.match(stopReply, /^Stopped run \d+ of job \d+ \(process group killed\)/);
       assert.equal(proc.killed, true);
       assert.deepEqual(
-        ["chat_pause", "chat_resume", "chat_stop"].map((a) =>
-          o.store.listAudit({ action: a }).length
+        ["pause", "resume", "stop"].map((a) =>
+          o.store.listAudit({ action: a, channel: "chat" }).length
         ),
         [1, 1, 1],
       );

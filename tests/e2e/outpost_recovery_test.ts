@@ -53,6 +53,7 @@ function job(name: string, schedule: NewJob["schedule"], workdir: string): NewJo
     output_surface: "",
     base_url: "",
     model: "",
+    provider_preset: "",
     enabled: true,
     recipe_id: null,
     recipe_version: null,

@@ -7,6 +7,15 @@
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { type Peer, runAgainst, sharedLlama } from "./peers_kit.ts";
+import { type LoopConfig, runLoop } from "../../core/agent/loop.ts";
+import { appendUserText } from "../../core/agent/history_convert.ts";
+import { composeSystemPrompt } from "../../core/agent/system_prompt.ts";
+import { workspaceTools } from "../../core/tools/registry.ts";
+import { createWire } from "../../core/wires/create.ts";
+import type { Message, Usage } from "../../core/wires/types.ts";
+import { promptTokens } from "../../core/wires/usage.ts";
+import { defaultWireOptions } from "../fakes/model_server_wiring.ts";
+import { testSandbox } from "../fakes/test_workspace.ts";
 
 const GREETING = "Hello from a tiny scripted llama.";
 const ANSWER = "The file says: hello peer.";
@@ -164,4 +173,65 @@ function scenario(name: string, fn: (provider: (typeof WIRES)[number]) => Promis
     assert.equal(r.json.final_text, ANSWER);
     assert.match(toolResults(r.journal).join("\n"), /\[cut: this tool result was/);
   });
+}
+
+/**
+ * Tokens a turn may re-process beyond what was added since the previous request: the end of
+ * the previous prompt (its generation prompt) rendered as history, and the generated reply
+ * re-rendered by the template (the tool call's JSON spacing). A byte-level vocabulary spends
+ * about a token a byte.
+ */
+const REPROCESS_SLACK = 96;
+
+{
+  scenario(
+    "each turn of a session re-processes only what it added (prompt cache)",
+    async (provider) => {
+      const { tool } = await peers();
+      const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-peer-cache-" }));
+      try {
+        await Deno.writeTextFile(`${dir}/hello.txt`, "hello peer\n");
+        const turns: Usage[] = [];
+        const cfg: LoopConfig = {
+          wire: createWire(
+            { provider, base_url: tool.url, auth_style: "bearer" },
+            defaultWireOptions(),
+          ),
+          model: "peer-tool",
+          system: composeSystemPrompt({ workdir: dir, today: "2026-11-28", mode: "auto" }),
+          tools: workspaceTools(testSandbox(dir, "off")),
+          mode: "auto",
+          workdir: dir,
+          context_window: 32768,
+          onEvent: (e) => {
+            if (e.type === "done") turns.push(e.usage);
+          },
+        };
+        // Three legs of one conversation, two requests each (the call, then the answer).
+        let history: Message[] = [];
+        for (const ask of ["Read hello.txt.", "Read it again.", "Once more, please."]) {
+          const r = await runLoop(appendUserText(history, ask), cfg);
+          assert.equal(r.done_reason, "stop", r.error);
+          assert.equal(r.final_text, ANSWER);
+          history = r.messages;
+        }
+        assert.equal(turns.length, 6);
+        const prompt = (u: Usage) => promptTokens(u);
+        for (let k = 1; k < turns.length; k++) {
+          const added = prompt(turns[k]!) - prompt(turns[k - 1]!);
+          const reprocessed = turns[k]!.input_tokens;
+          assert.ok(added > 0, `turn ${k + 1} grew the prompt`);
+          assert.ok(
+            reprocessed <= added + REPROCESS_SLACK,
+            `turn ${k + 1}: re-processed ${reprocessed} of ${prompt(turns[k]!)} prompt tokens, ` +
+              `${added} added since turn ${k}: ${JSON.stringify(turns)}`,
+          );
+          // The rest came from llama-server's cache: reported as cached on both wires.
+          assert.equal(turns[k]!.cache_read_tokens, prompt(turns[k]!) - reprocessed);
+        }
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  );
 }

@@ -40,7 +40,12 @@ peerTest(
     const fake = await startFakeModelServer({
       models: [{ id: "served-model", max_model_len: 32768 }],
     });
-    await plantSecrets({ agentHome, home, other: `${home}/ws-b`, port: 0 });
+    // The settings file names the model server, so its api_key is stored for that origin and
+    // may go there (a stored key goes only where it was stored for: key_binding.ts).
+    await plantSecrets(
+      { agentHome, home, other: `${home}/ws-b`, port: 0 },
+      `base_url = "${fake.url}"`,
+    );
     const outpost = await startOutpost(home, {
       AGENT_BASE_URL: fake.url,
       AGENT_PROVIDER: "chat_completions",

@@ -16,6 +16,7 @@ export function newJobFixture(overrides: Partial<NewJob> = {}): NewJob {
     output_surface: "",
     base_url: "",
     model: "",
+    provider_preset: "",
     enabled: true,
     recipe_id: null,
     recipe_version: null,

@@ -13,6 +13,8 @@
 //     countTokens: false,        // POST /v1/messages/count_tokens answers 404 (default: served)
 //     tokenize: false,           // POST /tokenize answers 404, like a hosted server
 //     dialect: "llama-server",   // chunks and /tokenize as llama-server writes them
+//     promptCache: true,         // usage from a prompt cache run by the providers' documented
+//                                // rules (prompt_cache.ts) when a reply scripts none
 //   });
 //   fake.url                     // "http://127.0.0.1:PORT/v1" — use as base_url for either wire
 //   fake.enqueue(reply().reasoning("thinking…").text("Hello").usage(10, 5));
@@ -26,6 +28,7 @@
 //   fake.enqueue(reply().text("par").reset());              // connection dropped mid-stream
 //   fake.enqueue(reply().raw(sseText));                     // a recorded stream verbatim
 //   await fake.waitForRequests(2);  // resolves once 2 model calls have arrived (no sleeping)
+//   await fake.waitForClientsGone(1); // resolves once 1 client closed a stream before its end
 //   fake.requests     // model calls only: { method, path, wire, headers, body, rejection? }
 //   fake.allRequests  // every request, including /v1/models and /metrics
 //   fake.violations   // invariant breaks answered with 4xx: { path, status, message }
@@ -71,6 +74,7 @@ import {
   tokenizeAnswer,
 } from "./model_server_count.ts";
 import type { HttpErrorReply, ReplyBuilder } from "./model_server_reply.ts";
+import { FakePromptCaches } from "./prompt_cache.ts";
 
 export {
   fakeSignature,
@@ -104,6 +108,12 @@ export interface FakeServerOptions {
    * `content` and so answers the chat-form body with {"tokens": []}. Default "vllm".
    */
   dialect?: ChatDialect;
+  /**
+   * Replies without scripted usage report what a provider's prompt cache would have read and
+   * written for the request (prompt_cache.ts): cache_read/creation_input_tokens on Messages,
+   * prompt_tokens_details.cached_tokens on Chat Completions. Default false.
+   */
+  promptCache?: boolean;
 }
 
 export type FakeWire =
@@ -154,6 +164,11 @@ export interface FakeModelServer {
   setModels(models: FakeModel[]): void;
   failModels(status: number): void;
   waitForRequests(count: number): Promise<void>;
+  /**
+   * Resolves once `count` streams were cancelled by their client going away (the connection
+   * closed before the stream's end) — what a client that releases its connection causes.
+   */
+  waitForClientsGone(count: number): Promise<void>;
   assertNoViolations(): void;
   close(): Promise<void>;
 }
@@ -179,8 +194,11 @@ export async function startFakeModelServer(
     violations: [] as Violation[],
     streams: new Set<OpenStream>(),
     waiters: [] as { count: number; resolve: () => void }[],
+    clientsGone: 0,
+    goneWaiters: [] as { count: number; resolve: () => void }[],
     closing: false,
   };
+  const caches = options.promptCache ? new FakePromptCaches() : undefined;
   const responseModel = () => options.responseModel ?? state.models[0]?.id ?? "fake-model";
 
   const notify = () => {
@@ -235,6 +253,13 @@ export async function startFakeModelServer(
         });
       },
       cancel() {
+        // Deno cancels a response body when its connection closes before the body's end.
+        state.clientsGone++;
+        state.goneWaiters = state.goneWaiters.filter((w) => {
+          if (state.clientsGone < w.count) return true;
+          w.resolve();
+          return false;
+        });
         open?.wake();
       },
     });
@@ -332,6 +357,7 @@ export async function startFakeModelServer(
       if (scripted.kind === "http_error") return scriptedAnswer(scripted);
       const model = scripted.modelValue ?? responseModel();
       const body = rec.body ?? {};
+      caches?.account(scripted, wire, body);
       return stream(
         wire === "messages"
           ? renderMessages(scripted, body, model)
@@ -455,6 +481,10 @@ export async function startFakeModelServer(
     waitForRequests(count) {
       if (state.requests.length >= count) return Promise.resolve();
       return new Promise((resolve) => state.waiters.push({ count, resolve }));
+    },
+    waitForClientsGone(count) {
+      if (state.clientsGone >= count) return Promise.resolve();
+      return new Promise((resolve) => state.goneWaiters.push({ count, resolve }));
     },
     assertNoViolations() {
       if (state.violations.length > 0) {

@@ -227,6 +227,9 @@ export function renderChat(
     };
     if (u.cacheRead !== undefined) usage.prompt_tokens_details = { cached_tokens: u.cacheRead };
     if (dialect === "llama-server") {
+      // tools/server: usage always has prompt_tokens_details; timings split the prompt into
+      // cache_n (read from the slot's cache) and prompt_n (processed).
+      usage.prompt_tokens_details = { cached_tokens: u.cacheRead ?? 0 };
       frame({
         choices: [],
         created,
@@ -235,7 +238,7 @@ export function renderChat(
         system_fingerprint: "b1-fake",
         object: "chat.completion.chunk",
         usage,
-        timings: { prompt_n: usage.prompt_tokens, predicted_n: u.output },
+        timings: { cache_n: u.cacheRead ?? 0, prompt_n: u.input, predicted_n: u.output },
       });
     } else frame({ id, object: "chat.completion.chunk", created, model, choices: [], usage });
   }

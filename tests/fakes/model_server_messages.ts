@@ -4,6 +4,7 @@
 // forced tool), and the rendering of a scripted reply as Messages stream events
 // (message_start, ping, content_block_start/delta/stop, message_delta, message_stop).
 
+import { MessagesPromptCache } from "./prompt_cache.ts";
 import type { Rejection, StreamAction } from "./model_server_chat.ts";
 import {
   fakeSignature,
@@ -76,6 +77,8 @@ export function checkMessagesRequest(body: unknown, headers: Headers): Rejection
   if (typeof body.model !== "string" || body.model === "") {
     return { status: 400, message: "model: Field required" };
   }
+  const breakpoints = MessagesPromptCache.check(body);
+  if (breakpoints) return { status: 400, message: breakpoints };
   if (
     typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 1
   ) {

@@ -31,6 +31,8 @@ export interface SimulationOptions {
   totalCap?: number;
   /** Store file; default in-memory (the month is about scheduling, not disk speed). */
   dbPath?: string;
+  /** Gap between background one-shots: minMs plus up to spreadMs (default 10 min + 4 h). */
+  submitEvery?: { minMs: number; spreadMs: number };
 }
 
 export interface SimulationResult {
@@ -218,7 +220,8 @@ export async function runSimulation(options: SimulationOptions = {}): Promise<Si
       return Promise.resolve();
     },
   });
-  // Background one-shots arrive every few hours.
+  // Background one-shots arrive every few hours (or as often as the test asks).
+  const submitEvery = options.submitEvery ?? { minMs: 600_000, spreadMs: 14_400_000 };
   let nextSubmit = start + Math.floor(random() * 7_200_000);
 
   const settleDone = async () => {
@@ -272,7 +275,7 @@ export async function runSimulation(options: SimulationOptions = {}): Promise<Si
         if (run) stats.resumes++;
       }
     } else if (t === nextSubmit) {
-      nextSubmit = t + 600_000 + Math.floor(random() * 14_400_000);
+      nextSubmit = t + submitEvery.minMs + Math.floor(random() * submitEvery.spreadMs);
       try {
         const { job } = scheduler.submitOneShot({
           name: "one-shot",
@@ -285,6 +288,13 @@ export async function runSimulation(options: SimulationOptions = {}): Promise<Si
       } catch (err) {
         if (!(err instanceof CapacityError)) throw err;
         stats.capacity_refusals++;
+      }
+      // The queue gauge never reads over its maximum (retries and resumes are shown apart).
+      const { queue } = scheduler.usage();
+      if (queue.depth > queue.max) {
+        violations.push(
+          `queue gauge ${queue.depth} / ${queue.max} at ${clock.now().toISOString()}`,
+        );
       }
     }
     await scheduler.step();

@@ -74,6 +74,9 @@ export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.triggerSecrets ? { triggerSecrets: options.triggerSecrets } : {}),
   });
+  // app.request("/x") addresses http://localhost/x: the app is "bound" at 127.0.0.1:80, so
+  // the Host check (server/http/served_hosts.ts) serves localhost, 127.0.0.1 and [::1].
+  deps.listen = { hostname: "127.0.0.1", port: 80 };
   const app = createApp(deps);
   const kitDispose = kit[Symbol.asyncDispose].bind(kit);
   return Object.assign(kit, {
