@@ -90,6 +90,8 @@ export interface ParsedArgs {
   prompt?: string;
   /** `agent config set-key PROVIDER`: store that provider's API key, read from stdin. */
   setKeyFor?: string;
+  /** `agent config trust [FILE]`: trust a project settings file ("" = the one found here). */
+  trustFile?: string;
   /** The words after a subcommand that parses its own (`agent adoption validate FILE`). */
   commandArgs?: string[];
   /** Settings flags, keyed by flag name, for resolveSettings. */
@@ -122,14 +124,19 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
     commandArgs = positionals.splice(0);
   }
   let setKeyFor: string | undefined;
+  let trustFile: string | undefined;
   if (command === "config" && positionals[0] === "set-key") {
     if (positionals.length !== 2) {
       throw new UsageError("usage: agent config set-key PROVIDER < file-holding-the-key");
     }
     setKeyFor = positionals[1];
     positionals.length = 0;
+  } else if (command === "config" && positionals[0] === "trust") {
+    if (positionals.length > 2) throw new UsageError("usage: agent config trust [FILE]");
+    trustFile = positionals[1] ?? "";
+    positionals.length = 0;
   } else if (command === "config" && positionals.length > 0) {
-    throw new UsageError(`unknown config command "${positionals[0]}"; try set-key`);
+    throw new UsageError(`unknown config command "${positionals[0]}"; try set-key or trust`);
   }
   if (positionals.length > 1) {
     throw new UsageError(
@@ -175,6 +182,7 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   if (typeof v.effort === "string") result.effort = v.effort;
   if (maxTurns !== undefined) result.maxTurns = maxTurns;
   if (setKeyFor !== undefined) result.setKeyFor = setKeyFor;
+  if (trustFile !== undefined) result.trustFile = trustFile;
   if (prompt !== undefined) result.prompt = prompt;
   if (commandArgs !== undefined) result.commandArgs = commandArgs;
   return result;

@@ -5,7 +5,8 @@ import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
-import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
+import { type AgentContext, prepareAgent, sessionsDirOf, SetupError } from "./setup.ts";
+import { SettingsError } from "../core/settings/errors.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
@@ -84,6 +85,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
     await ctx.mcp?.close();
+    await ctx.sandbox.close(); // after the MCP servers, which run in it
   }
 }
 
@@ -329,6 +331,11 @@ async function begin(
   return { ctx, journal, history, effort };
 }
 
+/** A failure of the run's configuration, which a retry would meet again (not an I/O hiccup). */
+function isConfigurationError(err: unknown): boolean {
+  return err instanceof SetupError || err instanceof SettingsError || err instanceof HeadlessError;
+}
+
 /** The result of a run that failed before its first turn. */
 function setupFailure(
   err: unknown,
@@ -346,6 +353,7 @@ function setupFailure(
     final_text: "",
     questions: [],
     error: errorLine(err),
+    ...(isConfigurationError(err) ? { setup_error: true as const } : {}),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

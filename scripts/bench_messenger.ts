@@ -65,6 +65,7 @@ const messenger = await startMessenger({
   fetch: globalThis.fetch,
   baseUrl: "http://outpost.test",
   workspacesRoot: join(o.home, "workspaces"),
+  workdirPlaces: o.deps.workdirPlaces,
 });
 await alice.waitForJoin(dm, bot.userId);
 await alice.command(dm, "status"); // warm-up

@@ -29,6 +29,7 @@ import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
 import type { InboxState } from "../core/store/store.ts";
+import type { ProtectedPlaces } from "../core/workdir_policy.ts";
 
 /** The install's CSRF token: minted once (persisted), then only read. */
 export interface CsrfTokenSource {
@@ -108,6 +109,8 @@ export interface AppDeps {
   eventStreamLimits?: StreamLimits;
   /** The agent home (AGENT_HOME or ~/.agent); outpost data lives under <home>/outpost/. */
   home: string;
+  /** What no job's workdir may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
   /** High-risk hold lifetime (AGENT_MATRIX_HOLD_TTL seconds × 1000; default 3600 s). */
   holdTtlMs: number;
   /** Public base address of the dashboard ({base_url}), e.g. https://outpost.example.org. */

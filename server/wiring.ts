@@ -22,6 +22,12 @@ import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts"
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import type { Store } from "../core/store/store.ts";
+import {
+  type ProtectedPlaces,
+  WORKDIR_ROOTS_ENV,
+  workdirRootsFrom,
+} from "../core/workdir_policy.ts";
+import { globalSettingsPath } from "../core/settings/project.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
 import { sqliteDataVersion } from "./http/data_version.ts";
@@ -47,6 +53,8 @@ export interface CoreParts {
   env: Env;
   logger: Logger;
   home: string;
+  /** The memory_dir setting's value: no job's workdir may be, hold or lie inside it. */
+  memoryRoot?: string;
   csrf: CsrfTokenSource;
   memory: () => Promise<MemoryStore>;
   baseUrl: string;
@@ -68,6 +76,7 @@ export interface CoreParts {
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
 export function assembleDeps(parts: CoreParts): AppDeps {
+  const workdirPlaces = workdirPlacesOf(parts);
   const holdTtlMs = parts.holdTtlMs ?? holdTtlMsFrom(parts.env);
   const inbox = new InboxService({
     store: parts.store,
@@ -126,6 +135,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     csrf: parts.csrf,
     live,
     home: parts.home,
+    workdirPlaces,
     holdTtlMs,
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
@@ -136,12 +146,29 @@ export function assembleDeps(parts: CoreParts): AppDeps {
   };
 }
 
+/** What the outpost protects from jobs' workdirs: its home, memory root, settings, $HOME. */
+export function workdirPlacesOf(
+  parts: Pick<CoreParts, "home" | "memoryRoot" | "env">,
+): ProtectedPlaces {
+  const userHome = parts.env.get("HOME")?.trim();
+  // A malformed AGENT_WORKDIR_ROOTS stops the outpost at start, naming the variable.
+  const openedRoots = workdirRootsFrom(parts.env.get(WORKDIR_ROOTS_ENV));
+  return {
+    agentHome: parts.home,
+    settingsFiles: [globalSettingsPath(parts.home)],
+    ...(parts.memoryRoot ? { memoryRoot: parts.memoryRoot } : {}),
+    ...(userHome ? { userHome } : {}),
+    ...(openedRoots.length > 0 ? { openedRoots } : {}),
+  };
+}
+
 /** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
 function assembleRecipes(
   parts: CoreParts,
 ): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
   const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
   const recipes = new RecipeService({
+    workdirPlaces: workdirPlacesOf(parts),
     store: parts.store,
     jobs: parts.scheduler,
     clock: parts.clock,
@@ -296,6 +323,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       env: o.env,
       logger: o.logger,
       home: o.home,
+      memoryRoot: o.memoryRoot,
       csrf,
       memory: memory.get,
       baseUrl: o.baseUrl,
@@ -321,6 +349,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         fetch: o.fetch,
         baseUrl: o.baseUrl,
         workspacesRoot: workspacesRootFrom(o.env, o.home),
+        workdirPlaces: deps.workdirPlaces,
       });
     }
     // Started last: nothing below can fail, so close() is always there to stop it.

@@ -146,6 +146,7 @@ Deno.test("a trusted room stops being trusted when a stranger joins later", asyn
       logger: kit.logger,
       baseUrl: "http://outpost.test",
       workspacesRoot,
+      workdirPlaces: { agentHome: kit.home },
       clock: kit.clock,
     }),
     clock: kit.clock,

@@ -20,6 +20,7 @@ import type { Command } from "./grammar.ts";
 import { rangerSnapshot, writeRangerSnapshot } from "./ranger.ts";
 import { helpText, refusal, RefusalError } from "./replies.ts";
 import { RANGER, resolveWorkspace } from "./workspaces.ts";
+import type { ProtectedPlaces } from "../workdir_policy.ts";
 
 export const VIA_CHAT = "chat";
 
@@ -45,6 +46,8 @@ export interface CommandDeps {
   baseUrl: string;
   /** Folder whose subfolders are the workspaces `run <workspace>:` may name. */
   workspacesRoot: string;
+  /** What no workspace may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
   /** The outpost's clock: the time of the ranger snapshot and its runs window. */
   clock: Clock;
 }
@@ -210,7 +213,11 @@ export class CommandRunner {
     origin: Origin,
     verb: "run" | "ask",
   ): Promise<string> {
-    const workdir = await resolveWorkspace(this.#d.workspacesRoot, workspace);
+    const workdir = await resolveWorkspace(
+      this.#d.workspacesRoot,
+      workspace,
+      this.#d.workdirPlaces,
+    );
     // `ask`: the ranger agent's only view of the outpost is the snapshot written here, and it
     // runs in strict mode, so an edit or shell call stops for a human instead of applying.
     if (verb === "ask") {

@@ -110,6 +110,7 @@ async function runnerKit() {
     logger: kit.logger,
     baseUrl: BASE,
     workspacesRoot: root,
+    workdirPlaces: { agentHome: kit.home },
     clock: kit.clock,
   });
   return { kit, root, runner };

@@ -371,6 +371,14 @@ export const KNOBS: readonly Knob[] = [
     globalOnly: true,
     help: "Project MCP servers the user approved, by project file (agent mcp approve <name>)",
   },
+  {
+    key: "project_trust",
+    field: "project_trust",
+    type: "rows",
+    defaultText: "none",
+    globalOnly: true,
+    help: "Project settings files trusted to choose the endpoint, by content (agent config trust)",
+  },
 ];
 
 export const KNOBS_BY_KEY: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.key, k]));

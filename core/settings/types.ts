@@ -2,6 +2,7 @@
 // Field names are the TOML keys of spec 2.2 so errors and `agent config` can name them directly.
 
 import type { McpServerConfig } from "./mcp_servers.ts";
+import type { ProjectRouting } from "./project_trust.ts";
 
 export type WireKind = "chat_completions" | "messages";
 export type ThinkingType = "enabled" | "disabled" | "adaptive";
@@ -70,6 +71,10 @@ export interface Settings {
    * (key_binding.ts).
    */
   api_key_endpoint?: string;
+  /** Trusted project settings files: file → "sha256:<hex>" of its content (project_trust.ts). */
+  project_trust: Readonly<Record<string, string>>;
+  /** What the project file decides about where the prompt goes, when it decides anything. */
+  project_routing?: ProjectRouting;
   /** Custom [[providers]] rows merged with the built-in presets. */
   providers: readonly ProviderPreset[];
   /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */

@@ -241,6 +241,7 @@ Deno.test("with no bwrap on PATH the default sandbox refuses the call and runs n
     passEnv: [],
     workdir: ws.dir,
     hidden: [],
+    places: { agentHome: `${ws.base}/.agent` },
     readOnly: [],
     env: envFrom({ PATH: `${ws.base}/no-such-bin` }),
     settingsPath: "/home/op/.agent/settings.toml",

@@ -3,6 +3,7 @@
 // loads the library), registers the messenger delivery adapter, and replies in the hold's room
 // when the dashboard confirms a held command.
 
+import type { ProtectedPlaces } from "../../core/workdir_policy.ts";
 import type { Delivery } from "../../core/delivery/delivery.ts";
 import type { InboxService } from "../../core/inbox/service.ts";
 import { errorText, type Logger } from "../../core/logger.ts";
@@ -31,6 +32,8 @@ export interface StartMessengerOptions {
   fetch: typeof globalThis.fetch;
   baseUrl: string;
   workspacesRoot: string;
+  /** What no workspace may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
   /** Overrides the SDK transport (never needed in production). */
   transportFactory?: TransportFactory;
   backoffBaseMs?: number;
@@ -62,6 +65,7 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     logger: o.logger,
     baseUrl: o.baseUrl,
     workspacesRoot: o.workspacesRoot,
+    workdirPlaces: o.workdirPlaces,
     clock: o.clock,
   });
   const gate = new Gate({

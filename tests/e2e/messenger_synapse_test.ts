@@ -70,6 +70,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     fetch: globalThis.fetch,
     baseUrl: BASE,
     workspacesRoot: workspaces,
+    workdirPlaces: o.deps.workdirPlaces,
     backoffBaseMs: 200,
     backoffCapMs: 800,
   });

@@ -26,6 +26,7 @@ import {
   CANARY_SETTINGS_KEY,
   checkAttacks,
   checkNoEscape,
+  checkProjectUntouched,
   plantProject,
   plantSecrets,
   toolResultsById,
@@ -103,6 +104,7 @@ peerTest(
 
       checkAttacks(list, toolResultsById(fake.requests.at(-1)!.body));
       await checkNoEscape(targets);
+      await checkProjectUntouched(`${home}/ws-a`);
       // The child found its key in the settings file: had the outpost's environment reached it,
       // ANTHROPIC_API_KEY (earlier in spec 4.3's order) would have been sent instead.
       assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${CANARY_SETTINGS_KEY}`);
