@@ -113,7 +113,7 @@ async function runBegun(
   if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
 
   timingMark("journal");
-  const result = await runLoop(history, {
+  const looped = await runLoop(history, {
     wire: ctx.wire,
     model: ctx.settings.model,
     system: ctx.system,
@@ -133,6 +133,7 @@ async function runBegun(
       : {}),
     ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
   });
+  const result = refusalEndsInError(looped);
   await ctx.probe;
   ctx.resolver.applyResponseModel(result.model);
   journal.append({
@@ -170,6 +171,20 @@ async function runBegun(
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
   timingMark("reflection");
   return final.exit_code;
+}
+
+/**
+ * A run whose shell call was refused for want of a sandbox did not do its work, however the
+ * model then answered: it ends in error (exit 1) with the refusal as its reason, so a CI step
+ * or an outpost job never shows ok having run nothing (issue 33). Other endings keep theirs.
+ */
+export function refusalEndsInError(result: LoopResult): LoopResult {
+  if (result.refused === undefined || result.done_reason !== "stop") return result;
+  return {
+    ...result,
+    done_reason: "error",
+    error: `a shell call was refused, so the run did not do its work: ${result.refused}`,
+  };
 }
 
 /**

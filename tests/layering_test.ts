@@ -82,6 +82,7 @@ const FORBIDDEN: readonly [string, string][] = [
   ["core/", "cli/"],
   ["core/", "server/"],
   ["core/", "scripts/"],
+  ["server/", "scripts/"],
   ["cli/", "scripts/"],
   ["core/settings/", "core/wires/"],
   ["core/store/", "core/scheduler/"],

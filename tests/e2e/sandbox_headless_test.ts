@@ -95,15 +95,24 @@ async function pathWithoutBwrap(home: string): Promise<string> {
   return bin;
 }
 
-Deno.test("headless without bwrap: auto refuses the shell call with the install hint", async () => {
+Deno.test("headless without bwrap: auto refuses the shell call with the install hint, and the run ends in error", async () => {
   await using t = await setup();
   t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }));
   t.fake.enqueue(reply().text("Could not run it."));
   const r = await runAgent(
-    ["-p", "--workdir", t.work, "--output-format", "json", "--", "run it"],
+    [
+      "-p",
+      "--workdir",
+      t.work,
+      "--output-format",
+      "json",
+      "--output",
+      `${t.home}/r.md`,
+      "--",
+      "run it",
+    ],
     { ...t.env, PATH: await pathWithoutBwrap(t.home) },
   );
-  assert.equal(r.code, 0, r.stderr);
   const result = toolResultsById(t.fake.requests.at(-1)!.body).get("c1") ?? "";
   assert.equal(result.split("\n").length, 1, "one line");
   assert.match(result, /^sandbox: bubblewrap is not installed \(no bwrap on PATH\): install it/);
@@ -113,7 +122,17 @@ Deno.test("headless without bwrap: auto refuses the shell call with the install 
     /sandbox = "off" in .*\/\.agent\/settings\.toml \(or AGENT_SANDBOX_MODE=off\)/,
   );
   await assert.rejects(Deno.stat(`${t.work}/ran.txt`), Deno.errors.NotFound);
-  assert.equal(JSON.parse(r.stdout).sandbox, "auto: unavailable, shell calls refused");
+  // The model answered, but nothing it meant to run ran: never ok (issue 33).
+  assert.equal(r.code, 1, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.equal(json.outcome, "error");
+  assert.equal(json.exit_code, 1);
+  assert.equal(json.done_reason, "error");
+  assert.equal(json.final_text, "Could not run it.");
+  assert.equal(json.error, `a shell call was refused, so the run did not do its work: ${result}`);
+  assert.equal(json.sandbox, "auto: unavailable, shell calls refused");
+  const report = await Deno.readTextFile(`${t.home}/r.md`);
+  assert.ok(report.includes(`**Error:** ${json.error}`), report);
 });
 
 Deno.test("headless without bwrap: off runs the command and the report says so", async () => {
