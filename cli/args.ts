@@ -5,6 +5,7 @@ import { closestKey } from "../core/settings/suggest.ts";
 import { SETTINGS_FLAGS, settingsParseArgsOptions } from "../core/settings/knobs.ts";
 import type { Flags } from "../core/settings/resolve.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../core/agent/permissions.ts";
+import { MEMORY_SCOPES, type MemoryScope } from "../core/memory/memory_scope.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -69,6 +70,13 @@ export const OWN_FLAGS: readonly OwnFlag[] = [
     valueName: "<level>",
     help: "Reasoning effort for this run (vocabulary depends on the backend; see /effort)",
   },
+  {
+    name: "memory-scope",
+    type: "string",
+    valueName: "<all|workspace>",
+    help:
+      "Which memory files the memory tool may reach: all (default) or workspace (only this workspace's, global ones and MEMORY.md; the outpost sets it for runs started by untrusted input)",
+  },
   { name: "json", type: "boolean", help: "With `agent config`: print JSON" },
   { name: "help", short: "h", type: "boolean", help: "Show this help" },
   { name: "version", short: "V", type: "boolean", help: "Print the version" },
@@ -79,6 +87,8 @@ export interface ParsedArgs {
   headless: boolean;
   workdir?: string;
   mode: PermissionMode;
+  /** --memory-scope; absent means "all". */
+  memoryScope?: MemoryScope;
   output?: string;
   outputFormat: "text" | "json";
   resume?: string;
@@ -90,6 +100,8 @@ export interface ParsedArgs {
   prompt?: string;
   /** `agent config set-key PROVIDER`: store that provider's API key, read from stdin. */
   setKeyFor?: string;
+  /** `agent config trust [FILE]`: trust a project settings file ("" = the one found here). */
+  trustFile?: string;
   /** The words after a subcommand that parses its own (`agent adoption validate FILE`). */
   commandArgs?: string[];
   /** Settings flags, keyed by flag name, for resolveSettings. */
@@ -122,14 +134,19 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
     commandArgs = positionals.splice(0);
   }
   let setKeyFor: string | undefined;
+  let trustFile: string | undefined;
   if (command === "config" && positionals[0] === "set-key") {
     if (positionals.length !== 2) {
       throw new UsageError("usage: agent config set-key PROVIDER < file-holding-the-key");
     }
     setKeyFor = positionals[1];
     positionals.length = 0;
+  } else if (command === "config" && positionals[0] === "trust") {
+    if (positionals.length > 2) throw new UsageError("usage: agent config trust [FILE]");
+    trustFile = positionals[1] ?? "";
+    positionals.length = 0;
   } else if (command === "config" && positionals.length > 0) {
-    throw new UsageError(`unknown config command "${positionals[0]}"; try set-key`);
+    throw new UsageError(`unknown config command "${positionals[0]}"; try set-key or trust`);
   }
   if (positionals.length > 1) {
     throw new UsageError(
@@ -144,6 +161,12 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
   const mode = (v.mode ?? "auto") as string;
   if (!PERMISSION_MODES.includes(mode as PermissionMode)) {
     throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")}; got "${mode}"`);
+  }
+  const memoryScope = v["memory-scope"];
+  if (memoryScope !== undefined && !MEMORY_SCOPES.includes(memoryScope as MemoryScope)) {
+    throw new UsageError(
+      `--memory-scope must be one of ${MEMORY_SCOPES.join(", ")}; got "${memoryScope}"`,
+    );
   }
   const outputFormat = (v["output-format"] ?? "text") as string;
   if (outputFormat !== "text" && outputFormat !== "json") {
@@ -170,11 +193,13 @@ export function parseAgentArgs(argv: readonly string[]): ParsedArgs {
     settingsFlags,
   };
   if (typeof v.workdir === "string") result.workdir = v.workdir;
+  if (typeof memoryScope === "string") result.memoryScope = memoryScope as MemoryScope;
   if (typeof v.output === "string") result.output = v.output;
   if (typeof v.resume === "string") result.resume = v.resume;
   if (typeof v.effort === "string") result.effort = v.effort;
   if (maxTurns !== undefined) result.maxTurns = maxTurns;
   if (setKeyFor !== undefined) result.setKeyFor = setKeyFor;
+  if (trustFile !== undefined) result.trustFile = trustFile;
   if (prompt !== undefined) result.prompt = prompt;
   if (commandArgs !== undefined) result.commandArgs = commandArgs;
   return result;

@@ -1,6 +1,7 @@
 // `agent config [--json]`: the resolved settings with the source of each value, keys masked.
 // `agent config set-key PROVIDER`: stores a provider's API key in the global settings file,
 // read from stdin so it never shows in the process list or the shell history.
+// `agent config trust [FILE]`: trusts a project settings file's content (cli/config_trust.ts).
 
 import type { ParsedArgs } from "./args.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
@@ -18,6 +19,10 @@ export async function runConfig(args: ParsedArgs, out: (t: string) => void): Pro
     // A key stored under a name no preset has would never be used: refuse it now.
     findPreset(settings.providers, args.setKeyFor);
     return await setKey(args.setKeyFor, home, out);
+  }
+  if (args.trustFile !== undefined) {
+    const { trustCommand } = await import("./config_trust.ts");
+    return await trustCommand(args.trustFile, settings, home, cwd, out);
   }
   out((args.json ? renderConfigJson(settings) : renderConfig(settings)) + "\n");
   return 0;

@@ -5,7 +5,8 @@ import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
-import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
+import { type AgentContext, prepareAgent, sessionsDirOf, SetupError } from "./setup.ts";
+import { SettingsError } from "../core/settings/errors.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
@@ -84,6 +85,7 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
     await ctx.mcp?.close();
+    await ctx.sandbox.close(); // after the MCP servers, which run in it
   }
 }
 
@@ -111,7 +113,7 @@ async function runBegun(
   if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
 
   timingMark("journal");
-  const result = await runLoop(history, {
+  const looped = await runLoop(history, {
     wire: ctx.wire,
     model: ctx.settings.model,
     system: ctx.system,
@@ -131,6 +133,7 @@ async function runBegun(
       : {}),
     ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
   });
+  const result = refusalEndsInError(looped);
   await ctx.probe;
   ctx.resolver.applyResponseModel(result.model);
   journal.append({
@@ -168,6 +171,20 @@ async function runBegun(
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
   timingMark("reflection");
   return final.exit_code;
+}
+
+/**
+ * A run whose shell call was refused for want of a sandbox did not do its work, however the
+ * model then answered: it ends in error (exit 1) with the refusal as its reason, so a CI step
+ * or an outpost job never shows ok having run nothing (issue 33). Other endings keep theirs.
+ */
+export function refusalEndsInError(result: LoopResult): LoopResult {
+  if (result.refused === undefined || result.done_reason !== "stop") return result;
+  return {
+    ...result,
+    done_reason: "error",
+    error: `a shell call was refused, so the run did not do its work: ${result.refused}`,
+  };
 }
 
 /**
@@ -285,6 +302,7 @@ async function begin(
     cwd: deps.cwd,
     awaitProbe: false,
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
+    ...(args.memoryScope ? { memoryScope: args.memoryScope } : {}),
     ...(workdir ? { workdir } : {}),
   });
   let effort = args.effort;
@@ -314,6 +332,11 @@ async function begin(
   return { ctx, journal, history, effort };
 }
 
+/** A failure of the run's configuration, which a retry would meet again (not an I/O hiccup). */
+function isConfigurationError(err: unknown): boolean {
+  return err instanceof SetupError || err instanceof SettingsError || err instanceof HeadlessError;
+}
+
 /** The result of a run that failed before its first turn. */
 function setupFailure(
   err: unknown,
@@ -331,6 +354,7 @@ function setupFailure(
     final_text: "",
     questions: [],
     error: errorLine(err),
+    ...(isConfigurationError(err) ? { setup_error: true as const } : {}),
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };

@@ -27,6 +27,7 @@ export function helpText(): string {
     "  agent -p --resume ID -- ANSWER          continue a run that stopped for a human",
     "  agent config [--json]                   show resolved settings and where each came from",
     "  agent config set-key PROVIDER           store a provider's API key (read from stdin)",
+    "  agent config trust [FILE]               trust a project settings file that picks the endpoint",
     "  agent sessions                          list saved sessions",
     "  agent mcp list|add|remove|test|approve  MCP servers (agent mcp for the forms)",
     "  agent adoption validate [FILE]          check an adoption declaration (default:",

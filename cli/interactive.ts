@@ -16,6 +16,18 @@ export class InteractiveError extends Error {
   override name = "InteractiveError";
 }
 
+/**
+ * One yes/no question before the session opens (the terminal is still in line mode): the
+ * answer is yes only for "y" or "yes"; anything else, or end of input, is no.
+ */
+async function askYesOnTerminal(question: string): Promise<boolean> {
+  Deno.stdout.writeSync(new TextEncoder().encode(`${question} [y/N] `));
+  const buf = new Uint8Array(256);
+  const n = await Deno.stdin.read(buf);
+  const answer = n === null ? "" : new TextDecoder().decode(buf.subarray(0, n)).trim();
+  return /^y(es)?$/i.test(answer);
+}
+
 export async function runInteractive(args: ParsedArgs): Promise<number> {
   if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
     throw new InteractiveError(
@@ -42,6 +54,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
+    ...(args.memoryScope ? { memoryScope: args.memoryScope } : {}),
     // Start-up progress of MCP servers, one line per change, before the prompt opens.
     onMcpChange: (status) => {
       const what = status.state === "ready"
@@ -53,6 +66,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     },
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
+    confirmProjectTrust: askYesOnTerminal,
   });
   const resumed = loaded && args.resume ? { ...loaded, id: args.resume } : undefined;
   const terminal = await terminalLoading;
@@ -75,5 +89,6 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     Deno.removeSignalListener("SIGINT", onSigint);
     terminal.close();
     await ctx.mcp?.close();
+    await ctx.sandbox.close(); // after the MCP servers, which run in it
   }
 }

@@ -24,6 +24,7 @@ import {
   type SwapPlan,
   type SwapResolution,
   TIER_1M_CONTEXT,
+  untrustedSwapMessage,
 } from "./interactive_swap.ts";
 import { reconcileEffort } from "./interactive_effort.ts";
 import type { PickItem } from "./pickers/prompts.ts";
@@ -91,9 +92,9 @@ export async function switchModel(s: SessionState, id: string): Promise<boolean>
     s.error(err instanceof Error ? err.message : String(err));
     return false;
   }
-  const missing = missingKeyMessage(resolved);
-  if (missing) {
-    s.error(missing);
+  const refusal = missingKeyMessage(resolved) ?? await untrustedSwapMessage(resolved);
+  if (refusal) {
+    s.error(refusal);
     return false;
   }
   await applySwap(s, plan, resolved);
@@ -175,6 +176,8 @@ export async function providersCommand(s: SessionState, arg: string): Promise<vo
   if (s.ctx.settings.provider_preset === id) {
     // The running session swaps to the new key live, conversation and model unchanged.
     const r = resolveSwap({ flags: s.flags }, { env: s.env, cwd: s.ctx.workdir, home: s.ctx.home });
+    const untrusted = await untrustedSwapMessage(r);
+    if (untrusted) return s.error(untrusted);
     s.ctx.settings = r.settings;
     s.ctx.endpoint = r.endpoint;
     s.ctx.wire = createWire(r.endpoint, wireOptions(r.settings), s.modelFetch);

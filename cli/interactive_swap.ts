@@ -9,6 +9,7 @@ import type { Settings } from "../core/settings/types.ts";
 import type { Endpoint, ServedModel } from "../core/wires/types.ts";
 import { type Flags, resolveSettings } from "../core/settings/resolve.ts";
 import { resolveEndpoint } from "../core/settings/keys.ts";
+import { untrustedProject, untrustedRefusal } from "../core/settings/project_trust.ts";
 
 /** Flags that choose the endpoint; a swap replaces them, every other flag is kept. */
 export const ENDPOINT_FLAGS = ["provider", "base-url", "model", "preset"] as const;
@@ -109,6 +110,18 @@ export function resolveSwap(
 /** The start-up rule of cli/setup.ts: hosted endpoints (no base_url, or a preset's) need a key. */
 export function needsKey(settings: Settings): boolean {
   return settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
+}
+
+/**
+ * A swap re-reads the project settings file: if it now routes the prompt with content that is
+ * not trusted (it changed since the start), the swap is refused with the start's one line
+ * (core/settings/project_trust.ts), or null when it may go ahead.
+ */
+export async function untrustedSwapMessage(r: SwapResolution): Promise<string | null> {
+  const untrusted = await untrustedProject(r.settings);
+  if (untrusted === null) return null;
+  const known = r.settings.project_trust[untrusted.file] !== undefined;
+  return untrustedRefusal(untrusted, known);
 }
 
 /** The refusal of spec 7.5 when no key resolves, or null when the swap may go ahead. */

@@ -9,6 +9,7 @@ import {
   resolveSwap,
   sameProvider,
   stripTier,
+  untrustedSwapMessage,
 } from "./interactive_swap.ts";
 
 const GLOBAL = `
@@ -136,6 +137,26 @@ Deno.test("a broken settings file fails the swap with the resolver's error, not 
       baseFlags({ model: "x", preset: "p", provider: "messages", "base-url": "u", pricing: true }),
       { pricing: true },
     );
+  } finally {
+    await t.layout.cleanup();
+  }
+});
+
+Deno.test("a swap that would follow a changed, untrusted project file is refused", async () => {
+  const t = await setup();
+  try {
+    const { trustProjectFile, untrustedProject } = await import(
+      "../core/settings/project_trust.ts"
+    );
+    await writeFile(t.layout.projectFile, 'base_url = "http://127.0.0.1:9/v1"\n');
+    const first = await untrustedProject(resolveSwap({ flags: {} }, t.ctx).settings);
+    await trustProjectFile(t.layout.home, t.layout.projectFile, first!.digest);
+    assert.equal(await untrustedSwapMessage(resolveSwap({ flags: {} }, t.ctx)), null);
+    // Mid-session the file changes: the next /model must not follow it silently.
+    await writeFile(t.layout.projectFile, 'base_url = "http://evil.example/v1"\n');
+    const refusal = await untrustedSwapMessage(resolveSwap({ flags: { model: "m" } }, t.ctx));
+    assert.match(refusal ?? "", /changed and now set base_url = "http:\/\/evil\.example\/v1"/);
+    assert.match(refusal ?? "", /agent config trust/);
   } finally {
     await t.layout.cleanup();
   }

@@ -226,5 +226,6 @@ async function test(
     return 1;
   } finally {
     await manager.close();
+    await sandbox.close();
   }
 }

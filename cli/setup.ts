@@ -1,7 +1,15 @@
 // Builds everything a run needs from the command line: settings, endpoint, wire, tools,
 // system prompt, memory. Shared by headless runs and interactive sessions.
 
-import { join } from "../core/path.ts";
+import { join, resolve } from "../core/path.ts";
+import {
+  acceptWorkdir,
+  type ProtectedPlaces,
+  WORKDIR_ROOTS_ENV,
+  workdirRefusal,
+  WorkdirRefusedError,
+  workdirRootsFrom,
+} from "../core/workdir_policy.ts";
 import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { Settings } from "../core/settings/types.ts";
 import type { Endpoint, Wire, WireOptions } from "../core/wires/types.ts";
@@ -21,8 +29,15 @@ import { globalSettingsPath } from "../core/settings/project.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import { readWorkspaceBrief } from "../core/agent/workspace_brief.ts";
 import { type MemoryStore, openMemory } from "../core/memory/store.ts";
+import {
+  describeRouting,
+  trustProjectFile,
+  untrustedProject,
+  untrustedRefusal,
+} from "../core/settings/project_trust.ts";
 import { memoryDirProblem, MemoryRootError } from "../core/memory/errors.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
+import type { MemoryScope } from "../core/memory/memory_scope.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
 import { VERSION } from "./version.ts";
@@ -43,6 +58,8 @@ export interface SetupInput {
   cwd: string;
   /** The --effort level, checked against the endpoint's vocabulary before any network. */
   effort?: string;
+  /** Which memory files the run may reach (--memory-scope; default "all"). */
+  memoryScope?: MemoryScope;
   /** Interactive sessions open without a key, so /providers can store one. */
   allowMissingKey?: boolean;
   /** false: return before the /v1/models probe lands (headless overlaps it with the first turn). */
@@ -51,6 +68,11 @@ export interface SetupInput {
   warn?: (line: string) => void;
   /** Told each time an MCP server's state changes (the interactive progress line). */
   onMcpChange?: (status: McpServerStatus) => void;
+  /**
+   * Asks the person whether to trust a project settings file that routes the prompt (the
+   * interactive start); absent (headless): such a file is refused (core/settings/project_trust.ts).
+   */
+  confirmProjectTrust?: (question: string) => Promise<boolean>;
 }
 
 export interface AgentContext {
@@ -75,9 +97,22 @@ export interface AgentContext {
 }
 
 export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
-  const workdir = await realWorkdir(input.workdir ?? input.cwd);
   const home = agentHome(input.env);
+  const operator = operatorPlacesOf(input.env);
+  const workdir = await checkedWorkdir(resolve(input.cwd, input.workdir ?? "."), {
+    agentHome: home,
+    settingsFiles: [globalSettingsPath(home)],
+    ...operator,
+  });
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
+  // memory_dir is global-only, so it is known only now; the same rule decides.
+  const inMemory = workdirRefusal(workdir, {
+    agentHome: home,
+    memoryRoot: settings.memory_dir,
+    ...operator,
+  });
+  if (inMemory !== null) throw new SetupError(new WorkdirRefusedError(workdir, inMemory).message);
+  await checkProjectTrust(settings, home, input.confirmProjectTrust);
   const endpoint = resolveEndpoint(settings, input.env);
   if (input.effort !== undefined) checkEffortFlag(endpoint, input.effort);
   const hosted = settings.base_url === undefined || settings.sources.base_url?.kind === "preset";
@@ -126,7 +161,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   }
   const mcpStarting = mcp?.start();
   const memoryOpening = settings.memory_enabled
-    ? openMemoryFor(settings, workdir, input.clock)
+    ? openMemoryFor(settings, workdir, input.clock, input.memoryScope ?? "all")
     : Promise.resolve(undefined);
   const probe = (settings.base_url !== undefined ? wire.listModels() : Promise.resolve(null))
     .then((listing) => void resolver.applyListing(listing));
@@ -205,6 +240,12 @@ export async function sandboxFor(
         ...(realHome ? [realHome] : []),
       ],
       openInside: realHome ? [realHome] : [],
+      places: {
+        agentHome: home,
+        memoryRoot: settings.memory_dir,
+        settingsFiles: [globalSettingsPath(home)],
+        ...operatorPlacesOf(env),
+      },
       readOnly: settings.files?.project ? [settings.files.project] : [],
       env,
       settingsPath: globalSettingsPath(home),
@@ -251,25 +292,64 @@ function warnOnStderr(line: string): void {
   console.error(`agent: warning: ${line}`);
 }
 
-async function realWorkdir(path: string): Promise<string> {
-  let info: Deno.FileInfo;
+/**
+ * A project settings file that decides where the prompt goes must be trusted as it is now: an
+ * interactive start asks (yes records the trust), a headless run stops with one line.
+ */
+async function checkProjectTrust(
+  settings: Settings,
+  home: string,
+  confirm: SetupInput["confirmProjectTrust"],
+): Promise<void> {
+  const untrusted = await untrustedProject(settings);
+  if (untrusted === null) return;
+  const known = settings.project_trust[untrusted.file] !== undefined;
+  if (confirm) {
+    const question =
+      `Project settings ${untrusted.file} ${known ? "changed; it now sets" : "set"} ` +
+      `${describeRouting(untrusted.values)}: the prompt and the files it quotes go there. ` +
+      "Trust this file?";
+    if (await confirm(question)) {
+      await trustProjectFile(home, untrusted.file, untrusted.digest);
+      return;
+    }
+  }
+  throw new SetupError(untrustedRefusal(untrusted, known));
+}
+
+/** The canonical workdir, or a SetupError saying why it cannot be one (core/workdir_policy.ts). */
+async function checkedWorkdir(path: string, places: ProtectedPlaces): Promise<string> {
   try {
-    info = await Deno.stat(path);
+    return await acceptWorkdir(path, places);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) throw new SetupError(`workdir ${path} does not exist`);
+    if (err instanceof WorkdirRefusedError) throw new SetupError(err.message, { cause: err });
     throw new SetupError(`workdir ${path}: ${err instanceof Error ? err.message : err}`);
   }
-  if (!info.isDirectory) throw new SetupError(`workdir ${path} is not a directory`);
-  return await Deno.realPath(path);
+}
+
+/** The places the operator's environment names: $HOME, and the opened roots (a SetupError). */
+function operatorPlacesOf(env: Env): Pick<ProtectedPlaces, "userHome" | "openedRoots"> {
+  const home = env.get("HOME")?.trim();
+  let openedRoots: string[];
+  try {
+    openedRoots = workdirRootsFrom(env.get(WORKDIR_ROOTS_ENV));
+  } catch (err) {
+    throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+  return {
+    ...(home ? { userHome: home } : {}),
+    ...(openedRoots.length > 0 ? { openedRoots } : {}),
+  };
 }
 
 async function openMemoryFor(
   settings: Settings,
   workdir: string,
   clock: Clock,
+  scope: MemoryScope,
 ): Promise<MemoryStore> {
   try {
-    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock });
+    return await openMemory({ root: settings.memory_dir, cwd: workdir, clock, scope });
   } catch (err) {
     if (!(err instanceof MemoryRootError)) throw err;
     // One line naming the setting, where its value came from and what to do.

@@ -63,8 +63,10 @@ const messenger = await startMessenger({
   timers: systemClock,
   logger: o.logger,
   fetch: globalThis.fetch,
+  publish: o.deps.publishGate,
   baseUrl: "http://outpost.test",
   workspacesRoot: join(o.home, "workspaces"),
+  workdirPlaces: o.deps.workdirPlaces,
 });
 await alice.waitForJoin(dm, bot.userId);
 await alice.command(dm, "status"); // warm-up

@@ -27,6 +27,7 @@ import { vapidKeyPair } from "../core/push/vapid.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { SqliteStore } from "../core/store/sqlite_store.ts";
 import { isoZ } from "../core/time.ts";
+import { testPublishGate } from "../tests/fakes/publish_gate.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "15" } } });
 const ROUNDS = Number(values.rounds);
@@ -65,6 +66,7 @@ function pushAdapter(store: SqliteStore): PushAdapter {
     allowLoopback: true,
     clock: systemClock,
     logger: silentLogger,
+    gate: testPublishGate({ store, home: Deno.makeTempDirSync(), logger: silentLogger }),
   });
 }
 

@@ -29,6 +29,7 @@ function sandbox(mode: SandboxMode) {
     readOnly: [],
     env: processEnv,
     settingsPath: `${home}/.agent/settings.toml`,
+    places: { agentHome: `${home}/.agent`, userHome: home },
   });
 }
 

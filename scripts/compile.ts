@@ -65,6 +65,10 @@ export function plan(targets: readonly Target[], out: string, root = ROOT): Buil
   });
 }
 
+function dirOf(path: string): string {
+  return path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".";
+}
+
 /** `--target`: a release target, `host` (this machine's, when it is one) or `all`. */
 export function parseTargets(value: string | undefined, host = Deno.build.target): Target[] {
   if (value === undefined || value === "all") return [...TARGETS];
@@ -107,6 +111,44 @@ async function compile(build: Build): Promise<string | null> {
   return line;
 }
 
+/** `dir` and each parent of it that does not exist yet, deepest first. */
+export function missingDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (
+    let d = dir;
+    d !== "" && d !== "." && d !== "/";
+    d = d.slice(0, Math.max(0, d.lastIndexOf("/")))
+  ) {
+    try {
+      Deno.statSync(d);
+      break;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      missing.push(d);
+    }
+  }
+  return missing;
+}
+
+/**
+ * After a failed build: removes the folders this run created that are still empty (deno
+ * compile makes the output folder before it fails), deepest first, so a failure leaves no
+ * empty dist/<target>/ behind. A folder with anything in it stays.
+ */
+export function removeEmptyDirs(created: readonly string[]): void {
+  for (const dir of [...created].sort((a, b) => b.length - a.length)) {
+    let empty: boolean;
+    try {
+      empty = Deno.readDirSync(dir)[Symbol.iterator]().next().done === true;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) continue; // a later target's, never made
+      throw err;
+    }
+    // A folder with an earlier target's binaries stays, and so do its parents.
+    if (empty) Deno.removeSync(dir);
+  }
+}
+
 if (import.meta.main) {
   let targets: Target[];
   let out: string;
@@ -121,9 +163,12 @@ if (import.meta.main) {
     console.error(`compile: ${(err as Error).message}`);
     Deno.exit(2);
   }
-  for (const build of plan(targets, out)) {
+  const builds = plan(targets, out);
+  const created = [...new Set(builds.flatMap((b) => missingDirs(dirOf(b.output))))];
+  for (const build of builds) {
     const failed = await compile(build);
     if (failed !== null) {
+      removeEmptyDirs(created);
       console.error(failed);
       Deno.exit(1);
     }

@@ -26,17 +26,32 @@ if [ ! -s "$tarball" ]; then
       head -n1 || true)
   fi
   mirror="${mirror:-http://deb.debian.org/debian}"
-  echo "debootstrap bookworm from $mirror (cached in $tarball)"
+  echo "debootstrap bookworm from $mirror (once, about 35 to 80 s; cached in $tarball)"
   mkdir -p "$cache"
   root=$(mktemp -d "$cache/root.XXXXXX")
   trap 'rm -rf "$root"' EXIT
-  debootstrap --variant=minbase bookworm "$root" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+  # Progress: debootstrap's stage lines as they come, and a count every 20 packages instead of
+  # its line per package (the full output goes to the log).
+  started=$SECONDS
+  set +o pipefail
+  { debootstrap --variant=minbase bookworm "$root" "$mirror" 2>&1; echo "exit $?"; } |
+    tee "$cache/debootstrap.log" | awk -v t0="$started" '
+      /^exit [0-9]+$/ { rc = $2; next }
+      /^I: (Retrieving|Validating|Extracting|Unpacking|Configuring) [a-z0-9][^ ]* [^ ]+$/ {
+        n[$2]++; if (n[$2] % 20 == 0) { printf "  %s: %d packages\n", tolower($2), n[$2]; fflush() }
+        next
+      }
+      /^[IEW]: / { print "  " substr($0, 4); fflush() }
+      END { exit rc }' ||
     { tail -n 20 "$cache/debootstrap.log"; echo "debootstrap failed (log: $cache/debootstrap.log)"; exit 1; }
+  set -o pipefail
+  echo "debootstrap done in $((SECONDS - started)) s; packing the root into $tarball"
   # Smaller and reproducible enough: no package lists or apt caches in the base.
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb
   tar -C "$root" -c . >"$tarball.tmp"
   mv "$tarball.tmp" "$tarball"
 fi
 
+echo "importing $tarball as $image"
 podman import "$tarball" "$image" >/dev/null
 echo "base image $image imported from $tarball"

@@ -24,6 +24,11 @@ export interface ActionInputs {
   apiKey: string;
   /** What a run that needs a human (exit 2) does to the step. */
   needsHuman: "fail" | "warn";
+  /**
+   * auto: the agent's bubblewrap sandbox, which scripts/action_sandbox.sh has made work (or
+   * failed the step); off: the agent runs its shell commands unsandboxed (AGENT_SANDBOX_MODE).
+   */
+  sandbox: "auto" | "off";
   reportPath: string;
 }
 
@@ -46,6 +51,10 @@ export function readInputs(env: (name: string) => string | undefined): ActionInp
       `input needs_human must be fail or warn, not ${JSON.stringify(needsHuman)}`,
     );
   }
+  const sandbox = get("SANDBOX") || "auto";
+  if (sandbox !== "auto" && sandbox !== "off") {
+    throw new InputError(`input sandbox must be auto or off, not ${JSON.stringify(sandbox)}`);
+  }
   const budgetText = get("TOKEN_BUDGET");
   const tokenBudget = budgetText === "" ? null : Number(budgetText);
   if (tokenBudget !== null && !(/^\d+$/.test(budgetText) && tokenBudget >= 1)) {
@@ -64,6 +73,7 @@ export function readInputs(env: (name: string) => string | undefined): ActionInp
     model: get("MODEL"),
     apiKey: env("AGENT_ACTION_API_KEY") ?? "",
     needsHuman,
+    sandbox,
     reportPath: get("REPORT_PATH") || `${temp}/agent-report-${env("GITHUB_RUN_ID") || "local"}.md`,
   };
 }
@@ -81,6 +91,7 @@ export function invocation(
   if (inputs.provider) env.AGENT_PROVIDER = inputs.provider;
   if (inputs.model) env.AGENT_MODEL = inputs.model;
   if (inputs.apiKey) env.AGENT_API_KEY = inputs.apiKey;
+  if (inputs.sandbox === "off") env.AGENT_SANDBOX_MODE = "off";
   return {
     command: Deno.execPath(),
     args: [

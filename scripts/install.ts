@@ -1,22 +1,20 @@
 // `deno task install`: the one step of a source checkout that talks to the npm registry. It
 // fills Deno's module cache for both programs (every later run uses --cached-only, see
-// scripts/permissions.ts), bundles the agent (scripts/bundle.ts) and writes two launchers,
+// scripts/permissions.ts), bundles the agent (scripts/bundle.ts), keeps the Deno it runs on in
+// the checkout's .build/runtime/ (npx's cache, where it usually comes from, can be cleared at
+// any time) and writes two launchers,
 // `agent` and `agent-outpost`, that run the programs from anywhere with exactly the release
 // permission flags. The agent launcher runs the bundle, so run install again after changing
 // or pulling the sources; the outpost launcher runs the sources and starts its runs through the
 // agent launcher beside it.
-//   deno task install [--bin-dir DIR] [--no-cache]
+//   deno task install [--bin-dir DIR] [--no-cache] [--runtime DENO]
+// --runtime names a Deno that stays where it is (the container's /usr/local/bin/deno): the
+// launchers run it instead of a copy kept in .build/runtime/.
 
 import { parseFlags } from "../cli/args.ts";
 import { BUNDLE_DIR, bundleAgent } from "./bundle.ts";
-import {
-  cachedModules,
-  ENTRY_POINTS,
-  programFlags,
-  type ProgramName,
-  RUN_ENV,
-  RUN_FLAGS,
-} from "./permissions.ts";
+import { denoCacheDir, fillModuleCache, writeCacheStamp } from "./module_cache.ts";
+import { ENTRY_POINTS, programFlags, type ProgramName, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -67,6 +65,15 @@ export function launcherScript(
     "#!/bin/sh",
     `# ${program}, run from the source checkout at ${root}.`,
     "# Written by `deno task install`; run it again after changing the sources or moving Deno.",
+    // Without this, a runtime that is gone ends in the shell's bare `exec: … not found`.
+    `if [ ! -x ${shQuote(deno)} ]; then`,
+    `  echo ${
+      shQuote(
+        `${program}: the Deno runtime ${deno} is gone; run \`deno task install\` again in ${root}`,
+      )
+    } >&2`,
+    "  exit 1",
+    "fi",
     ...defaulted("DENO_DIR", denoDir),
     ...(program === "agent-outpost" ? defaulted("AGENT_OUTPOST_AGENT_BIN", `${binDir}/agent`) : []),
     ...Object.entries(RUN_ENV).map(([name, value]) => `export ${name}=${shQuote(value)}`),
@@ -75,28 +82,39 @@ export function launcherScript(
   ].join("\n");
 }
 
-async function fillCache(deno: string, root: string): Promise<void> {
-  const entries = cachedModules(root);
-  const { code } = await new Deno.Command(deno, {
-    args: ["cache", "--frozen", "--config", `${root}/deno.json`, ...entries],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  if (code !== 0) {
-    throw new Error(`deno cache failed (exit ${code}); check the network and deno.lock`);
+/** Where the launchers' Deno lives, relative to the checkout. */
+export const RUNTIME_PATH = ".build/runtime/deno";
+
+/**
+ * Puts the running Deno at <root>/.build/runtime/deno for the launchers: a hard link (no
+ * space, and it outlives npx's cache entry: `npm cache clean` removes only the other name) or,
+ * across file systems, a copy. Replaced atomically; a no-op when already running from it.
+ */
+export async function installRuntime(deno: string, root: string): Promise<string> {
+  const target = `${root}/${RUNTIME_PATH}`;
+  const [from, to] = await Promise.all([Deno.stat(deno), Deno.stat(target).catch(notFound)]);
+  if (to && from.dev === to.dev && from.ino === to.ino) return target;
+  await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+  const tmp = `${target}.tmp-${Deno.pid}`;
+  await Deno.remove(tmp).catch(notFound);
+  try {
+    await Deno.link(deno, tmp);
+  } catch {
+    // Another file system (EXDEV) or no hard links there: a copy does the same job.
+    await Deno.copyFile(deno, tmp);
+    await Deno.chmod(tmp, 0o755);
   }
+  await Deno.rename(tmp, target);
+  return target;
 }
 
-/** Where this Deno keeps its module cache (DENO_DIR or its default), as `deno info` says. */
-async function cacheDir(deno: string): Promise<string> {
-  const out = await new Deno.Command(deno, { args: ["info", "--json"], stdout: "piped" }).output();
-  const dir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
-  if (!out.success || typeof dir !== "string") throw new Error("`deno info --json` named no cache");
-  return dir;
+function notFound(err: unknown): undefined {
+  if (err instanceof Deno.errors.NotFound) return undefined;
+  throw err;
 }
 
 async function writeLaunchers(binDir: string, deno: string, root: string): Promise<string[]> {
-  const denoDir = await cacheDir(deno);
+  const denoDir = await denoCacheDir(deno);
   await Deno.mkdir(binDir, { recursive: true });
   const written: string[] = [];
   for (const program of Object.keys(ENTRY_POINTS) as ProgramName[]) {
@@ -120,6 +138,7 @@ if (import.meta.main) {
   const { values } = parseFlags(Deno.args, {
     "bin-dir": { type: "string" },
     "no-cache": { type: "boolean" },
+    runtime: { type: "string" },
   });
   const home = Deno.env.get("HOME");
   const binDir = typeof values["bin-dir"] === "string"
@@ -133,9 +152,16 @@ if (import.meta.main) {
   }
   const deno = Deno.execPath();
   try {
-    if (values["no-cache"] !== true) await fillCache(deno, ROOT);
+    if (values["no-cache"] !== true) {
+      await fillModuleCache(deno, ROOT);
+      await writeCacheStamp(ROOT, await denoCacheDir(deno));
+    }
     console.error(`bundled the agent: ${await bundleAgent(ROOT, deno)}`);
-    const written = await writeLaunchers(binDir, deno, ROOT);
+    const runtime = typeof values.runtime === "string"
+      ? await Deno.realPath(values.runtime)
+      : await installRuntime(deno, ROOT);
+    console.error(`the launchers run ${runtime}`);
+    const written = await writeLaunchers(binDir, runtime, ROOT);
     for (const path of written) console.error(`wrote ${path}`);
     if (!onPath(binDir)) {
       console.error(`${binDir} is not on your PATH; add it, e.g. export PATH="${binDir}:$PATH"`);

@@ -9,6 +9,7 @@ import { parseFlags } from "../cli/args.ts";
 import { VERSION } from "../cli/version.ts";
 import { plan, TARGETS } from "./compile.ts";
 import { ENTRY_POINTS, type ProgramName } from "./permissions.ts";
+import { targetFormatError } from "./executable_format.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -40,10 +41,14 @@ async function sha256(path: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** How to hand the release binaries built elsewhere, said with every binary failure. */
+const BINARIES_HINT = "run `deno task compile` first, or pass --binaries DIR holding " +
+  "<target>/agent and <target>/agent-outpost as `deno task compile` writes them";
+
 /**
  * Copies every target's binaries from `binaries` into `out` under their asset names and
- * writes SHA256SUMS and RELEASE_NOTES.md. A missing binary is an error naming it, before
- * anything is written.
+ * writes SHA256SUMS and RELEASE_NOTES.md. A missing binary, or a file that is not an
+ * executable of its target's format and CPU, is an error naming it, before anything is written.
  */
 export async function stageRelease(
   opts: { binaries: string; out: string; version: string; changelog: string },
@@ -57,7 +62,9 @@ export async function stageRelease(
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
-    if (!ok) throw new ReleaseError(`missing binary ${b.output} (run deno task compile first)`);
+    if (!ok) throw new ReleaseError(`missing binary ${b.output} (${BINARIES_HINT})`);
+    const wrong = await targetFormatError(b.output, b.target);
+    if (wrong !== null) throw new ReleaseError(`${wrong} (${BINARIES_HINT})`);
   }
   await Deno.mkdir(opts.out, { recursive: true });
   const sums: string[] = [];
@@ -81,7 +88,12 @@ async function compileAll(out: string): Promise<void> {
     stderr: "inherit",
   }).output();
   // compile.ts has said why in one line (e.g. denort unavailable).
-  if (code !== 0) throw new ReleaseError(`compiling failed (exit ${code}); see above`);
+  if (code !== 0) {
+    throw new ReleaseError(
+      `compiling failed (exit ${code}, see above); where the binaries cannot be compiled here, ` +
+        `compile them elsewhere and pass --binaries DIR (<target>/agent, <target>/agent-outpost)`,
+    );
+  }
 }
 
 if (import.meta.main) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../tests/fakes/scheduler_kit.ts";
+import { jobInput, TEST_WORKDIR } from "../tests/fakes/scheduler_kit.ts";
 import { CSRF_COOKIE, CSRF_HEADER } from "./http/csrf.ts";
 import { jsonOf, makeTestOutpost, TEST_CSRF_TOKEN } from "../tests/fakes/test_outpost.ts";
 
@@ -114,7 +114,7 @@ Deno.test("CSRF: the machine door is not CSRF-gated (bearer instead) and sets no
   const res = await t.app.request("/api/v1/jobs", {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ prompt: "hello", workdir: "/tmp" }),
+    body: JSON.stringify({ prompt: "hello", workdir: TEST_WORKDIR }),
   });
   assert.equal(res.status, 202);
   assert.equal(res.headers.get("set-cookie"), null);

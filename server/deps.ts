@@ -24,12 +24,14 @@ import type { InboxService } from "../core/inbox/service.ts";
 import type { MemoryStore } from "../core/memory/mod.ts";
 import type { Clock, Env } from "../core/ports.ts";
 import type { GithubCommentPoster } from "../core/recipes/github_comment.ts";
+import type { PublishGate } from "../core/publish/gate.ts";
 import type { RecipeService } from "../core/recipes/service.ts";
 import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import type { FleetSource } from "./fleet_view.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
 import type { InboxState } from "../core/store/store.ts";
+import type { ProtectedPlaces } from "../core/workdir_policy.ts";
 
 /** The install's CSRF token: minted once (persisted), then only read. */
 export interface CsrfTokenSource {
@@ -109,6 +111,8 @@ export interface AppDeps {
   eventStreamLimits?: StreamLimits;
   /** The agent home (AGENT_HOME or ~/.agent); outpost data lives under <home>/outpost/. */
   home: string;
+  /** What no job's workdir may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
   /** High-risk hold lifetime (AGENT_MATRIX_HOLD_TTL seconds × 1000; default 3600 s). */
   holdTtlMs: number;
   /** Public base address of the dashboard ({base_url}), e.g. https://outpost.example.org. */
@@ -127,6 +131,11 @@ export interface AppDeps {
   triggerSecrets: TriggerSecrets;
   /** The github_pr_comment surface: posts trigger runs' answers on their issues. */
   githubComments: GithubCommentPoster;
+  /**
+   * The secret scanner every publication passes (GitHub comments, chat, push); held ones
+   * are inbox items of kind publish_hold, released or dropped here (core/publish/).
+   */
+  publishGate: PublishGate;
   messengerStatus(): MessengerStatus;
   pushStatus(): PushStatus;
   /**

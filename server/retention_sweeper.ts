@@ -2,7 +2,8 @@
 // then once a day on the injected clock. A sweep that removed anything (or had to leave a
 // file on disk) writes one `retention_sweep` audit row after it, so the row outlives the
 // sweep that wrote it; a failing sweep is logged and retried the next day, never stopping
-// the service. The loop itself is DailyLoop's.
+// the service. The same sweep removes held publications' originals whose inbox item is
+// closed or gone (core/publish/held_prune.ts). The loop itself is DailyLoop's.
 
 import { AUDIT, audit } from "../core/audit/audit.ts";
 import { errorText, type Logger } from "../core/logger.ts";
@@ -14,13 +15,17 @@ import {
   sweepHistory,
 } from "../core/scheduler/retention.ts";
 import type { Store } from "../core/store/store.ts";
+import { pruneHeldOriginals } from "../core/publish/held_prune.ts";
 import { DAILY_MS, DailyLoop } from "./daily_loop.ts";
 
 export const RETENTION_SWEEP_INTERVAL_MS = DAILY_MS;
 const DETAIL_FILES = 5;
 
 export interface RetentionSweeperOptions {
-  store: Pick<Store, "pruneRuns" | "pruneOneShots" | "pruneAudit" | "appendAudit">;
+  store: Pick<
+    Store,
+    "pruneRuns" | "pruneOneShots" | "pruneAudit" | "appendAudit" | "getInboxItem"
+  >;
   home: string;
   policy: RetentionPolicy;
   clock: Clock;
@@ -46,6 +51,12 @@ export class RetentionSweeper extends DailyLoop {
         policy: this.#o.policy,
       });
       this.#record(report);
+      // Originals of held publications whose item is gone or closed (a pruned one-shot's
+      // items went with it): they hold secrets, so they do not outlive their item.
+      const held = await pruneHeldOriginals(this.#o.store, this.#o.home, this.#o.clock.now());
+      if (held.removed > 0 || held.failed.length > 0) {
+        this.#log("removed held originals whose inbox item is closed or gone", { ...held });
+      }
     } catch (err) {
       this.#log("retention sweep failed; the outpost goes on and retries tomorrow", {
         error: errorText(err),

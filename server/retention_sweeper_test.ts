@@ -129,6 +129,7 @@ Deno.test("retention sweeper: a failing sweep is logged, never thrown, and an em
         rows.push(row);
         return { id: rows.length, at: NOW, ...row };
       },
+      getInboxItem: () => null,
     },
     home: "/nonexistent",
     policy: { days: 30, oneShotDays: 7 },

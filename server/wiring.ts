@@ -24,6 +24,12 @@ import { openStore } from "../core/store/open_store.ts";
 import type { PgFleet } from "../core/store/pg/pg_fleet.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { Store } from "../core/store/store.ts";
+import {
+  type ProtectedPlaces,
+  WORKDIR_ROOTS_ENV,
+  workdirRootsFrom,
+} from "../core/workdir_policy.ts";
+import { globalSettingsPath } from "../core/settings/project.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
 import { sqliteDataVersion } from "./http/data_version.ts";
@@ -39,7 +45,9 @@ import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
 import type { Messenger } from "./messenger/start.ts";
 import { tightenTree } from "../core/private_files.ts";
+import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
 import { isoZ } from "../core/time.ts";
+import { createOutpostGate } from "../core/publish/outpost_gate.ts";
 import { type FleetSource, singleBoxFleet } from "./fleet_view.ts";
 
 export interface CoreParts {
@@ -51,6 +59,8 @@ export interface CoreParts {
   env: Env;
   logger: Logger;
   home: string;
+  /** The memory_dir setting's value: no job's workdir may be, hold or lie inside it. */
+  memoryRoot?: string;
   csrf: CsrfTokenSource;
   memory: () => Promise<MemoryStore>;
   baseUrl: string;
@@ -70,10 +80,13 @@ export interface CoreParts {
   pushKeys?: VapidKeyFile;
   /** The fleet sharing the store (default: this box alone). */
   fleet?: FleetSource;
+  /** The secret scanner of every publication (default: one on the install's secrets). */
+  publishGate?: PublishGate;
 }
 
 /** Adds the inbox service, the live feed and the status probes; connects the events. */
 export function assembleDeps(parts: CoreParts): AppDeps {
+  const workdirPlaces = workdirPlacesOf(parts);
   const holdTtlMs = parts.holdTtlMs ?? holdTtlMsFrom(parts.env);
   const inbox = new InboxService({
     store: parts.store,
@@ -116,8 +129,26 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       return Promise.resolve();
     },
   });
-  const recipeParts = assembleRecipes(parts);
   const pushKeys = parts.pushKeys ?? new VapidKeyFile(parts.env, parts.baseUrl);
+  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
+  const publishGate = parts.publishGate ?? createOutpostGate({
+    home: parts.home,
+    env: parts.env,
+    store: parts.store,
+    logger: parts.logger,
+    triggerSecrets,
+    pushKeys,
+    csrfToken: () => parts.csrf.token(),
+  });
+  // A held publication is announced like any new item (live pages, chat, push), by a notice
+  // that names the item and never carries the held text.
+  publishGate.on((item) => {
+    const room = parts.store.getJob(item.job_id)?.meta.room;
+    void parts.delivery.send(
+      heldNoticeEvent(item, isoZ(parts.clock.now()), typeof room === "string" ? room : undefined),
+    );
+  });
+  const recipeParts = assembleRecipes(parts, triggerSecrets, publishGate);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -132,10 +163,12 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     csrf: parts.csrf,
     live,
     home: parts.home,
+    workdirPlaces,
     holdTtlMs,
     baseUrl: parts.baseUrl,
     trustedUserHeader: trusted === "" ? null : trusted,
     ...recipeParts,
+    publishGate,
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
     pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
@@ -144,12 +177,30 @@ export function assembleDeps(parts: CoreParts): AppDeps {
   };
 }
 
+/** What the outpost protects from jobs' workdirs: its home, memory root, settings, $HOME. */
+export function workdirPlacesOf(
+  parts: Pick<CoreParts, "home" | "memoryRoot" | "env">,
+): ProtectedPlaces {
+  const userHome = parts.env.get("HOME")?.trim();
+  // A malformed AGENT_WORKDIR_ROOTS stops the outpost at start, naming the variable.
+  const openedRoots = workdirRootsFrom(parts.env.get(WORKDIR_ROOTS_ENV));
+  return {
+    agentHome: parts.home,
+    settingsFiles: [globalSettingsPath(parts.home)],
+    ...(parts.memoryRoot ? { memoryRoot: parts.memoryRoot } : {}),
+    ...(userHome ? { userHome } : {}),
+    ...(openedRoots.length > 0 ? { openedRoots } : {}),
+  };
+}
+
 /** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
 function assembleRecipes(
   parts: CoreParts,
+  triggerSecrets: TriggerSecrets,
+  gate: PublishGate,
 ): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
-  const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
   const recipes = new RecipeService({
+    workdirPlaces: workdirPlacesOf(parts),
     store: parts.store,
     jobs: parts.scheduler,
     clock: parts.clock,
@@ -165,6 +216,7 @@ function assembleRecipes(
     fetch: parts.fetch ?? globalThis.fetch,
     clock: parts.clock,
     logger: parts.logger,
+    gate,
   });
   parts.scheduler.on((e) => {
     if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
@@ -258,7 +310,20 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     const delivery = new Delivery({ clock: o.clock, logger: o.logger });
     delivery.register(createLogAdapter({ path: join(o.home, "outpost", "delivery.jsonl") }));
     const pushKeys = new VapidKeyFile(o.env, o.baseUrl);
+    const csrf = await loadOrCreateCsrfToken(o.home);
+    const triggerSecrets = fileTriggerSecrets(o.home);
+    // Built before any surface: the push lane, the chat bot and the GitHub poster all use it.
+    const publishGate = createOutpostGate({
+      home: o.home,
+      env: o.env,
+      store,
+      logger: o.logger,
+      triggerSecrets,
+      pushKeys,
+      csrfToken: () => csrf.token(),
+    });
     registerPushLane({
+      gate: publishGate,
       delivery,
       keys: pushKeys,
       store,
@@ -287,7 +352,6 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       fleet.onFence = () => scheduler.fence();
       fleet.start();
     }
-    const csrf = await loadOrCreateCsrfToken(o.home);
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
     const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
     const memory = lazyMemory(async () => {
@@ -322,6 +386,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       env: o.env,
       logger: o.logger,
       home: o.home,
+      memoryRoot: o.memoryRoot,
       csrf,
       memory: memory.get,
       baseUrl: o.baseUrl,
@@ -331,6 +396,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       fetch: o.fetch,
       ...(o.recipesDir ? { recipesDir: o.recipesDir } : {}),
       pushKeys,
+      triggerSecrets,
+      publishGate,
       ...(fleetSource ? { fleet: fleetSource } : {}),
     });
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
@@ -348,6 +415,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         fetch: o.fetch,
         baseUrl: o.baseUrl,
         workspacesRoot: workspacesRootFrom(o.env, o.home),
+        workdirPlaces: deps.workdirPlaces,
+        publish: publishGate,
       });
     }
     // Started last: nothing below can fail, so close() is always there to stop it.

@@ -121,3 +121,17 @@ Deno.test("the test task caches exactly the modules install caches", async () =>
     cachedModules(ROOT).map((p) => p.slice(ROOT.length + 1)).sort(),
   );
 });
+
+Deno.test("no product module imports from scripts/ (product code never depends on a script)", async () => {
+  const offenders: string[] = [];
+  for (const file of await allProductFiles()) {
+    const source = await Deno.readTextFile(`${ROOT}/${file}`);
+    for (const m of source.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+      const spec = m[1]!;
+      if (!spec.startsWith(".")) continue;
+      const target = new URL(spec, `file://${ROOT}/${file}`).pathname;
+      if (target.startsWith(`${ROOT}/scripts/`)) offenders.push(`${file} imports ${spec}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});

@@ -8,8 +8,10 @@ import {
   compileArgs,
   EMBEDDED_DIRS,
   failureLine,
+  missingDirs,
   parseTargets,
   plan,
+  removeEmptyDirs,
   TARGETS,
 } from "../scripts/compile.ts";
 import { ENTRY_POINTS } from "../scripts/permissions.ts";
@@ -94,6 +96,43 @@ Deno.test("a missing denort runtime ends the compile with one clear line and no 
     assert.deepEqual([...Deno.readDirSync(out)], [], "nothing half-written is left");
   } finally {
     await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test("a failed compile of every target leaves no empty dist/<target>/ behind", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agent-compile-" });
+  try {
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}/scripts/compile.ts`, "--out", `${dir}/dist`],
+      cwd: dir,
+      env: { DENORT_BIN: `${dir}/no-such-denort`, NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 1);
+    assert.match(
+      new TextDecoder().decode(run.stderr),
+      /denort runtime for x86_64-unknown-linux-gnu/,
+    );
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "neither dist/ nor dist/<target>/ is left");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("after a failure only the folders the run made and left empty go", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "agent-compile-" });
+  try {
+    const created = missingDirs(`${dir}/dist/b`);
+    assert.deepEqual(created, [`${dir}/dist/b`, `${dir}/dist`]);
+    // An earlier target's binary is in dist/a; dist/b was made and is empty; dist/c never was.
+    await Deno.mkdir(`${dir}/dist/a`, { recursive: true });
+    await Deno.mkdir(`${dir}/dist/b`);
+    await Deno.writeTextFile(`${dir}/dist/a/agent`, "bin");
+    removeEmptyDirs([...created, `${dir}/dist/a`, `${dir}/dist/c`]);
+    assert.deepEqual([...Deno.readDirSync(`${dir}/dist`)].map((e) => e.name), ["a"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

@@ -115,3 +115,22 @@ Deno.test("the runtime installs bubblewrap and leaves the sandbox setting at its
   assert.equal(env.AGENT_SANDBOX_MODE, undefined);
   assert.equal(env.AGENT_SANDBOX, "container");
 });
+
+Deno.test("DENO_CERT has a default, and a failed build names the TLS-proxy fix", () => {
+  // Every ARG a RUN uses has a value, so a normal build prints no "missing build argument".
+  const declared = instruction("ARG").map((a) => a.split("=")[0]!);
+  const bare = instruction("ARG").filter((a) => !a.includes("=")).map((a) => a.trim());
+  const globals = new Set(
+    instruction("ARG").filter((a) => a.includes("=")).map((a) => a.split("=")[0]!),
+  );
+  assert.ok(declared.includes("DENO_CERT"));
+  for (const name of bare) assert.ok(globals.has(name), `ARG ${name} has no default anywhere`);
+  assert.ok(instruction("ARG").includes('DENO_CERT=""'), instruction("ARG").join(" | "));
+  const run = instruction("RUN").find((r) => r.includes("deno task install"))!;
+  assert.match(run, /invalid peer certificate: UnknownIssuer/);
+  assert.match(run, /--build-arg DENO_CERT=\/run\/host-ca\.crt/);
+  assert.match(run, /docs\/deployment\.md/);
+  // The launchers run the image's one Deno, not a second copy kept under /opt/agent/.build.
+  assert.match(run, /deno task install --bin-dir \S+ --runtime \/usr\/local\/bin\/deno /);
+  assert.match(run, /cp \/usr\/local\/bin\/deno \/stage\/usr\/local\/bin\/deno/);
+});

@@ -3,7 +3,7 @@
 // the agent's runs its bundle (scripts/bundle.ts), the outpost's its sources.
 
 import assert from "node:assert/strict";
-import { launcherScript, shQuote } from "../scripts/install.ts";
+import { launcherScript, RUNTIME_PATH, shQuote } from "../scripts/install.ts";
 import {
   AGENT_ENGINE_FLAGS,
   AGENT_PERMISSIONS,
@@ -15,9 +15,13 @@ import { BUNDLE_DIR } from "../scripts/bundle.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-async function install(binDir: string): Promise<Deno.CommandOutput> {
-  return await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/scripts/install.ts`, "--bin-dir", binDir, "--no-cache"],
+async function install(
+  binDir: string,
+  deno = Deno.execPath(),
+  extra: string[] = [],
+): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(deno, {
+    args: ["run", "-A", `${ROOT}/scripts/install.ts`, "--bin-dir", binDir, "--no-cache", ...extra],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -106,6 +110,62 @@ Deno.test("installed launchers work from outside the checkout and print no task 
     const help = await run(`${bin}/agent-outpost`, ["--help"], home, home);
     assert.equal(help.code, 0, help.stderr);
     assert.match(help.stdout, /agent-outpost/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a launcher whose Deno runtime is gone says to run the install again", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-launcher-" }));
+  try {
+    const script = launcherScript("agent", `${dir}/gone/deno`, "/src/agent", "/c", `${dir}/bin`);
+    await Deno.writeTextFile(`${dir}/agent`, script, { mode: 0o755 });
+    const out = await run(`${dir}/agent`, ["--version"], dir, dir);
+    assert.equal(out.code, 1);
+    assert.equal(
+      out.stderr,
+      `agent: the Deno runtime ${dir}/gone/deno is gone; run \`deno task install\` again in ` +
+        "/src/agent\n",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the launchers keep working after the npx cache that held Deno is cleared", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-install-" }));
+  try {
+    // A Deno in a throwaway place, as npx's cache holds it; install runs on it, then it goes.
+    const npxCache = `${home}/npx-cache`;
+    await Deno.mkdir(npxCache);
+    await Deno.copyFile(Deno.execPath(), `${npxCache}/deno`);
+    await Deno.chmod(`${npxCache}/deno`, 0o755);
+    const installed = await install(`${home}/bin`, `${npxCache}/deno`);
+    assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    await Deno.remove(npxCache, { recursive: true });
+
+    const script = await Deno.readTextFile(`${home}/bin/agent`);
+    assert.ok(script.includes(shQuote(`${ROOT}/${RUNTIME_PATH}`)), script);
+    assert.ok(!script.includes(npxCache), script);
+    const version = await run(`${home}/bin/agent`, ["--version"], home, home);
+    assert.equal(version.code, 0, version.stderr);
+    assert.match(version.stdout, /^agent \d+\.\d+\.\d+\n$/);
+    const help = await run(`${home}/bin/agent-outpost`, ["--help"], home, home);
+    assert.equal(help.code, 0, help.stderr);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("--runtime keeps the launchers on a Deno that stays where it is (the container's)", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "agent-install-" }));
+  try {
+    const system = await Deno.realPath(Deno.execPath());
+    const installed = await install(`${home}/bin`, Deno.execPath(), ["--runtime", system]);
+    assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    const script = await Deno.readTextFile(`${home}/bin/agent`);
+    const exec = script.split("\n").find((l) => l.startsWith("exec "))!;
+    assert.ok(exec.startsWith(`exec ${shQuote(system)} `), exec);
   } finally {
     await Deno.remove(home, { recursive: true });
   }

@@ -3,6 +3,13 @@
 // developer's machine a missing peer skips the test with a printed reason; when
 // AGENT_TEST_REQUIRE_PEERS=1 (set by .ci/run) a missing peer fails the test instead, so CI can
 // never pass by skipping.
+//
+// Probe first: a peer whose program is installed yet cannot work on this machine (podman on a
+// configuration the host refuses, bwrap without user namespaces) counts as missing, and the
+// reason says how to fix it. So a probe runs the smallest real use of the peer (a trivial
+// container, an empty sandbox) rather than only looking for its binary.
+
+import { BASE_IMAGE, ROOT } from "./e2e/container_kit.ts";
 
 export const PEERS_REQUIRED = Deno.env.get("AGENT_TEST_REQUIRE_PEERS") === "1";
 
@@ -34,16 +41,95 @@ export const llamaPaths = () => {
 /** The LiteLLM proxy's executable (scripts/peers/litellm_install.sh). */
 export const litellmPath = () => `${peerCache()}/litellm-1.106.2/v/bin/litellm`;
 
+/** The podman configuration .ci/run uses, named when podman cannot run a container. */
+export const CI_CONTAINERS_CONF = `${ROOT}/.ci/containers.conf`;
+
+/**
+ * Runs a trial command: null when it exits 0, else its first stderr line (or exit code). A
+ * program that cannot be started at all is a reason too, never an exception.
+ */
+export function trialRun(command: string, args: string[]): string | null {
+  let out: Deno.CommandOutput;
+  try {
+    out = new Deno.Command(command, { args, stdin: "null", stdout: "null", stderr: "piped" })
+      .outputSync();
+  } catch (err) {
+    return `${command} could not start: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  if (out.success) return null;
+  const lines = new TextDecoder().decode(out.stderr).trim().split("\n");
+  return lines.find((l) => /error|denied|not permitted|fail/i.test(l)) ?? lines[0] ??
+    `exit code ${out.code}`;
+}
+
+/** A probe run once per test module, however many tests ask. */
+function once(probe: PeerProbe): PeerProbe {
+  let result: { reason: string | null } | undefined;
+  return () => (result ??= { reason: probe() }).reason;
+}
+
+/**
+ * podman: the programs, the local base image (built by scripts/container_base.sh when absent,
+ * its progress printed), then `podman run --rm <base> true`. When that trial fails the reason
+ * is the fix: the containers.conf .ci/run uses.
+ */
+function probePodman(): string | null {
+  if (!commandOnPath("podman") || !commandOnPath("debootstrap")) {
+    return "podman or debootstrap not installed (apt-get install podman runc debootstrap)";
+  }
+  if (trialRun("podman", ["image", "exists", BASE_IMAGE]) !== null) {
+    console.error(
+      `container peer: making the base image ${BASE_IMAGE} (scripts/container_base.sh)`,
+    );
+    const built = new Deno.Command("bash", {
+      args: [`${ROOT}/scripts/container_base.sh`, BASE_IMAGE],
+      stdin: "null",
+      stdout: "inherit",
+      stderr: "inherit",
+    }).outputSync();
+    if (!built.success) {
+      return `the base image ${BASE_IMAGE} could not be made (scripts/container_base.sh, ` +
+        `exit ${built.code}; its output is above)`;
+    }
+  }
+  const refused = trialRun("podman", ["run", "--rm", BASE_IMAGE, "true"]);
+  if (refused === null) return null;
+  const conf = Deno.readTextFileSync(CI_CONTAINERS_CONF).split("\n")
+    .filter((l) => l.trim() !== "" && !l.startsWith("#")).join("\n");
+  return `podman cannot run a container on this configuration (\`podman run --rm ${BASE_IMAGE} ` +
+    `true\`: ${refused}); run the tests with the configuration .ci/run uses, ` +
+    `\`export CONTAINERS_CONF=${CI_CONTAINERS_CONF}\`, which holds:\n${conf}`;
+}
+
+/** bubblewrap: installed, and able to make its namespaces (`bwrap --ro-bind / / true`). */
+function probeBubblewrap(): string | null {
+  const bwrap = commandOnPath("bwrap");
+  if (!bwrap) return "bubblewrap not installed (apt-get install bubblewrap)";
+  const refused = trialRun(bwrap, ["--ro-bind", "/", "/", "true"]);
+  return refused === null ? null : `bubblewrap cannot start here (\`bwrap --ro-bind / / true\`: ` +
+    `${refused}); allow unprivileged user namespaces (on Ubuntu 24.04: ` +
+    "sysctl kernel.apparmor_restrict_unprivileged_userns=0; docs/sandbox.md)";
+}
+
 export const probes = {
-  chromium: (): string | null =>
-    existsFile("/usr/bin/chromium") ? null : "chromium not installed (apt-get install chromium)",
-  tmux: (): string | null => commandOnPath("tmux") ? null : "tmux not installed",
-  bubblewrap: (): string | null =>
-    commandOnPath("bwrap") ? null : "bubblewrap not installed (apt-get install bubblewrap)",
-  podman: (): string | null =>
-    commandOnPath("podman") && commandOnPath("debootstrap")
-      ? null
-      : "podman or debootstrap not installed (apt-get install podman runc debootstrap)",
+  chromium: once(() => {
+    if (!existsFile("/usr/bin/chromium")) {
+      return "chromium not installed (apt-get install chromium)";
+    }
+    // Installed is not enough: a missing shared library stops it before any page opens.
+    const refused = trialRun("/usr/bin/chromium", ["--version"]);
+    return refused === null ? null : `chromium cannot start (\`chromium --version\`: ${refused})`;
+  }),
+  tmux: once(() => {
+    if (!commandOnPath("tmux")) return "tmux not installed";
+    const refused = trialRun("tmux", ["-V"]);
+    return refused === null ? null : `tmux cannot start (\`tmux -V\`: ${refused})`;
+  }),
+  actionlint: (): string | null =>
+    commandOnPath("actionlint") ? null : "actionlint not installed (go install " +
+      "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12, as .ci/run does; put GOBIN on PATH)",
+  bubblewrap: once(probeBubblewrap),
+  podman: once(probePodman),
   synapse: (): string | null => {
     const out = new Deno.Command("python3", {
       args: ["-c", "import synapse"],

@@ -17,18 +17,22 @@ import { compileArgs } from "../scripts/compile.ts";
 
 const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
 
+/** The step both tasks run first: fill the module cache once (scripts/module_cache.ts). */
+const CACHE_STEP =
+  "deno run --cached-only --allow-read --allow-write --allow-env --allow-run scripts/module_cache.ts";
+
 Deno.test("deno.json's agent and outpost tasks use the permission flags of scripts/permissions.ts", () => {
   assert.equal(
     config.tasks.agent,
-    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${AGENT_ENGINE_FLAGS.join(" ")} ${
+    `${CACHE_STEP} && ${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${AGENT_ENGINE_FLAGS.join(" ")} ${
       AGENT_PERMISSIONS.join(" ")
     } ${ENTRY_POINTS.agent.entry}`,
   );
   assert.equal(
     config.tasks.outpost,
-    `${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${OUTPOST_ENGINE_FLAGS.join(" ")} ${
-      OUTPOST_PERMISSIONS.join(" ")
-    } ${ENTRY_POINTS["agent-outpost"].entry}`,
+    `${CACHE_STEP} && ${envPrefix}deno run ${RUN_FLAGS.join(" ")} ${
+      OUTPOST_ENGINE_FLAGS.join(" ")
+    } ${OUTPOST_PERMISSIONS.join(" ")} ${ENTRY_POINTS["agent-outpost"].entry}`,
   );
 });
 

@@ -95,6 +95,8 @@ export interface LoopResult {
   stop_reason?: StopReason;
   error?: string;
   turns: number;
+  /** The first refusal of a call for want of a sandbox (ToolOutcome's `refused`), if any. */
+  refused?: string;
 }
 
 /** Runs until the model stops. `history` ends with the user message that starts this leg. */
@@ -136,6 +138,7 @@ class LoopRun {
   #model: string | undefined;
   #turns = 0;
   #streak = { signature: "", count: 0 };
+  #refused: string | undefined;
 
   constructor(history: readonly Message[], cfg: LoopConfig) {
     this.#cfg = cfg;
@@ -188,6 +191,7 @@ class LoopRun {
       ...(this.#model ? { model: this.#model } : {}),
       ...(this.#stopReason ? { stop_reason: this.#stopReason } : {}),
       ...(extra.error ? { error: extra.error } : {}),
+      ...(this.#refused ? { refused: this.#refused } : {}),
     };
   }
 
@@ -450,6 +454,7 @@ class LoopRun {
         cfg.journal?.append({ type: "pending", results, waiting });
         return this.#end("needs_human", { questions: step.questions });
       }
+      this.#refused ??= step.refused;
       results.push(toolResult(call.id, step.content, step.is_error, step.images));
     }
     const toolMessage: Message = { role: "user", parts: results };

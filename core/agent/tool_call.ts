@@ -26,7 +26,14 @@ export interface CallContext {
 }
 
 export type CallStep =
-  | { type: "result"; content: string; is_error: boolean; images?: ImageAttachment[] }
+  | {
+    type: "result";
+    content: string;
+    is_error: boolean;
+    images?: ImageAttachment[];
+    /** The call was refused for want of a sandbox (ToolOutcome's `refused`). */
+    refused?: string;
+  }
   | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
 
 export async function runCall(
@@ -34,9 +41,20 @@ export async function runCall(
   tool: Tool | undefined,
   cfg: CallContext,
 ): Promise<CallStep> {
-  const emitEnd = (content: string, is_error: boolean, images?: ImageAttachment[]): CallStep => {
+  const emitEnd = (
+    content: string,
+    is_error: boolean,
+    images?: ImageAttachment[],
+    refused?: string,
+  ): CallStep => {
     cfg.onEvent?.({ type: "tool_end", call, content, is_error });
-    return { type: "result", content, is_error, ...(images?.length ? { images } : {}) };
+    return {
+      type: "result",
+      content,
+      is_error,
+      ...(images?.length ? { images } : {}),
+      ...(refused ? { refused } : {}),
+    };
   };
   if (!tool) {
     return emitEnd(
@@ -101,7 +119,7 @@ export async function runCall(
     const answer = await cfg.answer(call, outcome.questions);
     return emitEnd(`The operator answered: ${answer}`, false);
   }
-  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images);
+  return emitEnd(outcome.content, outcome.is_error ?? false, outcome.images, outcome.refused);
 }
 
 /** What a call will do, for the person approving it; a failed preview says why instead. */

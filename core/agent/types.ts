@@ -68,6 +68,12 @@ export interface HeadlessResult {
   questions: Question[];
   /** One-line cause for an error ending. */
   error?: string;
+  /**
+   * true when the run stopped before its first turn on its configuration (a setting, the
+   * workdir, the project file, the key): running it again fails the same way until someone
+   * fixes the cause, so the outpost does not retry it (core/scheduler/outcomes.ts).
+   */
+  setup_error?: true;
   report_path?: string;
   /**
    * What confined the model's commands ("auto (bubblewrap, network off)", "off (commands run

@@ -1,10 +1,12 @@
 // The workspace brief: an `AGENTS.md` at the root of the working directory (the common
 // convention) is read once at start and goes into the frozen system prompt, so its owner can
 // scope what the agent does there (the outpost's ranger workspace relies on it). It is
-// size-capped so a large file cannot crowd out the conversation, and confined to the
-// workspace: a symlink that leads outside is not followed.
+// size-capped so a large file cannot crowd out the conversation, confined to the workspace (a
+// symlink that leads outside is not followed), and read only when it is a regular file: a FIFO,
+// device or directory named AGENTS.md is skipped with a warning (core/regular_file.ts).
 
 import { errorText } from "../logger.ts";
+import { readRegularFileSync } from "../regular_file.ts";
 
 export const BRIEF_FILE = "AGENTS.md";
 /** At most this many bytes of the file reach the prompt; the rest is cut with a note. */
@@ -38,35 +40,24 @@ export async function readWorkspaceBrief(workdir: string): Promise<WorkspaceBrie
   if (!isInside(workdir, real)) {
     return { warning: `${BRIEF_FILE} leads outside the workspace (${real}); it is not used` };
   }
-  let file: Deno.FsFile;
+  // Type and size are checked before opening: a FIFO would block the run here for ever.
+  let read;
   try {
-    file = await Deno.open(real, { read: true });
+    read = readRegularFileSync(real, BRIEF_MAX_BYTES);
   } catch (err) {
     throw new Error(`cannot read the workspace brief ${path}: ${errorText(err)}`, { cause: err });
   }
-  try {
-    const info = await file.stat();
-    if (!info.isFile) return { warning: `${BRIEF_FILE} is not a file; it is not used` };
-    const buf = new Uint8Array(Math.min(info.size, BRIEF_MAX_BYTES));
-    let got = 0;
-    while (got < buf.length) {
-      const n = await file.read(buf.subarray(got));
-      if (n === null) break;
-      got += n;
-    }
-    let text = new TextDecoder().decode(buf.subarray(0, got));
-    const cut = info.size > BRIEF_MAX_BYTES;
-    // A cut may split a character; drop the partial line rather than show a broken one.
-    if (cut) text = text.slice(0, Math.max(0, text.lastIndexOf("\n")));
-    text = text.trim();
-    if (text === "") return {};
-    const note = cut
-      ? `\n\n(${BRIEF_FILE} is ${info.size} bytes; only its first ${BRIEF_MAX_BYTES} are shown.)`
-      : "";
-    return {
-      brief: `Workspace brief (${BRIEF_FILE} in the workspace root; follow it):\n\n${text}${note}`,
-    };
-  } finally {
-    file.close();
-  }
+  if (read.kind === "absent") return {};
+  if (read.kind === "skipped") return { warning: `${BRIEF_FILE} ${read.why}; it is not used` };
+  let text = new TextDecoder().decode(read.bytes);
+  // A cut may split a character; drop the partial line rather than show a broken one.
+  if (read.truncated) text = text.slice(0, Math.max(0, text.lastIndexOf("\n")));
+  text = text.trim();
+  if (text === "") return {};
+  const note = read.truncated
+    ? `\n\n(${BRIEF_FILE} is ${read.size} bytes; only its first ${BRIEF_MAX_BYTES} are shown.)`
+    : "";
+  return {
+    brief: `Workspace brief (${BRIEF_FILE} in the workspace root; follow it):\n\n${text}${note}`,
+  };
 }

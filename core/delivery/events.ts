@@ -86,6 +86,7 @@ const ALERT_TITLES: Record<AlertKind, string> = {
   needs_human: "needs a human",
   dead_letter: "disabled after repeated failures",
   schedule_error: "disabled: schedule error",
+  setup_error: "disabled: the run cannot start",
 };
 
 export function alertEvent(

@@ -18,6 +18,11 @@ export interface SanitizeOptions {
 export const TITLE_MAX = 200;
 export const BODY_MAX = 1500;
 
+/** Control and invisible characters removed (no other change). */
+export function stripUnsafe(text: string): string {
+  return text.replace(UNSAFE, "");
+}
+
 /** Strips control and invisible characters and caps the length, ending a cut with "…". */
 export function sanitizeText(text: unknown, options: SanitizeOptions): string {
   let s = typeof text === "string" ? text : text === undefined || text === null ? "" : String(text);

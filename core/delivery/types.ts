@@ -6,7 +6,7 @@ import type { Risk } from "../inbox/risk.ts";
 export type DeliveryKind = "inbox_item" | "run_report" | "alert";
 
 /** Why an alert was raised. */
-export type AlertKind = "drift" | "needs_human" | "dead_letter" | "schedule_error";
+export type AlertKind = "drift" | "needs_human" | "dead_letter" | "schedule_error" | "setup_error";
 
 export type DeliveryPriority = "normal" | "high";
 

@@ -52,3 +52,27 @@ export class HoldConfigError extends Error {
     this.variable = variable;
   }
 }
+
+/**
+ * An answer, dismiss, hold or one-tap on a held publication (kind publish_hold), or a
+ * release or drop of an item that is not one. Held publications are released or dropped
+ * on the dashboard only (core/publish/release.ts). → 409
+ */
+export class PublishHoldError extends Error {
+  override readonly name = "PublishHoldError";
+  readonly id: number;
+  constructor(id: number, detail: string) {
+    super(`inbox item ${id} ${detail}`);
+    this.id = id;
+  }
+}
+
+/** A release whose surface could not send the original (the item stays open). → 502 */
+export class PublishFailedError extends Error {
+  override readonly name = "PublishFailedError";
+  readonly id: number;
+  constructor(id: number, detail: string) {
+    super(`inbox item ${id} was not released: ${detail}`);
+    this.id = id;
+  }
+}

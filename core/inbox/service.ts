@@ -12,6 +12,9 @@
 // - pushAction: re-classifies the live item; only medium risk may be answered by a tap, with
 //   the canonical text "approved" or "dismissed" (both answer and resume; see
 //   docs/dashboard-api.md).
+// - held publications (kind publish_hold, core/publish/gate.ts) refuse all of the above:
+//   they are released or dropped on the dashboard (core/publish/release.ts), which closes
+//   them through settlePublishHold.
 
 import { AUDIT, audit, type AuditChannel } from "../audit/audit.ts";
 import { errorText, type Logger } from "../logger.ts";
@@ -19,7 +22,8 @@ import type { Clock } from "../ports.ts";
 import { isoZ } from "../time.ts";
 import { InboxStateError, NotFoundError } from "../store/errors.ts";
 import type { InboxItem, InboxState, ListOptions, Run, Store } from "../store/store.ts";
-import { HighRiskError, InboxInputError, NoLiveHoldError } from "./errors.ts";
+import { isPublishHold } from "../publish/gate.ts";
+import { HighRiskError, InboxInputError, NoLiveHoldError, PublishHoldError } from "./errors.ts";
 import { type Hold, type LiveHold, liveHold, parseHold, validateHold } from "./hold.ts";
 import { classifyRisk, type Risk } from "./risk.ts";
 
@@ -123,7 +127,7 @@ export class InboxService {
     acting: Acting,
     action: string = AUDIT.answer,
   ): { item: InboxItem; run: Run | null } {
-    const before = this.#item(id);
+    const before = this.#plainItem(id);
     if (before.state !== "open") throw new InboxStateError(id, before.state, "answered");
     const { item, run } = this.#o.resumer.resumeFromInbox(id, text, acting.via);
     this.#audit(action, item, acting, run ? `resume run ${run.id}` : "no session to resume");
@@ -133,6 +137,7 @@ export class InboxService {
 
   /** Dismisses an open item (clearing any hold); nothing resumes. */
   dismiss(id: number, acting: Acting, action: string = AUDIT.dismiss): InboxItem {
+    this.#plainItem(id);
     const item = this.#o.store.dismissInbox(id, acting.via);
     this.#audit(action, item, acting, "no resume");
     this.#emit({ change: "dismissed", item, run: null });
@@ -141,6 +146,7 @@ export class InboxService {
 
   /** Places a hold on an open item (replace semantics). Throws InboxStateError, InboxInputError. */
   hold(id: number, request: Omit<Hold, "held_at">, actor: string): InboxItem {
+    this.#plainItem(id);
     const clean = validateHold(request);
     const hold: Hold = { ...clean, held_at: isoZ(this.#o.clock.now()) };
     const item = this.#o.store.setHold(id, JSON.stringify(hold));
@@ -185,12 +191,33 @@ export class InboxService {
         `expected "approve" or "dismiss", got ${JSON.stringify(action)}`,
       );
     }
-    const item = this.#item(id);
+    const item = this.#plainItem(id);
     if (item.state !== "open") throw new InboxStateError(id, item.state, "acted on");
     if (classifyRisk(item.questions) !== "medium") throw new HighRiskError(id);
     const text = action === "approve" ? "approved" : "dismissed";
     const auditAction = action === "approve" ? AUDIT.pushApprove : AUDIT.pushDismiss;
     return this.answer(id, text, { actor, via: VIA_PUSH_ACTION, channel: "push" }, auditAction);
+  }
+
+  /**
+   * Closes a held publication: "released" answers it (nothing resumes: the run had ended),
+   * "dropped" dismisses it. Only core/publish/release.ts calls this, after it has sent or
+   * discarded the original. Throws NotFoundError, PublishHoldError, InboxStateError.
+   */
+  settlePublishHold(
+    id: number,
+    outcome: "released" | "dropped",
+    acting: Acting,
+    action: string,
+  ): InboxItem {
+    const before = this.#item(id);
+    if (!isPublishHold(before)) throw new PublishHoldError(id, "is not a held publication");
+    const item = outcome === "released"
+      ? this.#o.store.answerInbox(id, "released", acting.via)
+      : this.#o.store.dismissInbox(id, acting.via);
+    this.#audit(action, item, acting, outcome);
+    this.#emit({ change: outcome === "released" ? "answered" : "dismissed", item, run: null });
+    return item;
   }
 
   // ---- hooks ----
@@ -211,6 +238,18 @@ export class InboxService {
   #item(id: number): InboxItem {
     const item = this.#o.store.getInboxItem(id);
     if (!item) throw new NotFoundError("inbox item", id);
+    return item;
+  }
+
+  /** The item, unless it is a held publication (those only release or drop). */
+  #plainItem(id: number): InboxItem {
+    const item = this.#item(id);
+    if (isPublishHold(item) && item.state === "open") {
+      throw new PublishHoldError(
+        id,
+        `is a held publication: release it or drop it on the dashboard (/inbox/${id})`,
+      );
+    }
     return item;
   }
 

@@ -6,6 +6,7 @@
 // available: it writes one project-fact overview file (the README's first paragraph and
 // the list of source files with their titles) and never overwrites an existing one.
 
+import { readRegularFileSync } from "../regular_file.ts";
 import { errorText } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { gateTool, runBounded } from "./bounded_run.ts";
@@ -64,28 +65,16 @@ function readConfined(top: string, rel: string, limit: number): BootstrapSource[
   }
   // A link leading out of the repository is refused on purpose, not an error.
   if (!isInside(top, real)) return null;
-  let file: Deno.FsFile;
+  // Only a regular file is opened: a FIFO in the repository must not hang /memory init.
+  let read;
   try {
-    file = Deno.openSync(real, { read: true });
+    read = readRegularFileSync(real, limit);
   } catch (err) {
     return absentOrThrow(real, err);
   }
-  try {
-    const st = file.statSync();
-    if (!st.isFile) return null;
-    const buf = new Uint8Array(Math.min(st.size, limit));
-    let got = 0;
-    while (got < buf.length) {
-      const n = file.readSync(buf.subarray(got));
-      if (!n) break;
-      got += n;
-    }
-    const bytes = buf.subarray(0, got);
-    if (bytes.includes(0)) return null; // binary
-    return new TextDecoder().decode(bytes);
-  } finally {
-    file.close();
-  }
+  if (read.kind !== "read") return null;
+  if (read.bytes.includes(0)) return null; // binary
+  return new TextDecoder().decode(read.bytes);
 }
 
 /** Finds an entry of `dir` case-insensitively. */

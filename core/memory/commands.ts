@@ -25,6 +25,8 @@ export interface CommandContext {
   readonly workspace: string;
   readonly hooks: GuardHooks | undefined;
   resolve(path: unknown): MemoryPath;
+  /** True for a file (root-relative) a directory listing must leave out (memory scope). */
+  hidden?(rel: string): boolean;
   /** Applies an index update; a failure marks the index for a refresh instead of failing. */
   updateIndex(fn: (index: RecallIndex) => void): void;
 }
@@ -117,6 +119,7 @@ function listDirectory(ctx: CommandContext, p: MemoryPath): string {
         out.push(`dir\t${virtualOf(rel)}/`);
         if (depth < 2) visit(full, depth + 1);
       } else if (e.isFile) {
+        if (ctx.hidden?.(rel)) continue;
         let size: number;
         try {
           size = Deno.lstatSync(full).size;

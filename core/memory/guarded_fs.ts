@@ -53,6 +53,18 @@ export function readVerified(
   hooks?: GuardHooks,
 ): ReadResult {
   hooks?.beforeUse?.(real);
+  // The type before the open: opening a FIFO for reading blocks until a writer comes.
+  let before: Deno.FileInfo;
+  try {
+    before = Deno.statSync(real);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new MemoryNotFoundError(shown);
+    throw err;
+  }
+  if (!before.isFile) {
+    const what = before.isDirectory ? "is a directory, not a file" : "is not a regular file";
+    throw new MemoryNotFoundError(shown, what);
+  }
   let file: Deno.FsFile;
   try {
     file = Deno.openSync(real, { read: true });

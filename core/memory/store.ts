@@ -31,6 +31,7 @@ import { type MemoryPath, resolveMemoryPath, virtualOf } from "./path_guard.ts";
 import { INDEX_DIR, RecallIndex, type RecallRow, type ReconcileReport } from "./recall_index.ts";
 import { isStale, planSweep, type SweepOptions, type SweepReport } from "./sweep.ts";
 import { resolveWorkspace } from "./workspace.ts";
+import { checkWorkspaceScope, foreignFile, type MemoryScope } from "./scope.ts";
 
 export { CURATED_FILE } from "./frontmatter.ts";
 import { type Reclassified, type Reclassify, reclassify as reclassifyFile } from "./reclassify.ts";
@@ -45,6 +46,8 @@ export interface OpenMemoryOptions {
   workspace?: string;
   /** Test seam for racing-swap tests. */
   hooks?: GuardHooks;
+  /** "workspace": only this workspace's files are reachable (scope.ts). Default "all". */
+  scope?: MemoryScope;
 }
 
 /** One per-turn recall hit (workspace-filtered). */
@@ -140,7 +143,7 @@ export async function openMemory(opts: OpenMemoryOptions): Promise<MemoryStore> 
   const root = prepareRoot(opts.root);
   const workspace = opts.workspace ?? await resolveWorkspace(opts.cwd);
   const index = openIndex(root);
-  const store = new MemoryStore(root, workspace, opts.clock, index, opts.hooks);
+  const store = new MemoryStore(root, workspace, opts.clock, index, opts.hooks, opts.scope);
   if (index.fresh) store.rebuildIndex();
   else store.refresh();
   return store;
@@ -151,6 +154,7 @@ export class MemoryStore implements commands.CommandContext {
   readonly workspace: string;
   readonly clock: Clock;
   readonly hooks: GuardHooks | undefined;
+  readonly scope: MemoryScope;
   readonly #index: RecallIndex;
   /** Set when an index update failed; the next read reconciles first. */
   #dirty = false;
@@ -161,12 +165,19 @@ export class MemoryStore implements commands.CommandContext {
     clock: Clock,
     index: RecallIndex,
     hooks?: GuardHooks,
+    scope: MemoryScope = "all",
   ) {
     this.root = root;
     this.workspace = workspace;
     this.clock = clock;
     this.#index = index;
     this.hooks = hooks;
+    this.scope = scope;
+  }
+
+  /** Listings leave out other workspaces' files when the scope is "workspace". */
+  hidden(rel: string): boolean {
+    return this.scope === "workspace" && foreignFile(this, rel);
   }
 
   /** The path guard, bound to this root. Throws MemoryPathError. */
@@ -244,6 +255,7 @@ export class MemoryStore implements commands.CommandContext {
 
   /** Runs one memory-tool call (the Messages API memory tool's input shape). */
   execute(input: Record<string, unknown>): string {
+    if (this.scope === "workspace") checkWorkspaceScope(this, input);
     switch (input.command) {
       case "view":
         return this.view(input.path, input.view_range);
@@ -296,7 +308,8 @@ export class MemoryStore implements commands.CommandContext {
       curated,
       files: index.scoped(this.workspace, CACHED_INDEX_MAX_LINES, CURATED_FILE),
       scopedTotal: counts.scoped,
-      foreignFiles: counts.foreignFiles,
+      // A workspace-scoped run cannot view them, so its prompt does not mention them.
+      foreignFiles: this.scope === "workspace" ? 0 : counts.foreignFiles,
       foreignWorkspaces: counts.foreignWorkspaces,
       nowMs: this.clock.now().getTime(),
     });

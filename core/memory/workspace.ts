@@ -9,6 +9,7 @@
 // `commondir`, so they keep their own path.
 
 import { errorText } from "../logger.ts";
+import { readRegularFileSync } from "../regular_file.ts";
 
 function dirname(p: string): string {
   const i = p.lastIndexOf("/");
@@ -34,9 +35,19 @@ function absentOrThrow(path: string, err: unknown): null {
   );
 }
 
+/** Git's pointer files are a few hundred bytes; anything longer is not one. */
+const POINTER_MAX_BYTES = 8192;
+
+/**
+ * A pointer file's text, or null when there is none. The path comes from a `.git` file in the
+ * workdir, which the model can write: a FIFO or device there is not a pointer (and is never
+ * opened, so it cannot hang the run's set-up; core/regular_file.ts).
+ */
 function readTrimmed(path: string): string | null {
   try {
-    return Deno.readTextFileSync(path).trim();
+    const read = readRegularFileSync(path, POINTER_MAX_BYTES);
+    if (read.kind !== "read" || read.truncated) return null;
+    return new TextDecoder().decode(read.bytes).trim();
   } catch (err) {
     return absentOrThrow(path, err);
   }

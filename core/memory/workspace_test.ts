@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { resolveWorkspace } from "./workspace.ts";
+import { resolveWorkspace, resolveWorkspaceSync } from "./workspace.ts";
 import { openMemory } from "./store.ts";
 import { parseMemory } from "./frontmatter.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
@@ -198,4 +198,34 @@ for (const wt of ${JSON.stringify(layouts.map((l) => l.wt))}) {
     );
     assert.deepEqual(named, [true, true, true, true], lines.join("\n"));
   });
+});
+
+Deno.test("a FIFO where git's commondir pointer should be is not a pointer and is never opened", async () => {
+  const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "ws_fifo_" }));
+  try {
+    // The workdir is the model's: it can write a `.git` file pointing at a FIFO.
+    await Deno.mkdir(`${top}/gitdir`);
+    await Deno.writeTextFile(`${top}/.git`, `gitdir: ${top}/gitdir\n`);
+    assert.ok(
+      (await new Deno.Command("mkfifo", { args: [`${top}/gitdir/commondir`] }).output())
+        .success,
+    );
+    await Deno.mkdir(`${top}/main/.git`, { recursive: true });
+    // A writer waits: code that opened the FIFO would take this for the pointer.
+    const writer = new Deno.Command("sh", {
+      args: ["-c", `printf '${top}/main/.git' > '${top}/gitdir/commondir'`],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      assert.equal(resolveWorkspaceSync(top), top);
+    } finally {
+      try {
+        writer.kill("SIGKILL");
+      } catch { /* it wrote and ended: the assertion above said so */ }
+      await writer.status;
+    }
+  } finally {
+    await Deno.remove(top, { recursive: true });
+  }
 });

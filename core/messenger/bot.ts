@@ -4,11 +4,16 @@
 // time, and the loop backs off 1 s, 2 s, 4 s … up to a cap, returning to ok on its own at
 // the first sync that succeeds.
 //
+// Everything the bot sends, command replies and delivery notices alike, passes the publish
+// gate's secret scanner first (core/publish/gate.ts). A held notice about a run becomes an
+// inbox item to release or drop; a held command reply is replaced by a one-line notice.
+//
 // The first sync after start only learns where "now" is: messages sent while the bot was
 // away are not acted on, so a stale approve cannot fire hours later (docs/messenger.md).
 
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
+import type { PublishGate } from "../publish/gate.ts";
 import { isoZ } from "../time.ts";
 import type { Gate, IncomingMessage } from "./gate.ts";
 import type { RoomTrust } from "./room_trust.ts";
@@ -18,6 +23,16 @@ export const SYNC_TIMEOUT_MS = 30_000;
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 60_000;
 const SEEN_MAX = 2_000;
+
+/** Sent instead of a command reply the secret scanner held (the audit row says why). */
+export const WITHHELD_REPLY =
+  "This reply was withheld: it matched the secret scanner. The dashboard's audit log says why.";
+
+/** What a held chat message keeps for its release. */
+interface HeldMessage {
+  room: string;
+  text: string;
+}
 
 /** What the pill shows (server/http/status.ts turns it into GET /api/messenger/status). */
 export interface BotStatus {
@@ -40,6 +55,8 @@ export interface BotOptions {
   /** Clock of the retry waits (the real one in production). */
   clock: Clock;
   logger: Logger;
+  /** The secret scanner every outgoing text passes. */
+  publish: PublishGate;
   syncTimeoutMs?: number;
   backoffBaseMs?: number;
   backoffCapMs?: number;
@@ -61,9 +78,15 @@ export class MatrixBot {
   #loop: Promise<void> | null = null;
   #queue: Promise<void> = Promise.resolve();
   readonly #waiters = new Set<() => void>();
+  /** Removes this bot as the publisher of released chat messages (stop). */
+  readonly #unregister: () => void;
 
   constructor(options: BotOptions) {
     this.#o = options;
+    this.#unregister = options.publish.register("chat", async (payload) => {
+      const { room, text } = payload as HeldMessage;
+      await options.transport.send(room, text);
+    });
   }
 
   get userId(): string | null {
@@ -80,15 +103,34 @@ export class MatrixBot {
 
   /** Stops the loop, waits for the message queue, releases the client. */
   async stop(): Promise<void> {
+    this.#unregister(); // a release after this says no chat sender is running
     this.#abort.abort(new Error("messenger stopped"));
     await this.#loop;
     await this.#queue;
     this.#o.transport.close();
   }
 
-  /** Posts a notice; used for deliveries and hold-confirmation replies. */
-  post(room: string, text: string, options?: SendOptions): Promise<string> {
-    return this.#o.transport.send(room, text, options);
+  /**
+   * Posts a notice (deliveries, hold-confirmation replies) once the publish gate clears it.
+   * Resolves with the event id, or null when the text was held (audited; an inbox item
+   * when `source` names the job and run it is about).
+   */
+  async post(
+    room: string,
+    text: string,
+    options: SendOptions & { source?: { job_id?: number; run_id?: number } } = {},
+  ): Promise<string | null> {
+    const { source, ...send } = options;
+    const screened = await this.#o.publish.screen({
+      surface: "chat",
+      where: `room ${room}`,
+      job_id: source?.job_id ?? null,
+      run_id: source?.run_id ?? null,
+      text,
+      payload: { room, text } satisfies HeldMessage,
+    });
+    if (screened.kind === "held") return null;
+    return await this.#o.transport.send(room, text, send);
   }
 
   /** Resolves at the next status change (tests and diagnostics wait on this, not on time). */
@@ -208,7 +250,10 @@ export class MatrixBot {
       try {
         const reply = await this.#o.gate.handle(msg);
         if (reply !== null && !this.#abort.signal.aborted) {
-          await this.#o.transport.send(msg.room, reply, { replyTo: msg.event_id });
+          const sent = await this.post(msg.room, reply, { replyTo: msg.event_id });
+          if (sent === null) {
+            await this.#o.transport.send(msg.room, WITHHELD_REPLY, { replyTo: msg.event_id });
+          }
         }
       } catch (err) {
         this.#o.logger.log("warn", "matrix: replying to a command failed", {

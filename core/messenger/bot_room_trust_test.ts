@@ -13,91 +13,15 @@ import { CommandRunner } from "./commands.ts";
 import { parseVerbs } from "./config.ts";
 import { Gate } from "./gate.ts";
 import { RoomTrust } from "./room_trust.ts";
-import type {
-  MatrixEvent,
-  MatrixTransport,
-  RoomMember,
-  SendOptions,
-  SyncResponse,
-} from "./transport.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
+import type { MatrixEvent } from "./transport.ts";
+import { ScriptedTransport } from "../../tests/fakes/matrix_transport.ts";
 
 const BOT = "@bot:test";
 const ALICE = "@alice:test";
 const BOB = "@bob:test";
 const STRANGER = "@mallory:test";
 const ROOM = "!ops:test";
-
-interface Sent {
-  room: string;
-  text: string;
-  replyTo: string | undefined;
-}
-
-/** Sync batches handed out one per long poll; sends recorded; members read live. */
-class ScriptedTransport implements MatrixTransport {
-  readonly members_ = new Map<string, string[]>();
-  readonly sent: Sent[] = [];
-  memberReads = 0;
-  /** The long-poll timeout of every sync the bot made, in order. */
-  readonly syncTimeouts: number[] = [];
-  readonly #batches: SyncResponse[] = [];
-  #batch = 0;
-  #wake: (() => void) | null = null;
-  #sentWaiters: (() => void)[] = [];
-
-  push(timeline: MatrixEvent[]): void {
-    this.#batches.push({
-      next_batch: `s${++this.#batch}`,
-      rooms: { join: { [ROOM]: { timeline: { events: timeline } } } },
-    });
-    this.#wake?.();
-  }
-
-  /** Resolves with the next message the bot sends. */
-  async nextSent(): Promise<Sent> {
-    const count = this.sent.length;
-    while (this.sent.length === count) {
-      await new Promise<void>((resolve) => this.#sentWaiters.push(resolve));
-    }
-    return this.sent[count]!;
-  }
-
-  whoami(): Promise<string> {
-    return Promise.resolve(BOT);
-  }
-
-  async sync(since: string | null, timeoutMs: number, signal: AbortSignal) {
-    this.syncTimeouts.push(timeoutMs);
-    if (since === null) return { next_batch: "s0" }; // the first sync only learns "now"
-    while (this.#batches.length === 0) {
-      signal.throwIfAborted();
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-    }
-    return this.#batches.shift()!;
-  }
-
-  send(room: string, text: string, options?: SendOptions): Promise<string> {
-    this.sent.push({ room, text, replyTo: options?.replyTo });
-    for (const w of this.#sentWaiters.splice(0)) w();
-    return Promise.resolve(`$sent${this.sent.length}`);
-  }
-
-  join(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  members(room: string): Promise<RoomMember[]> {
-    this.memberReads++;
-    return Promise.resolve(
-      (this.members_.get(room) ?? []).map((user_id) => ({ user_id, membership: "join" })),
-    );
-  }
-
-  close(): void {}
-}
 
 let eventNo = 0;
 function message(sender: string, body: string): MatrixEvent {
@@ -123,7 +47,7 @@ Deno.test("a trusted room stops being trusted when a stranger joins later", asyn
   await using kit = await makeKit();
   const workspacesRoot = join(kit.home, "workspaces");
   const allowlist = new Set([ALICE, BOB]);
-  const transport = new ScriptedTransport();
+  const transport = new ScriptedTransport(ROOM, BOT);
   transport.members_.set(ROOM, [BOT, ALICE, BOB]);
   const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
   const { verbs, setting } = parseVerbs(undefined);
@@ -146,12 +70,20 @@ Deno.test("a trusted room stops being trusted when a stranger joins later", asyn
       logger: kit.logger,
       baseUrl: "http://outpost.test",
       workspacesRoot,
+      workdirPlaces: { agentHome: kit.home },
       clock: kit.clock,
     }),
     clock: kit.clock,
     logger: kit.logger,
   });
-  const bot = new MatrixBot({ transport, gate, rooms, clock: kit.clock, logger: kit.logger });
+  const bot = new MatrixBot({
+    transport,
+    gate,
+    rooms,
+    clock: kit.clock,
+    logger: kit.logger,
+    publish: testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger }),
+  });
   bot.start();
   try {
     // Operators only: trusted, and the member list is read once and cached.

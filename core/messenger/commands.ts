@@ -11,6 +11,8 @@ import type { InboxService } from "../inbox/service.ts";
 import { classifyRisk } from "../inbox/risk.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
+import { UNTRUSTED_INTAKE } from "../scheduler/intake.ts";
+import { isPublishHold } from "../publish/gate.ts";
 import { JobValidationError } from "../scheduler/job_input.ts";
 import { JobConflictError } from "../scheduler/jobs.ts";
 import type { Scheduler } from "../scheduler/scheduler.ts";
@@ -20,6 +22,7 @@ import type { Command } from "./grammar.ts";
 import { rangerSnapshot, writeRangerSnapshot } from "./ranger.ts";
 import { helpText, refusal, RefusalError } from "./replies.ts";
 import { RANGER, resolveWorkspace } from "./workspaces.ts";
+import type { ProtectedPlaces } from "../workdir_policy.ts";
 
 export const VIA_CHAT = "chat";
 
@@ -45,6 +48,8 @@ export interface CommandDeps {
   baseUrl: string;
   /** Folder whose subfolders are the workspaces `run <workspace>:` may name. */
   workspacesRoot: string;
+  /** What no workspace may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
   /** The outpost's clock: the time of the ranger snapshot and its runs window. */
   clock: Clock;
 }
@@ -210,7 +215,11 @@ export class CommandRunner {
     origin: Origin,
     verb: "run" | "ask",
   ): Promise<string> {
-    const workdir = await resolveWorkspace(this.#d.workspacesRoot, workspace);
+    const workdir = await resolveWorkspace(
+      this.#d.workspacesRoot,
+      workspace,
+      this.#d.workdirPlaces,
+    );
     // `ask`: the ranger agent's only view of the outpost is the snapshot written here, and it
     // runs in strict mode, so an edit or shell call stops for a human instead of applying.
     if (verb === "ask") {
@@ -225,7 +234,14 @@ export class CommandRunner {
         workdir,
         ...(verb === "ask" ? { mode: "strict" } : {}),
         output_surface: "messenger",
-        meta: { room: origin.room, submitted_by: origin.sender, via: VIA_CHAT, verb },
+        meta: {
+          room: origin.room,
+          submitted_by: origin.sender,
+          via: VIA_CHAT,
+          verb,
+          // `ask` runs the sender's question in the ranger workspace: untrusted intake.
+          ...(verb === "ask" ? { [UNTRUSTED_INTAKE]: true } : {}),
+        },
       });
     } catch (err) {
       if (err instanceof CapacityError) throw new RefusalError("capacity", errorText(err));
@@ -335,6 +351,14 @@ export class CommandRunner {
     const item = this.#d.store.getInboxItem(id);
     if (!item) throw refusal.noSuchItem(id);
     if (item.state !== "open") throw refusal.itemClosed(id, `item ${id} is already ${item.state}`);
+    if (isPublishHold(item)) {
+      // Releasing a held text publishes a secret: a dashboard decision, never a chat verb.
+      throw new RefusalError(
+        "invalid",
+        `item ${id} is a held publication: release or drop it on the dashboard at ` +
+          itemLink(this.#d.baseUrl, id),
+      );
+    }
     return item;
   }
 

@@ -21,6 +21,7 @@ Deno.test("list inbox shows each item's command or diff under its question, clea
     logger: kit.logger,
     baseUrl: "http://outpost.test",
     workspacesRoot: kit.home,
+    workdirPlaces: { agentHome: kit.home },
     clock: kit.clock,
   });
   const job = kit.scheduler.createJob(jobInput());

@@ -29,6 +29,7 @@ async function chatKit() {
     logger: o.logger,
     baseUrl: BASE,
     workspacesRoot,
+    workdirPlaces: o.deps.workdirPlaces,
     clock: o.clock,
   });
   const { verbs, setting } = parseVerbs(undefined);

@@ -8,6 +8,7 @@ import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
 import { CommandRunner } from "./commands.ts";
 import { rangerSnapshot, STATUS_FILE } from "./ranger.ts";
 import { RefusalError } from "./replies.ts";
+import { headlessArgs } from "../scheduler/headless_command.ts";
 
 const BASE = "http://outpost.test/";
 
@@ -110,6 +111,7 @@ async function runnerKit() {
     logger: kit.logger,
     baseUrl: BASE,
     workspacesRoot: root,
+    workdirPlaces: { agentHome: kit.home },
     clock: kit.clock,
   });
   return { kit, root, runner };
@@ -130,6 +132,12 @@ Deno.test("ask writes STATUS.md into the ranger workspace and submits a strict r
   assert.equal(job.workdir, ranger);
   assert.equal(job.mode, "strict");
   assert.equal(job.prompt, "what failed overnight?");
+  // Untrusted intake (issue 37): its child gets --memory-scope workspace.
+  assert.equal(job.meta.untrusted_intake, true);
+  assert.deepEqual(
+    headlessArgs({ command: "agent", args: [] }, { job, reportPath: "/r.md" }).slice(-4),
+    ["--memory-scope", "workspace", "--", "what failed overnight?"],
+  );
   const status = await Deno.readTextFile(join(ranger, STATUS_FILE));
   assert.match(status, /# Outpost status snapshot/);
   assert.match(status, /job #1 "nightly tests"/);
@@ -138,6 +146,7 @@ Deno.test("ask writes STATUS.md into the ranger workspace and submits a strict r
   const ran = await runner.execute({ verb: "run", workspace: "app", prompt: "tidy" }, origin);
   const jobId = Number(/Submitted job (\d+)/.exec(ran)![1]);
   assert.equal(kit.store.getJob(jobId)!.mode, "auto");
+  assert.equal(kit.store.getJob(jobId)!.meta.untrusted_intake, undefined, "run is trusted");
   await assert.rejects(Deno.stat(join(root, "app", STATUS_FILE)), Deno.errors.NotFound);
 });
 

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import type { Env } from "../ports.ts";
 import { RefusalError } from "./replies.ts";
+import { acceptWorkdir, type ProtectedPlaces, WorkdirRefusedError } from "../workdir_policy.ts";
 
 export const RANGER = "ranger";
 export const WORKSPACES_ENV = "AGENT_OUTPOST_WORKSPACES";
@@ -15,8 +16,15 @@ export function workspacesRootFrom(env: Env, home: string): string {
   return raw === "" ? join(home, "workspaces") : raw;
 }
 
-/** The canonical folder of workspace `name`. Throws RefusalError when it is missing. */
-export async function resolveWorkspace(root: string, name: string): Promise<string> {
+/**
+ * The canonical folder of workspace `name`. Throws RefusalError when it is missing, or when it
+ * fails the workdir rule of core/workdir_policy.ts (a workspaces root set to $HOME, say).
+ */
+export async function resolveWorkspace(
+  root: string,
+  name: string,
+  places: ProtectedPlaces,
+): Promise<string> {
   const where = join(root, name);
   let real: string;
   let realRoot: string;
@@ -33,7 +41,7 @@ export async function resolveWorkspace(root: string, name: string): Promise<stri
     }
     throw err; // a refused permission is not a missing workspace
   }
-  if (!real.startsWith(realRoot + "/")) {
+  if (!real.startsWith(realRoot === "/" ? "/" : realRoot + "/") || real === realRoot) {
     throw new RefusalError(
       "no_such_workspace",
       `workspace ${JSON.stringify(name)} leads outside ${root}; it is refused`,
@@ -46,5 +54,10 @@ export async function resolveWorkspace(root: string, name: string): Promise<stri
       `workspace ${JSON.stringify(name)} is not a folder`,
     );
   }
-  return real;
+  try {
+    return await acceptWorkdir(real, places);
+  } catch (err) {
+    if (!(err instanceof WorkdirRefusedError)) throw err;
+    throw new RefusalError("invalid", `workspace ${JSON.stringify(name)}: ${err.message}`);
+  }
 }

@@ -1,8 +1,10 @@
 // The push wire envelope (spec 6): what an installed service worker receives for each
 // delivery event. Only kinds, integers and capped text ride the wire, never a URL: the
-// worker builds its tap targets from the integers itself. The envelope only ever gains
+// worker builds its tap targets from the integers itself, and links inside the text are
+// neutralized (core/delivery/links.ts: hxxps://host[.]example). The envelope only ever gains
 // fields (installed workers update lazily), and inbox events stay type "inbox".
 
+import { neutralizeLinks } from "../delivery/links.ts";
 import { sanitizeText } from "../delivery/sanitize.ts";
 import type { DeliveryEvent } from "../delivery/types.ts";
 
@@ -38,12 +40,12 @@ export function pushTag(envelope: PushEnvelope): string {
 }
 
 function title(text: string): string {
-  return sanitizeText(text, { max: PUSH_TITLE_MAX, singleLine: true });
+  return sanitizeText(neutralizeLinks(text), { max: PUSH_TITLE_MAX, singleLine: true });
 }
 
 function body(text: string): string {
   // A lock screen shows a line or two: newlines become spaces so the cap is all content.
-  return sanitizeText(text, { max: PUSH_BODY_MAX, singleLine: true });
+  return sanitizeText(neutralizeLinks(text), { max: PUSH_BODY_MAX, singleLine: true });
 }
 
 /** Builds the envelope of one event (text re-sanitized and capped for this surface). */

@@ -8,6 +8,7 @@ import type { Clock, Env, Fetch } from "../ports.ts";
 import { dnsResolver, type HostResolver, pushLoopbackAllowed } from "./endpoint_guard.ts";
 import { PushAdapter, type PushAdapterOptions } from "./push_adapter.ts";
 import type { VapidKeyFile } from "./vapid.ts";
+import type { PublishGate } from "../publish/gate.ts";
 
 export interface PushLaneOptions {
   delivery: Delivery;
@@ -17,6 +18,8 @@ export interface PushLaneOptions {
   fetch: Fetch;
   clock: Clock;
   logger: Logger;
+  /** The secret scanner every envelope passes first. */
+  gate: PublishGate;
   /** Host lookups for the send-time SSRF check; Deno.resolveDns (A and AAAA) by default. */
   resolve?: HostResolver;
 }
@@ -36,6 +39,7 @@ export function registerPushLane(o: PushLaneOptions): PushAdapter | null {
     allowLoopback: pushLoopbackAllowed(o.env),
     clock: o.clock,
     logger: o.logger,
+    gate: o.gate,
   });
   o.delivery.register(adapter);
   o.logger.log("info", "push lane on", { allow_loopback: pushLoopbackAllowed(o.env) });

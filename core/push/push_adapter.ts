@@ -4,14 +4,18 @@
 // subscription (with an audit row), 5xx/429/network errors keep the envelope for the next
 // fan-out, other refusals are logged. At most `concurrency` subscriptions are in flight.
 // A dormant lane (no key file) sends nothing; a broken key file fails each send with why.
+// Every envelope's text passes the publish gate's secret scanner first (core/publish/gate.ts):
+// a held one reaches no browser until a person releases it on the dashboard.
 
 import { AUDIT, audit } from "../audit/audit.ts";
 import type { DeliveryAdapter, DeliveryEvent } from "../delivery/types.ts";
 import type { Logger } from "../logger.ts";
 import type { Clock, Fetch } from "../ports.ts";
+import { withDeadline } from "../deadline.ts";
+import type { PublishGate } from "../publish/gate.ts";
 import type { PushSubscription, Store } from "../store/store.ts";
 import type { HostResolver } from "./endpoint_guard.ts";
-import { pushEnvelope, pushTag } from "./envelope.ts";
+import { type PushEnvelope, pushEnvelope, pushTag } from "./envelope.ts";
 import { type PushOutcome, sendErrorText, sendPush, yieldTurn } from "./push_request.ts";
 import { type PushMessage, PushRetryQueue } from "./retry_queue.ts";
 import type { VapidState } from "./vapid.ts";
@@ -19,6 +23,16 @@ import type { VapidState } from "./vapid.ts";
 export const PUSH_TTL_SECONDS = 24 * 60 * 60;
 export const PUSH_CONCURRENCY = 16;
 export const PUSH_RETRY_MAX = 8;
+/** How long a released envelope's fan-out may take. */
+const RELEASE_TIMEOUT_MS = 30_000;
+
+type Urgency = PushMessage["urgency"];
+
+/** What a held push keeps for its release. */
+interface HeldPush {
+  envelope: PushEnvelope;
+  urgency: Urgency;
+}
 
 export interface PushAdapterOptions {
   store: Pick<
@@ -33,6 +47,8 @@ export interface PushAdapterOptions {
   allowLoopback: boolean;
   clock: Clock;
   logger: Logger;
+  /** The secret scanner every envelope passes before it is sent. */
+  gate: PublishGate;
   ttlSeconds?: number;
   concurrency?: number;
   retryMax?: number;
@@ -59,6 +75,18 @@ export class PushAdapter implements DeliveryAdapter {
       max: options.retryMax ?? PUSH_RETRY_MAX,
       ttlMs: this.#ttlSeconds * 1000,
     });
+    options.gate.register("push", async (payload) => {
+      const { envelope, urgency } = payload as HeldPush;
+      const report = await withDeadline(
+        options.clock,
+        RELEASE_TIMEOUT_MS,
+        "push release",
+        (signal) => this.#fanOutEnvelope(envelope, urgency, signal),
+      );
+      if (report.delivered === 0 && report.retrying + report.refused > 0) {
+        throw new Error(`push: no subscription took it (${report.retrying} kept for later)`);
+      }
+    });
   }
 
   /** The seam's entry: fails (for the seam's log and outcome) when any subscription failed. */
@@ -78,14 +106,36 @@ export class PushAdapter implements DeliveryAdapter {
     // The seam starts every adapter in the same turn: step aside first, so reading the
     // subscriptions and encrypting never runs ahead of the chat adapter or the tick.
     await yieldTurn();
+    if (this.#o.keys().state === "dormant") return report;
+    const envelope = pushEnvelope(event);
+    const urgency: Urgency = event.priority === "high" ? "high" : "normal";
+    const screened = await this.#o.gate.screen({
+      surface: "push",
+      where: "the subscribed browsers",
+      job_id: "job_id" in event && event.job_id !== undefined ? event.job_id : null,
+      run_id: "run_id" in event && event.run_id !== undefined ? event.run_id : null,
+      // The event's whole text, not the capped envelope: a secret cut at the 120-character
+      // cap would no longer match its rule, yet its visible half would still go out.
+      text: `${event.title}\n${event.body}`,
+      payload: { envelope, urgency } satisfies HeldPush,
+    });
+    if (screened.kind === "held") return report; // audited, and an inbox item when it can
+    return await this.#fanOutEnvelope(envelope, urgency, signal);
+  }
+
+  async #fanOutEnvelope(
+    envelope: PushEnvelope,
+    urgency: Urgency,
+    signal: AbortSignal,
+  ): Promise<FanOutReport> {
+    const report: FanOutReport = { delivered: 0, pruned: 0, retrying: 0, refused: 0 };
     const loaded = this.#o.keys();
     if (loaded.state === "dormant") return report;
     if (loaded.state === "error") throw new Error(`push lane: ${loaded.detail}`);
-    const envelope = pushEnvelope(event);
     const message: PushMessage = {
       envelope,
       tag: pushTag(envelope),
-      urgency: event.priority === "high" ? "high" : "normal",
+      urgency,
       at: this.#o.clock.now().getTime(),
     };
     const subs = this.#o.store.listPushSubscriptions();

@@ -11,6 +11,8 @@ import { SqliteStore } from "../store/sqlite_store.ts";
 import type { HostResolver } from "./endpoint_guard.ts";
 import { PushAdapter, type PushAdapterOptions } from "./push_adapter.ts";
 import { vapidKeyPair, type VapidState } from "./vapid.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
+import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
 
 // RFC 8291 appendix A's application server key (any P-256 key would do).
 const PRIVATE = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
@@ -55,6 +57,7 @@ function setup(overrides: Partial<PushAdapterOptions> = {}) {
   const clock = new FakeClock("2026-03-02T09:00:00Z");
   const store = new SqliteStore({ path: ":memory:", clock });
   const logger = new MemoryLogger();
+  const home = Deno.makeTempDirSync();
   const adapter = new PushAdapter({
     store,
     keys: () => KEYS,
@@ -63,9 +66,20 @@ function setup(overrides: Partial<PushAdapterOptions> = {}) {
     allowLoopback: true,
     clock,
     logger,
+    gate: testPublishGate({ store, home, logger }),
     ...overrides,
   });
-  return { clock, store, logger, adapter, [Symbol.dispose]: () => store.close() };
+  return {
+    clock,
+    store,
+    logger,
+    adapter,
+    home,
+    [Symbol.dispose]: () => {
+      store.close();
+      Deno.removeSync(home, { recursive: true });
+    },
+  };
 }
 
 const signal = () => new AbortController().signal;
@@ -311,4 +325,64 @@ Deno.test("a dormant lane sends nothing; a broken key file fails the send with w
   broken.store.upsertPushSubscription(push.subscribe());
   await assert.rejects(() => broken.adapter.send(alertEvent, signal()), /push lane: .*\/k: bad/);
   assert.equal(push.received.length, 0);
+});
+
+Deno.test("a push body with a link arrives neutralized: no URL rides the wire, in text either", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  t.store.upsertPushSubscription(push.subscribe());
+  await t.adapter.send({
+    ...reportEvent,
+    title: "Action needed: https://evil.example/login",
+    body: "Your session expired, sign in again at https://evil.example/login or www.evil.com/x",
+  }, signal());
+  assert.deepEqual(push.rejected, []);
+  const payload = push.received[0]!.payload as { title: string; body: string };
+  const wire = JSON.stringify(payload);
+  assert.doesNotMatch(wire, /https?:\/\//i, "no clickable scheme");
+  assert.doesNotMatch(wire, /evil\.example|evil\.com/, "no host a lock screen would link");
+  assert.equal(payload.title, "Action needed: hxxps://evil[.]example/login");
+  assert.match(
+    payload.body,
+    /sign in again at hxxps:\/\/evil\[\.\]example\/login or www\[\.\]evil\[\.\]com\/x/,
+  );
+});
+
+Deno.test("a push text carrying a secret is held: nothing reaches a browser, and the item shows it redacted", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  t.store.upsertPushSubscription(push.subscribe());
+  const job = t.store.createJob(newJobFixture());
+  const run = t.store.createRun({
+    job_id: job.id,
+    status: "ok",
+    attempt: 1,
+    exit_code: 0,
+    priority: 10,
+    class: "scheduled",
+  });
+  const token = "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";
+  await t.adapter.send({
+    ...reportEvent,
+    job_id: job.id,
+    run_id: run.id,
+    body: `deployed with ${token}`,
+  }, signal());
+  assert.equal(push.received.length, 0);
+  const [item] = t.store.listInbox({ state: "open" });
+  assert.equal(item!.meta.surface, "push");
+  assert.match(item!.questions[0]!.detail!, /deployed with \[redacted github\]/);
+  assert.ok(!JSON.stringify(t.store.listInbox()).includes(token));
+  assert.equal(t.store.listAudit({ action: "publish_held" }).length, 1);
+});
+
+Deno.test("a secret past the push body's 120-character cap still holds the push", async () => {
+  await using push = await startPushService();
+  using t = setup();
+  t.store.upsertPushSubscription(push.subscribe());
+  const token = "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";
+  // The cap falls inside the token: the envelope would carry its first half.
+  await t.adapter.send({ ...reportEvent, body: `${"x".repeat(100)} ${token}` }, signal());
+  assert.equal(push.received.length, 0);
+  assert.equal(t.store.listAudit({ action: "publish_held" }).length, 1);
 });

@@ -12,6 +12,7 @@ import { startPushService } from "../../tests/fakes/push_service.ts";
 import type { DeliveryEvent } from "../delivery/types.ts";
 import { isoZ } from "../time.ts";
 import { PushAdapter } from "./push_adapter.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 import { vapidKeyPair, type VapidState } from "./vapid.ts";
 
 const KEYS: VapidState = {
@@ -52,6 +53,7 @@ Deno.test("a hanging push service holds neither a finishing run nor the next tic
     allowLoopback: true,
     clock: kit.clock,
     logger: kit.logger,
+    gate: testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger }),
   });
   kit.delivery.register(adapter);
 

@@ -103,6 +103,11 @@ export function checkRecipe(recipe: Recipe, file: string): void {
   ) {
     throw new Error('a trigger recipe needs {"name": "repo", "type": "repo"} (whose events fire)');
   }
+  if (recipe.binding.kind === "trigger" && recipe.untrusted_intake === false) {
+    throw new Error(
+      "untrusted_intake cannot be false for a trigger recipe: its prompt carries outside text",
+    );
+  }
   for (const f of recipe.config_fields) {
     if (f.type === "integer" && f.min > f.max) {
       throw new Error(`config field ${f.name}: min ${f.min} is above max ${f.max}`);

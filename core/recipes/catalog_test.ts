@@ -35,6 +35,8 @@ Deno.test("the six shipped recipes of spec 2.7 load with their binding and surfa
         config[f.name] = f.type === "repo" ? "acme/widgets" : "alice@example.org";
       }
     }
+    // Only issue-triage takes outside text (issue 37): its runs get their workspace's memory.
+    assert.equal(r.untrusted_intake === true, id === "issue-triage", id);
     const { prompt } = renderRecipe(r, config);
     assert.doesNotMatch(prompt, /\{\{|\}\}/, id);
     assert.ok(prompt.length > 400, `${id}: a useful prompt, not a stub`);
@@ -112,4 +114,23 @@ Deno.test("invalid recipe files are excluded and listed in load_errors with the 
   assert.match(why["extra-key.json"]!, /must NOT have additional properties/);
   assert.match(why["no-cap.json"]!, /recipe\.schema\.json/);
   assert.equal(catalog.load_errors.length, 11);
+});
+
+Deno.test("untrusted_intake: a boolean; false is refused for a trigger recipe", async () => {
+  const trigger = {
+    ...GOOD,
+    binding: { kind: "trigger", source: "github", event: "issues.opened" },
+    output_surface: "github_pr_comment",
+    config_fields: [...GOOD.config_fields, { name: "repo", label: "Repository", type: "repo" }],
+  };
+  const catalog = await catalogOf({
+    "marked.json": { ...GOOD, id: "marked", untrusted_intake: true },
+    "trigger-unmarked.json": { ...trigger, id: "trigger-unmarked" },
+    "trigger-false.json": { ...trigger, id: "trigger-false", untrusted_intake: false },
+    "not-bool.json": { ...GOOD, id: "not-bool", untrusted_intake: "yes" },
+  });
+  const why = Object.fromEntries(catalog.load_errors.map((e) => [e.file, e.error]));
+  assert.match(why["trigger-false.json"]!, /untrusted_intake cannot be false for a trigger recipe/);
+  assert.match(why["not-bool.json"]!, /recipe\.schema\.json: \/untrusted_intake must be boolean/);
+  assert.deepEqual(catalog.recipes.map((r) => r.id).sort(), ["marked", "trigger-unmarked"]);
 });

@@ -12,6 +12,7 @@ import { errorText, type Logger } from "../logger.ts";
 import type { Clock, Env, Fetch } from "../ports.ts";
 import type { Job, Store } from "../store/store.ts";
 import { readReport } from "../scheduler/report_reader.ts";
+import type { PublishGate } from "../publish/gate.ts";
 
 export const GITHUB_TOKEN_ENV = "AGENT_OUTPOST_GITHUB_TOKEN";
 export const GITHUB_API_URL_ENV = "AGENT_OUTPOST_GITHUB_API_URL";
@@ -81,6 +82,14 @@ export interface CommentPosterOptions {
   fetch: Fetch;
   clock: Clock;
   logger: Logger;
+  /** Every comment passes the secret scanner first (core/publish/gate.ts). */
+  gate: PublishGate;
+}
+
+/** What a held comment keeps for its release. */
+interface HeldComment {
+  target: GithubTarget;
+  body: string;
 }
 
 /** Posts the answers of finished trigger runs; `settled` lets tests wait on a post. */
@@ -90,6 +99,22 @@ export class GithubCommentPoster {
 
   constructor(options: CommentPosterOptions) {
     this.#o = options;
+    options.gate.register("github_comment", async (payload) => {
+      const { target, body } = payload as HeldComment;
+      await this.#send(target, body);
+      const where = `${target.repo}#${target.issue_number}`;
+      this.#record(AUDIT_RECIPES.githubComment, `issue:${where}`, `posted a released answer`);
+    });
+  }
+
+  #record(action: string, target: string, detail: string): void {
+    audit(this.#o.store, this.#o.logger, {
+      action,
+      target,
+      actor: "recipe:github",
+      channel: "outpost",
+      detail,
+    });
   }
 
   /** Call on every finished run; only ok runs of github_pr_comment jobs post anything. */
@@ -111,16 +136,10 @@ export class GithubCommentPoster {
   }
 
   async #post(job: Job, runId: number, target: GithubTarget): Promise<void> {
-    const { store, logger } = this.#o;
+    const { store } = this.#o;
     const where = `${target.repo}#${target.issue_number}`;
     const record = (action: string, detail: string) =>
-      audit(store, logger, {
-        action,
-        target: `job:${job.id}`,
-        actor: "recipe:github",
-        channel: "outpost",
-        detail,
-      });
+      this.#record(action, `job:${job.id}`, detail);
     try {
       // The run wrote its report and can swap it for a symlink or a FIFO: read it through the
       // one guarded reader, so no other file's text can reach a public comment.
@@ -148,41 +167,56 @@ export class GithubCommentPoster {
         );
         return;
       }
-      const token = (this.#o.env.get(GITHUB_TOKEN_ENV) ?? "").trim();
-      if (token === "") {
-        throw new Error(`${GITHUB_TOKEN_ENV} is not set, so nothing can be posted to ${where}`);
-      }
       const body = clip(answer) +
         `\n\n<sub>Triage by agent-outpost, recipe ${job.recipe_id} v${job.recipe_version} ` +
         `(job ${job.id}, run ${runId}).</sub>`;
-      const url = `${githubApiBase(this.#o.env)}/repos/${target.repo}/issues/` +
-        `${target.issue_number}/comments`;
-      const res = await withDeadline(
-        this.#o.clock,
-        SEND_TIMEOUT_MS,
-        "github comment",
-        (signal) =>
-          this.#o.fetch(url, {
-            method: "POST",
-            signal,
-            headers: {
-              Authorization: `Bearer ${token}`,
-              Accept: "application/vnd.github+json",
-              "X-GitHub-Api-Version": "2022-11-28",
-              "Content-Type": "application/json",
-              "User-Agent": "agent-outpost",
-            },
-            body: JSON.stringify({ body }),
-          }),
-      );
-      const text = await res.text();
-      if (!res.ok) {
-        throw new Error(`the code host answered ${res.status}: ${text.slice(0, 200)}`);
-      }
+      const screened = await this.#o.gate.screen({
+        surface: "github_comment",
+        where: `comment on ${where}`,
+        job_id: job.id,
+        run_id: runId,
+        text: body,
+        payload: { target, body } satisfies HeldComment,
+      });
+      if (screened.kind === "held") return; // the gate wrote the audit row and the item
+      await this.#send(target, body);
       record(AUDIT_RECIPES.githubComment, `run ${runId}: posted the answer to ${where}`);
     } catch (err) {
       // errorText of a fetch error never holds the token: it is only in a request header.
       record(AUDIT_RECIPES.githubCommentFailed, `run ${runId} to ${where}: ${errorText(err)}`);
+    }
+  }
+
+  /** POSTs one comment; the token is read from the environment now, never kept. */
+  async #send(target: GithubTarget, body: string): Promise<void> {
+    const where = `${target.repo}#${target.issue_number}`;
+    const token = (this.#o.env.get(GITHUB_TOKEN_ENV) ?? "").trim();
+    if (token === "") {
+      throw new Error(`${GITHUB_TOKEN_ENV} is not set, so nothing can be posted to ${where}`);
+    }
+    const url = `${githubApiBase(this.#o.env)}/repos/${target.repo}/issues/` +
+      `${target.issue_number}/comments`;
+    const res = await withDeadline(
+      this.#o.clock,
+      SEND_TIMEOUT_MS,
+      "github comment",
+      (signal) =>
+        this.#o.fetch(url, {
+          method: "POST",
+          signal,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            Accept: "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+            "Content-Type": "application/json",
+            "User-Agent": "agent-outpost",
+          },
+          body: JSON.stringify({ body }),
+        }),
+    );
+    const text = await res.text();
+    if (!res.ok) {
+      throw new Error(`the code host answered ${res.status}: ${text.slice(0, 200)}`);
     }
   }
 }

@@ -9,7 +9,9 @@ import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { previewFires } from "../scheduler/schedule.ts";
 import { type JobStamp, JobValidationError, validateJobInput } from "../scheduler/job_input.ts";
-import { checkWorkdirExists } from "../scheduler/workdir_check.ts";
+import { UNTRUSTED_INTAKE } from "../scheduler/intake.ts";
+import { checkJobWorkdir } from "../scheduler/workdir_check.ts";
+import type { ProtectedPlaces } from "../workdir_policy.ts";
 import type { Job, Store } from "../store/store.ts";
 import type { RecipeTrigger } from "../store/triggers.ts";
 import { isoZ } from "../time.ts";
@@ -35,6 +37,8 @@ export interface RecipeServiceOptions {
   baseUrl: string;
   /** Folder of recipe files (default: the shipped recipes/). */
   dir?: string;
+  /** What no job's workdir may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
 }
 
 export interface CatalogEntry extends Recipe {
@@ -134,7 +138,8 @@ export class RecipeService {
     try {
       const { config: raw, name } = enableBody(body);
       checked = { ...renderRecipe(recipe, raw), ...(name === undefined ? {} : { name }) };
-      await checkWorkdirExists(String(checked.config.workdir));
+      const workdir = await checkJobWorkdir(checked.config.workdir, this.#o.workdirPlaces);
+      if (typeof workdir === "string") checked.config = { ...checked.config, workdir };
     } catch (err) {
       this.#auditRefusal(recipe, err, actor);
       throw err;
@@ -153,7 +158,11 @@ export class RecipeService {
     const stamp: JobStamp = {
       recipe_id: recipe.id,
       recipe_version: recipe.version,
-      meta: { recipe_config: config, surface: recipe.output_surface },
+      meta: {
+        recipe_config: config,
+        surface: recipe.output_surface,
+        ...(recipe.untrusted_intake === true ? { [UNTRUSTED_INTAKE]: true } : {}),
+      },
     };
     if (recipe.binding.kind === "schedule") {
       const made = this.#o.jobs.createJob({

@@ -44,6 +44,11 @@ export interface Recipe {
   binding: RecipeBinding;
   output_surface: RecipeSurface;
   job?: RecipeJobSettings;
+  /**
+   * The prompt carries text from outside (an issue, a feed, a mailbox): its runs get only
+   * their own workspace's memory (core/scheduler/intake.ts). Trigger recipes always do.
+   */
+  untrusted_intake?: boolean;
   config_fields: ConfigField[];
 }
 

@@ -13,6 +13,7 @@ import { type JobStamp, JobValidationError } from "../scheduler/job_input.ts";
 import { JobLimitError } from "../store/errors.ts";
 import type { Job, Run, Store } from "../store/store.ts";
 import type { RecipeTrigger } from "../store/triggers.ts";
+import { UNTRUSTED_INTAKE } from "../scheduler/intake.ts";
 import { AUDIT_RECIPES } from "./audit_actions.ts";
 import {
   IssuePayloadError,
@@ -147,6 +148,7 @@ export async function receiveGithubDelivery(
           github: { repo: trigger.repo, issue_number: issue.number },
           trigger_id: trigger.id,
           delivery_id: d.deliveryId,
+          [UNTRUSTED_INTAKE]: true,
         },
       });
       ctx.store.triggers.setDeliveryJob(trigger.id, d.deliveryId!, fired.job.id);

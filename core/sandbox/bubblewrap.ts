@@ -3,7 +3,8 @@
 //
 //   new namespaces    user (when needed), pid, ipc, uts, cgroup, and net unless network is on
 //   filesystem        an empty read-only root; the system directories read-only; a fresh /proc,
-//                     /dev and /tmp; the workdir read-write; the agent's own files masked
+//                     /dev and /tmp; the workdir read-write; the agent's own files masked, and
+//                     so is the workdir's `.agent/` folder (project settings: never the model's)
 //   process           --die-with-parent, --new-session (no TIOCSTI into the operator's
 //                     terminal), every capability dropped (root included)
 //
@@ -49,8 +50,14 @@ export interface BubblewrapLayout {
   workdir: string | null;
   /** The agent home, memory root, settings files and the real HOME, canonical, that exist. */
   hidden: readonly HiddenPath[];
-  /** Files inside the workdir bound read-only over themselves (the project settings file). */
+  /** Files inside the workdir bound read-only over themselves (outside `projectMask`). */
   readOnly: readonly string[];
+  /**
+   * The workdir's `.agent` (canonical), masked after the workdir bind so no command reads or
+   * changes the project's settings; null for the start-up probe. When it does not exist bwrap
+   * creates it as the mount point (sandbox.ts removes it again when the run closes).
+   */
+  projectMask: HiddenPath | null;
   /** Checked host paths bound read-only after /tmp (an MCP server's read_paths). */
   readPaths: readonly ReadPath[];
   /** true: share the host's network namespace (sandbox_network = on). */
@@ -108,8 +115,13 @@ export function bubblewrapArgs(layout: BubblewrapLayout, argv: readonly string[]
     args.push(...maskArgs(h));
     if (h.dir) remount.push(h.path);
   }
+  const mask = layout.projectMask;
+  if (mask !== null) {
+    args.push(...maskArgs(mask));
+    if (mask.dir) remount.push(mask.path);
+  }
   for (const f of layout.readOnly) {
-    if (insideWorkdir(f)) args.push("--ro-bind", f, f);
+    if (insideWorkdir(f) && !(mask && isWithin(f, mask.path))) args.push("--ro-bind", f, f);
   }
   // Masks are read-only too (nothing lands in them), and so is the root that holds the mounts.
   for (const p of remount) args.push("--remount-ro", p);
@@ -125,6 +137,8 @@ export interface LayoutInput {
   readOnly: readonly string[];
   /** Already checked (sandbox.ts, confinedReadPaths). */
   readPaths?: readonly ReadPath[];
+  /** Decided by sandbox.ts (projectMaskOf); null for the start-up probe. */
+  projectMask?: HiddenPath | null;
 }
 
 /**
@@ -162,6 +176,7 @@ export function inspectLayout(input: LayoutInput): BubblewrapLayout {
     hidden,
     readOnly,
     readPaths: input.readPaths ?? [],
+    projectMask: input.projectMask ?? null,
     network: input.network,
     networkFiles,
   };

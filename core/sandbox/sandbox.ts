@@ -13,6 +13,9 @@ import {
   realOrNull,
 } from "./bubblewrap.ts";
 import { forbiddenPassEnv, MODEL_KEY_VARS, sandboxEnv, withoutModelKeys } from "./environment.ts";
+import { canonicalWorkdirRefusal, type ProtectedPlaces } from "../workdir_policy.ts";
+import { PROJECT_DIR_NAME } from "../settings/project.ts";
+import type { HiddenPath } from "./bubblewrap.ts";
 
 /** `sandbox` setting: auto (the platform's sandbox or refuse), bubblewrap (insist), off. */
 export type SandboxMode = "auto" | "bubblewrap" | "off";
@@ -59,6 +62,11 @@ export interface SandboxOptions {
   /** Never visible: agent home, memory root, settings files, the real HOME. */
   hidden: readonly string[];
   /**
+   * What a workdir may not be, hold or lie inside (core/workdir_policy.ts): the sandbox refuses
+   * to bind such a workdir even if a door let it through.
+   */
+  places: ProtectedPlaces;
+  /**
    * Hidden directories whose subdirectories `read_paths` may still name (the real HOME: a tool
    * installed under ~/.cache); naming the directory itself or a parent stays refused.
    */
@@ -82,6 +90,11 @@ export interface Sandbox {
   check(): Promise<string | null>;
   /** The spawnable command; throws SandboxUnavailableError when the sandbox cannot run. */
   wrap(spec: CommandSpec): Promise<WrappedCommand>;
+  /**
+   * At the end of the run: removes the `.agent` mount points bwrap had to create in workdirs
+   * that had none (left only when still empty), so a run leaves no folder behind.
+   */
+  close(): Promise<void>;
 }
 
 export function openSandbox(opts: SandboxOptions): Sandbox {
@@ -101,6 +114,7 @@ function unsandboxed(opts: SandboxOptions): Sandbox {
     network: true,
     describe: () => "off (commands run unsandboxed, as the agent's user)",
     check: () => Promise.resolve(null),
+    close: () => Promise.resolve(),
     wrap: (spec) => {
       const [command, ...args] = spec.argv;
       if (command === undefined) throw new TypeError("empty argv");
@@ -120,6 +134,8 @@ class BubblewrapSandbox implements Sandbox {
   readonly #opts: SandboxOptions;
   #probe: Promise<{ bwrap: string } | { refusal: string }> | undefined;
   #refusal: string | null = null;
+  /** `.agent` folders that did not exist when a command was wrapped: bwrap makes them. */
+  readonly #madeMountPoints = new Set<string>();
 
   constructor(opts: SandboxOptions) {
     this.mode = opts.mode;
@@ -156,7 +172,12 @@ class BubblewrapSandbox implements Sandbox {
       this.#opts.hidden,
       this.#opts.openInside ?? [],
     );
-    const layout = this.#layout(spec.cwd, spec.network ?? this.network, readPaths);
+    const refusal = canonicalWorkdirRefusal(spec.cwd, this.#opts.places);
+    if (refusal !== null) {
+      throw new SandboxConfigError(`sandbox: workdir ${spec.cwd} ${refusal}; it is not bound`);
+    }
+    const projectMask = this.#projectMask(spec.cwd);
+    const layout = this.#layout(spec.cwd, spec.network ?? this.network, readPaths, projectMask);
     return {
       command: probe.bwrap,
       args: bubblewrapArgs(layout, spec.argv),
@@ -171,6 +192,7 @@ class BubblewrapSandbox implements Sandbox {
     workdir: string | null,
     network = this.network,
     readPaths: readonly ReadPath[] = [],
+    projectMask: HiddenPath | null = null,
   ): BubblewrapLayout {
     return inspectLayout({
       workdir,
@@ -178,7 +200,62 @@ class BubblewrapSandbox implements Sandbox {
       hidden: this.#opts.hidden,
       readOnly: this.#opts.readOnly,
       readPaths,
+      projectMask,
     });
+  }
+
+  /**
+   * The workdir's `.agent` as bwrap must mask it, or null when there is nothing to mask. Absent:
+   * it is made here as the mount point (an empty folder, which git does not track) and close()
+   * removes it; in a workdir this user cannot write, commands cannot make one either, so there
+   * is no mask. A symlink is masked at its target when that lies in the workdir; one leading
+   * out cannot be masked (the command could replace the link), so the command is refused.
+   */
+  #projectMask(workdir: string): HiddenPath | null {
+    const path = `${workdir.replace(/\/+$/, "")}/${PROJECT_DIR_NAME}`;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      return this.#makeMountPoint(path);
+    }
+    if (!info.isSymlink) return { path, dir: info.isDirectory };
+    const real = realOrNull(path);
+    if (real !== null && real !== workdir && isWithin(real, workdir)) {
+      return { path: real, dir: Deno.statSync(real).isDirectory };
+    }
+    throw new SandboxConfigError(
+      `sandbox: ${path} is a symlink leading out of the workdir, so it cannot be kept from the ` +
+        `model's commands; make it a folder (or remove it)`,
+    );
+  }
+
+  #makeMountPoint(path: string): HiddenPath | null {
+    try {
+      Deno.mkdirSync(path, { mode: 0o700 });
+    } catch (err) {
+      if (err instanceof Deno.errors.AlreadyExists) return { path, dir: true }; // a racing run
+      if (err instanceof Deno.errors.NotFound) return null; // the workdir is gone: spawn says so
+      const readOnly = err instanceof Error && /os error 30\b/.test(err.message); // EROFS
+      if (err instanceof Deno.errors.PermissionDenied || readOnly) return null;
+      throw err;
+    }
+    this.#madeMountPoints.add(path);
+    return { path, dir: true };
+  }
+
+  async close(): Promise<void> {
+    for (const path of this.#madeMountPoints) {
+      try {
+        await Deno.remove(path); // not recursive: a folder someone filled meanwhile stays
+      } catch (err) {
+        const benign = err instanceof Deno.errors.NotFound ||
+          (err instanceof Error && /not empty|ENOTEMPTY/i.test(err.message));
+        if (!benign) throw err;
+      }
+    }
+    this.#madeMountPoints.clear();
   }
 
   #probed(): Promise<{ bwrap: string } | { refusal: string }> {

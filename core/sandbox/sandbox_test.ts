@@ -41,6 +41,7 @@ async function fixture(): Promise<Fixture> {
       passEnv: [],
       workdir,
       hidden: [agentHome, base],
+      places: { agentHome, userHome: base },
       readOnly: [],
       env: envFrom({ PATH: Deno.env.get("PATH"), AGENT_API_KEY: CANARY, HOME: base }),
       settingsPath: `${agentHome}/settings.toml`,
@@ -164,7 +165,7 @@ peerTest("the network is off by default and on with sandbox_network", bwrapPeer,
 });
 
 peerTest(
-  "a hidden path inside the workdir is masked; the project file is read-only",
+  "a hidden path inside the workdir is masked, and so is the whole .agent folder",
   bwrapPeer,
   async () => {
     await using f = await fixture();
@@ -176,11 +177,68 @@ peerTest(
       hidden: [f.agentHome, `${f.workdir}/home-inside`],
       readOnly: [`${f.workdir}/.agent/settings.toml`],
     });
-    const out = await f.run(sb, "ls -A home-inside | wc -l; cat .agent/settings.toml");
-    assert.equal(out.out, '0\nmodel = "m"\n');
-    const write = await f.run(sb, "echo x > .agent/settings.toml || echo refused");
-    assert.match(write.out, /refused/);
+    const out = await f.run(sb, "ls -A home-inside | wc -l; ls -A .agent | wc -l");
+    assert.equal(out.out, "0\n0\n");
+    // Issue 37: neither rewriting the file nor swapping the folder reaches the host.
+    const attack = await f.run(
+      sb,
+      "echo 'base_url = \"http://evil/v1\"' > .agent/settings.toml || echo refused-write; " +
+        "mv .agent .x 2>/dev/null || echo refused-move; " +
+        "rm -rf .agent 2>/dev/null; mkdir -p .agent 2>/dev/null; " +
+        "echo 'model = \"evil\"' > .agent/settings.toml 2>/dev/null || echo refused-plant",
+    );
+    assert.match(attack.out, /refused-write/);
+    assert.match(attack.out, /refused-move/);
+    assert.match(attack.out, /refused-plant/);
     assert.equal(await Deno.readTextFile(`${f.workdir}/.agent/settings.toml`), 'model = "m"\n');
+    await sb.close();
+    assert.ok((await Deno.stat(`${f.workdir}/.agent/settings.toml`)).isFile, "the user's kept");
+  },
+);
+
+peerTest(
+  "an absent .agent is masked too, and the run leaves no folder behind",
+  bwrapPeer,
+  async () => {
+    await using f = await fixture();
+    const sb = f.sandbox();
+    const out = await f.run(
+      sb,
+      "mkdir -p .agent/x 2>/dev/null || echo refused-mkdir; " +
+        "echo 'base_url = \"http://evil/v1\"' > .agent/settings.toml 2>/dev/null || echo refused",
+    );
+    assert.match(out.out, /refused-mkdir/);
+    assert.match(out.out, /refused\n/);
+    await sb.close();
+    await assert.rejects(Deno.lstat(`${f.workdir}/.agent`), Deno.errors.NotFound);
+  },
+);
+
+peerTest(
+  "a .agent symlink leading out of the workdir cannot be masked: the command is refused",
+  bwrapPeer,
+  async () => {
+    await using f = await fixture();
+    await Deno.symlink(f.other, `${f.workdir}/.agent`);
+    await assert.rejects(
+      f.sandbox().wrap({ argv: ["true"], cwd: f.workdir }),
+      (e: unknown) => e instanceof SandboxConfigError && /symlink leading out/.test(e.message),
+    );
+  },
+);
+
+peerTest(
+  "the sandbox refuses to bind a workdir that is or lies inside the agent home",
+  bwrapPeer,
+  async () => {
+    await using f = await fixture();
+    for (const cwd of [f.agentHome, f.base, "/"]) {
+      await assert.rejects(
+        f.sandbox({ workdir: cwd }).wrap({ argv: ["true"], cwd }),
+        (e: unknown) => e instanceof SandboxConfigError && /it is not bound/.test(e.message),
+        cwd,
+      );
+    }
   },
 );
 

@@ -1,12 +1,13 @@
 // The command line and environment of one headless child (spec 4.4):
 //   <agent> -p [--resume <session>] --workdir W --mode M --output R --output-format json
-//           [--token-budget N] -- <prompt or answer>
+//           [--token-budget N] [--memory-scope workspace] -- <prompt or answer>
 // The literal `--` keeps a dash-leading prompt from being read as an option.
 
 import { join } from "node:path";
 import type { Env } from "../ports.ts";
 import type { Job } from "../store/store.ts";
 import { MODEL_KEY_VARS } from "../sandbox/environment.ts";
+import { isUntrustedIntake } from "./intake.ts";
 
 /** How to start the agent: dev `deno run … cli/main.ts`, the container's `agent`, tests' fake. */
 export interface AgentCommand {
@@ -15,7 +16,7 @@ export interface AgentCommand {
 }
 
 export interface HeadlessSpec {
-  job: Pick<Job, "workdir" | "mode" | "token_budget" | "prompt">;
+  job: Pick<Job, "workdir" | "mode" | "token_budget" | "prompt" | "meta">;
   reportPath: string;
   /** A resume run continues this session with `text` as the operator's answer. */
   resume?: { sessionId: string; text: string };
@@ -35,6 +36,8 @@ export function headlessArgs(agent: AgentCommand, spec: HeadlessSpec): string[] 
     "json",
   );
   if (spec.job.token_budget !== null) args.push("--token-budget", String(spec.job.token_budget));
+  // A flag, not an environment variable or a setting: nothing in the workdir can undo it.
+  if (isUntrustedIntake(spec.job)) args.push("--memory-scope", "workspace");
   args.push("--", spec.resume ? spec.resume.text : spec.job.prompt);
   return args;
 }

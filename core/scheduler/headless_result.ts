@@ -24,6 +24,8 @@ export interface ParsedResult {
   stop_reason: string | null;
   questions: Question[];
   error: string | null;
+  /** The child stopped before its first turn on its configuration: a retry cannot help. */
+  setup_error: boolean;
   final_text: string | null;
 }
 
@@ -48,6 +50,7 @@ export function parseHeadlessResult(stdout: string): ParsedResult | null {
     stop_reason: str(obj.stop_reason),
     questions: questions(obj.questions),
     error: str(obj.error),
+    setup_error: obj.setup_error === true,
     final_text: typeof obj.final_text === "string" ? obj.final_text : null,
   };
 }

@@ -35,6 +35,7 @@ Deno.test("the printed HeadlessResult is read back; malformed questions are drop
     stop_reason: null,
     questions: [{ kind: "plan", text: "Apply the plan?", options: ["yes", "no"] }],
     error: null,
+    setup_error: false,
     final_text: "stopped",
   });
 });

@@ -1,7 +1,9 @@
 // What happens when a child ends (spec 3.1): ok keeps the report; exit 1 or a timeout is a
 // failed attempt, retried after 60 s, 120 s, 300 s until the job's consecutive failures pass
 // max_retries, which dead-letters (disables) it; exit 2 is needs_human: terminal, never
-// retried, opens an inbox item and alerts; a cancelled run stays cancelled.
+// retried, opens an inbox item and alerts; a cancelled run stays cancelled. An exit 1 whose
+// result says `setup_error` (the child could not start on its configuration) is never retried:
+// the job is disabled at once with one alert (issue 37 §3d; docs/dashboard-api.md).
 
 import { alertEvent, inboxItemEvent, runReportEvent } from "../delivery/events.ts";
 import { classifyRisk } from "../inbox/risk.ts";
@@ -93,6 +95,10 @@ export async function recordOutcome(
     exit_code: details.exit_code,
     ...(reason ? { reason } : {}),
   });
+  if (status === "error" && result?.setup_error && end.kind === "exited" && !end.timedOut) {
+    setupFailed(ctx, job, done, reason ?? "error");
+    return status;
+  }
   if (status === "error") {
     failed(ctx, job, done, reason ?? "error");
     return status;
@@ -145,6 +151,31 @@ function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void
     resume_of_run: run.resume_of_run,
     answer: run.answer,
   });
+}
+
+/**
+ * The child stopped before its first turn on its configuration (an unreadable or untrusted
+ * project settings file, a refused workdir, a missing key): every retry and every later fire
+ * would stop the same way, holding a runner slot each time. So no retry: the job is disabled
+ * at once with the reason (the run page shows it), one audit row and one alert.
+ */
+function setupFailed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void {
+  const why = `the run cannot start: ${reason}. Every run would stop the same way, so it is ` +
+    "not retried: fix the cause, then re-enable the job.";
+  const updated = ctx.store.updateJob(job.id, {
+    failure_count: job.failure_count + 1,
+    enabled: false,
+    disabled_reason: why,
+  });
+  ctx.store.updateRun(run.id, { reason: `${reason} (not retried: a set-up error)` });
+  ctx.store.appendAudit({
+    action: "setup_error",
+    target: `job:${job.id}`,
+    actor: "scheduler",
+    channel: "outpost",
+    detail: why,
+  });
+  emit(ctx, alertEvent("setup_error", updated, why, isoZ(ctx.clock.now()), { run_id: run.id }));
 }
 
 function openInboxItem(

@@ -274,3 +274,30 @@ Deno.test("a messenger run whose report is a FIFO is delivered without opening i
   assert.ok(ev?.kind === "run_report");
   assert.equal(ev.body, "the final answer");
 });
+
+Deno.test("a set-up error (unreadable project settings) is not retried: the job stops with one alert", async () => {
+  await using kit = await makeKit();
+  const { job, proc, run } = await fireOnce(kit, { max_retries: 3 });
+  const cause = "Settings file /w/.agent/settings.toml is not valid TOML at line 1, column 5";
+  proc.exit(1, { outcome: "error", exit_code: 1, error: cause, setup_error: true });
+  assert.equal(await kit.scheduler.whenSettled(run.id), "error");
+  await kit.scheduler.idle();
+  const done = kit.store.getRun(run.id)!;
+  assert.equal(done.reason, `${cause} (not retried: a set-up error)`, "the run page says why");
+  assert.equal(kit.store.listRuns(job.id).length, 1, "no retry queued");
+  const stopped = kit.store.getJob(job.id)!;
+  assert.equal(stopped.enabled, false);
+  assert.match(stopped.disabled_reason ?? "", /^the run cannot start: Settings file .* not valid/);
+  // Later fires do not come either: the job is disabled until someone fixes it.
+  kit.clock.set(new Date(kit.clock.now().getTime() + 3 * 86_400_000));
+  await kit.scheduler.step();
+  assert.equal(kit.spawner.live().length, 0);
+  await kit.delivery.idle();
+  const alerts = kit.delivered.filter((e) => e.kind === "alert");
+  assert.equal(alerts.length, 1, "one alert");
+  assert.equal(alerts[0]!.kind === "alert" && alerts[0]!.alert, "setup_error");
+  assert.equal(
+    kit.store.listAudit({ limit: 10 }).filter((a) => a.action === "setup_error").length,
+    1,
+  );
+});

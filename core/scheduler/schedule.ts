@@ -8,15 +8,10 @@
 import { CronNoFireError, CronSyntaxError, nextCronFire, normalizeCron } from "./schedule_cron.ts";
 import { parseTimestamp, quote, wallAt, wallText, zoneId } from "./schedule_dst.ts";
 import { isoZ } from "../time.ts";
+import type { Schedule, ScheduleKind } from "../store/store.ts";
 
-export type ScheduleKind = "every" | "cron" | "at";
-
-/** A validated schedule. `tz` is an IANA zone id; the store default is "UTC". */
-export interface Schedule {
-  kind: ScheduleKind;
-  expr: string;
-  tz: string;
-}
+/** A validated schedule: the stored shape (the store, below the scheduler, defines it). */
+export type { Schedule, ScheduleKind } from "../store/store.ts";
 
 export type ScheduleField = "schedule.kind" | "schedule.expr" | "schedule.tz";
 

@@ -1,28 +1,26 @@
-// A job's workdir must exist on the outpost host when the job is created or changed through
-// a door (dashboard, machine door): otherwise every run fails at spawn, long after the
-// person who typed the path has gone. The shape (absolute, not too long) is checked by
-// validateJobInput; this adds the one check that needs the disk. The scheduler core does
-// not call it, so simulations and tests can use paths that exist nowhere.
+// A job's workdir is checked when the job is created or changed through a door (dashboard,
+// machine door, recipes, chat `run`): it must exist on the outpost host (otherwise every run
+// fails at spawn, long after the person who typed the path has gone) and pass the one workdir
+// rule of core/workdir_policy.ts (not the agent home, the memory root, $HOME, / or a system
+// folder). The shape (absolute, not too long) is checked by validateJobInput; this adds what
+// needs the disk. The scheduler core does not call it, so simulations and tests can use paths
+// that exist nowhere; the child agent checks the same rule again when it starts.
 
 import { JobValidationError } from "./job_input.ts";
+import { acceptWorkdir, type ProtectedPlaces, WorkdirRefusedError } from "../workdir_policy.ts";
 
-export async function checkWorkdirExists(value: unknown): Promise<void> {
-  if (typeof value !== "string" || !value.startsWith("/")) return; // shape errors come later
-  const shown = JSON.stringify(value);
-  let info: Deno.FileInfo;
+/**
+ * The canonical workdir for a job's `workdir` field, or a JobValidationError (a 400 at the
+ * doors). A value of the wrong shape is returned as is: validateJobInput names that problem.
+ */
+export async function checkJobWorkdir(value: unknown, places: ProtectedPlaces): Promise<unknown> {
+  if (typeof value !== "string" || !value.startsWith("/")) return value; // shape errors come later
   try {
-    info = await Deno.stat(value);
+    return await acceptWorkdir(value, places);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new JobValidationError(
-        "workdir",
-        `${shown} does not exist on the outpost host; create it (or mount it) first`,
-      );
-    }
-    if (err instanceof Deno.errors.PermissionDenied) {
-      throw new JobValidationError("workdir", `${shown} cannot be read by the outpost`);
+    if (err instanceof WorkdirRefusedError) {
+      throw new JobValidationError("workdir", `${JSON.stringify(err.workdir)} ${err.reason}`);
     }
     throw err;
   }
-  if (!info.isDirectory) throw new JobValidationError("workdir", `${shown} is not a directory`);
 }

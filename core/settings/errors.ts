@@ -2,7 +2,7 @@
 // to do, because settings mistakes are made by hand and fixed by hand.
 
 import { TomlError } from "smol-toml";
-import type { Source } from "./types.ts";
+import type { Source } from "./source.ts";
 
 export interface SettingsErrorData {
   /** The setting key ("temperature", "thinking.type", "providers[1].base_url"). */

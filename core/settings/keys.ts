@@ -2,11 +2,10 @@
 // are bound to their endpoint's origin (key_binding.ts).
 
 import type { Env } from "../ports.ts";
-import type { Endpoint } from "../wires/types.ts";
 import { endpointOrigin, presetKeyOrigins, sharedKeyOrigins } from "./key_binding.ts";
 import { PUBLIC_BASE_URLS } from "./knobs.ts";
 import { defaultAuthStyle } from "./presets.ts";
-import type { Settings, WireKind } from "./types.ts";
+import type { Endpoint, Settings, WireKind } from "./types.ts";
 
 /** The hosted-Messages and hosted-Chat-Completions key variables of spec 4.3 rule 3. */
 export const HOSTED_MESSAGES_KEY_ENV = "ANTHROPIC_API_KEY";

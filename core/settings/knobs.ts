@@ -72,6 +72,12 @@ export const PUBLIC_BASE_URLS: Readonly<Record<WireKind, string>> = {
  */
 export const CONSERVATIVE_CONTEXT_WINDOW = 32_768;
 
+/**
+ * The Messages API's smallest thinking budget. Settings validation refuses thinking with a
+ * max_tokens at or below it, and the Messages wire derives its budget from it.
+ */
+export const MIN_THINKING_BUDGET = 1024;
+
 export const KNOBS: readonly Knob[] = [
   {
     key: "provider",
@@ -370,6 +376,14 @@ export const KNOBS: readonly Knob[] = [
     defaultText: "none",
     globalOnly: true,
     help: "Project MCP servers the user approved, by project file (agent mcp approve <name>)",
+  },
+  {
+    key: "project_trust",
+    field: "project_trust",
+    type: "rows",
+    defaultText: "none",
+    globalOnly: true,
+    help: "Project settings files trusted to choose the endpoint, by content (agent config trust)",
   },
 ];
 

@@ -38,6 +38,7 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     mcp_servers: null,
     mcp_keys: null,
     mcp_approvals: null,
+    project_trust: null,
   });
   assert.deepEqual([...GLOBAL_ONLY_KEYS].sort(), [
     "api_key",
@@ -45,6 +46,7 @@ Deno.test("the knob table matches spec 2.2's keys and env vars", () => {
     "mcp_keys",
     "memory_dir",
     "model_favorites",
+    "project_trust",
     "provider_keys",
     "providers",
     "sandbox",

@@ -8,56 +8,20 @@
 import type { LoadedFile } from "./toml_file.ts";
 import { positionOf } from "./toml_file.ts";
 import { badValue } from "./values.ts";
-import type { Source } from "./types.ts";
+import type {
+  CommonServer,
+  HttpServer,
+  McpServerConfig,
+  StdioServer,
+} from "./mcp_server_config.ts";
+import type { Source } from "./source.ts";
+
+export type { HttpServer, McpServerConfig, StdioServer } from "./mcp_server_config.ts";
 
 export const DEFAULT_STARTUP_TIMEOUT_S = 10;
 export const DEFAULT_TOOL_TIMEOUT_S = 60;
 /** Server names become part of tool names (`mcp__<server>__<tool>`), so they are kept plain. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
-
-interface CommonServer {
-  name: string;
-  enabled: boolean;
-  startup_timeout_s: number;
-  tool_timeout_s: number;
-  /** Only these tools are offered (absent: all). */
-  enabled_tools?: readonly string[];
-  /** These tools are never offered. */
-  disabled_tools?: readonly string[];
-  /** Which file defined it; "project" servers need approval and never get stored keys. */
-  scope: "global" | "project";
-  /** The settings file it came from. */
-  file: string;
-}
-
-export interface StdioServer extends CommonServer {
-  transport: "stdio";
-  command: string;
-  args: readonly string[];
-  env: Readonly<Record<string, string>>;
-  /** As written; relative paths resolve against the workdir. */
-  cwd?: string;
-  /** Absolute host paths bound read-only into the sandbox (where the server is installed). */
-  read_paths: readonly string[];
-  /**
-   * Network inside the sandbox; absent: the global sandbox_network. `true` is honoured only
-   * from the global file (McpManager refuses to start a project server asking for it).
-   */
-  network?: boolean;
-}
-
-export interface HttpServer extends CommonServer {
-  transport: "http";
-  url: string;
-  /** Plain headers from the file (never secrets: those come from mcp_keys). */
-  http_headers: Readonly<Record<string, string>>;
-  /** Name of an mcp_keys entry in the global file, sent as `key_header`. */
-  bearer_key?: string;
-  /** Header that carries the key: Authorization (as `Bearer <key>`, the default) or another. */
-  key_header: string;
-}
-
-export type McpServerConfig = StdioServer | HttpServer;
 
 const FIELDS = [
   "command",

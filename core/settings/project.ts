@@ -37,9 +37,10 @@ function real(p: string): string {
   }
 }
 
-function isFile(p: string): boolean {
+function present(p: string): boolean {
   try {
-    return Deno.statSync(p).isFile;
+    Deno.statSync(p);
+    return true;
   } catch (err) {
     return absent(p, err);
   }
@@ -66,7 +67,9 @@ export function findProjectSettingsFile(cwd: string, home: string): string | und
   for (;;) {
     const agentDir = join(dir, PROJECT_DIR_NAME);
     const candidate = join(agentDir, SETTINGS_FILE_NAME);
-    if (isFile(candidate) && real(agentDir) !== homeReal) return candidate;
+    // Whatever is there counts (a FIFO too): the reader skips a non-file with a warning
+    // rather than the walk passing it by for a parent project's file.
+    if (present(candidate) && real(agentDir) !== homeReal) return candidate;
     if (exists(join(dir, ".git"))) return undefined;
     const parent = dirname(dir);
     if (parent === dir) return undefined;

@@ -10,16 +10,17 @@ import {
   type Knob,
   KNOBS,
   KNOBS_BY_KEY,
+  MIN_THINKING_BUDGET,
   MODEL_SENTINEL,
   PUBLIC_BASE_URLS,
 } from "./knobs.ts";
 import { mergeMcpServers, parseMcpApprovals, parseMcpServers } from "./mcp_servers.ts";
 import { BUILTIN_PRESETS, findPreset, parseCustomProviders } from "./presets.ts";
+import { parseProjectTrust, projectRouting } from "./project_trust.ts";
 import { findProjectSettingsFile, globalSettingsPath } from "./project.ts";
 import { type CollectedFile, collectFile, readSettingsFile } from "./toml_file.ts";
 import type { ProviderPreset, Settings, Source, SourceKind, WireKind } from "./types.ts";
 import { expandPath, parseTextValue, parseTomlValue } from "./values.ts";
-import { MIN_THINKING_BUDGET } from "../wires/messages_render.ts";
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -129,11 +130,16 @@ export function resolveSettings(input: ResolveInput): Settings {
   const globalPath = globalSettingsPath(home);
   const projectPath = findProjectSettingsFile(cwd, home);
 
-  const globalLoaded = readSettingsFile(globalPath);
-  const projectLoaded = projectPath ? readSettingsFile(projectPath) : undefined;
+  const skipped: string[] = [];
+  const globalLoaded = readSettingsFile(globalPath, skipped);
+  const projectLoaded = projectPath ? readSettingsFile(projectPath, skipped) : undefined;
   const global = globalLoaded ? collectFile(globalLoaded, "global") : undefined;
   const project = projectLoaded ? collectFile(projectLoaded, "project") : undefined;
-  const warnings: string[] = [...(global?.warnings ?? []), ...(project?.warnings ?? [])];
+  const warnings: string[] = [
+    ...skipped,
+    ...(global?.warnings ?? []),
+    ...(project?.warnings ?? []),
+  ];
 
   const explicit = new Map<string, Found>();
   for (const knob of KNOBS) {
@@ -182,6 +188,10 @@ export function resolveSettings(input: ResolveInput): Settings {
   });
   set("mcp_approvals", parseMcpApprovals(global?.file), {
     kind: global?.file.table.mcp_approvals === undefined ? "default" : "global",
+    ...(global ? { detail: global.file.path } : {}),
+  });
+  set("project_trust", parseProjectTrust(global?.file), {
+    kind: global?.file.table.project_trust === undefined ? "default" : "global",
     ...(global ? { detail: global.file.path } : {}),
   });
 
@@ -258,11 +268,13 @@ export function resolveSettings(input: ResolveInput): Settings {
     set("memory_dir", join(home, "memory"), { kind: "default" });
   }
 
+  const routing = projectRouting(project?.file, values, sources);
   const settings = {
     ...values,
+    ...(routing ? { project_routing: routing } : {}),
     sources,
     warnings,
-    files: { global: globalPath, ...(projectPath ? { project: projectPath } : {}) },
+    files: { global: globalPath, ...(projectLoaded ? { project: projectLoaded.path } : {}) },
   } as unknown as Settings;
   return deepFreeze(settings);
 }

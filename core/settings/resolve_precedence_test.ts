@@ -227,8 +227,9 @@ Deno.test("precedence table covers every knob that can be set", () => {
   const covered = new Set(CASES.map((c) => c.key));
   for (const knob of KNOBS) {
     if (knob.key === "providers") continue; // rows: tested in presets_test.ts
-    // Tables of tables: merge and trust rules are tested in mcp_servers_test.ts.
-    if (knob.key === "mcp_servers" || knob.key === "mcp_approvals") continue;
+    // Tables: merge and trust rules are tested in mcp_servers_test.ts and project_trust_test.ts.
+    const tables = ["mcp_servers", "mcp_approvals", "project_trust"];
+    if (tables.includes(knob.key)) continue;
     assert.ok(covered.has(knob.key), `no precedence case for ${knob.key}`);
     const c = CASES.find((x) => x.key === knob.key)!;
     assert.equal(c.flag !== undefined, knob.flag !== undefined, `${knob.key}: flag level`);

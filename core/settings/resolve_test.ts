@@ -431,3 +431,35 @@ ${find(cwd)}`,
     // Unrefused, the same walk finds the project file.
     assert.equal(findProjectSettingsFile(l.cwd, l.home), l.projectFile);
   }));
+
+Deno.test("a project settings file that is a FIFO or a directory is skipped with one warning", () =>
+  withLayout(async (l) => {
+    await writeFile(join(l.root, "work", ".agent", "settings.toml"), 'model = "parent-model"\n');
+    await Deno.mkdir(join(l.project, ".agent"), { recursive: true });
+    const made = await new Deno.Command("mkfifo", { args: [l.projectFile] }).output();
+    assert.ok(made.success, "mkfifo");
+    // A writer waits on the FIFO: code that opened it would read this instead of hanging.
+    const writer = new Deno.Command("sh", {
+      args: ["-c", `printf 'model = "planted"' > '${l.projectFile}'`],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const s = resolveIn(l);
+      assert.equal(s.model, "gpt-4.1", "neither the FIFO nor a parent project's file is used");
+      assert.deepEqual(s.warnings, [
+        `settings file ${l.projectFile} is a FIFO, not a regular file; it is ignored`,
+      ]);
+      assert.equal(s.files?.project, undefined);
+    } finally {
+      try {
+        writer.kill("SIGKILL");
+      } catch { /* it wrote and ended: the assertions above said so */ }
+      await writer.status;
+    }
+    await Deno.remove(l.projectFile);
+    await Deno.mkdir(l.projectFile);
+    assert.deepEqual(resolveIn(l).warnings, [
+      `settings file ${l.projectFile} is a directory, not a regular file; it is ignored`,
+    ]);
+  }));

@@ -3,6 +3,7 @@
 
 import { parse } from "smol-toml";
 import { tomlSyntaxError } from "./errors.ts";
+import { readRegularFileSync } from "../regular_file.ts";
 import { KNOBS_BY_KEY } from "./knobs.ts";
 import { closestKey } from "./suggest.ts";
 import { badValue, type FilePosition } from "./values.ts";
@@ -45,13 +46,37 @@ export function parseSettingsText(path: string, text: string, refusingWrite = fa
   }
 }
 
-/** Reads and parses a settings file; undefined when it does not exist. */
-export function readSettingsFile(path: string): LoadedFile | undefined {
+/** A settings file larger than this is not read (far beyond any real one). */
+export const SETTINGS_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads and parses a settings file; undefined when it does not exist, or when it is not a
+ * regular file or is over SETTINGS_MAX_BYTES: then one line goes to `warnings` and the file is
+ * skipped. A project file lives in a workdir, the model's ground: a FIFO there must not hang
+ * every later run (core/regular_file.ts checks the type before opening).
+ */
+export function readSettingsFile(path: string, warnings: string[]): LoadedFile | undefined {
+  let read;
+  try {
+    read = readRegularFileSync(path, SETTINGS_MAX_BYTES);
+  } catch (err) {
+    throw tomlSyntaxError(path, err);
+  }
+  if (read.kind === "absent") return undefined;
+  if (read.kind === "skipped") {
+    warnings.push(`settings file ${path} ${read.why}; it is ignored`);
+    return undefined;
+  }
+  if (read.truncated) {
+    warnings.push(
+      `settings file ${path} is ${read.size} bytes, over ${SETTINGS_MAX_BYTES}; it is ignored`,
+    );
+    return undefined;
+  }
   let text: string;
   try {
-    text = Deno.readTextFileSync(path);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
     throw tomlSyntaxError(path, err);
   }
   return { path, text, table: parseSettingsText(path, text) };

@@ -1,22 +1,14 @@
 // The resolved, frozen settings value every part of the program reads.
 // Field names are the TOML keys of spec 2.2 so errors and `agent config` can name them directly.
 
-import type { McpServerConfig } from "./mcp_servers.ts";
+import type { McpServerConfig } from "./mcp_server_config.ts";
+import type { Source } from "./source.ts";
 
 export type WireKind = "chat_completions" | "messages";
 export type ThinkingType = "enabled" | "disabled" | "adaptive";
 export type AuthStyle = "bearer" | "x-api-key";
 
-/**
- * Where a resolved value came from, in precedence order. "preset" marks a value the active
- * provider preset supplied (it ranks just below the source that chose the preset).
- */
-export type SourceKind = "flag" | "env" | "project" | "global" | "preset" | "default";
-export interface Source {
-  kind: SourceKind;
-  /** File path for project/global, variable name for env, flag name for flag, preset id for preset. */
-  detail?: string;
-}
+export type { Source, SourceKind } from "./source.ts";
 
 /** A model endpoint choice: a built-in first-party preset or a custom [[providers]] row. */
 export interface ProviderPreset {
@@ -70,6 +62,10 @@ export interface Settings {
    * (key_binding.ts).
    */
   api_key_endpoint?: string;
+  /** Trusted project settings files: file → "sha256:<hex>" of its content (project_trust.ts). */
+  project_trust: Readonly<Record<string, string>>;
+  /** What the project file decides about where the prompt goes, when it decides anything. */
+  project_routing?: ProjectRouting;
   /** Custom [[providers]] rows merged with the built-in presets. */
   providers: readonly ProviderPreset[];
   /** Source of every key above, keyed by the setting key ("thinking.type", "compaction.threshold"). */
@@ -78,4 +74,26 @@ export interface Settings {
   warnings: readonly string[];
   /** The settings files consulted (global always named, even when it does not exist yet). */
   files?: { global: string; project?: string };
+}
+
+/** What a wire needs to reach its endpoint; keys.ts builds it, credentials resolved. */
+export interface Endpoint {
+  provider: WireKind;
+  /** As configured; each wire derives its own path from it (spec 4.3). */
+  base_url: string;
+  api_key?: string;
+  auth_style: AuthStyle;
+  /** First-party preset id when the endpoint came from one. */
+  preset?: string;
+  /** Where the key was looked for, named in 401/403 errors ("provider_keys[x], AGENT_API_KEY, …"). */
+  key_hint?: string;
+}
+
+/** What a project file routes, as resolved (only keys whose value came from that file). */
+export interface ProjectRouting {
+  file: string;
+  /** Each routing key the project file decided, with its value. */
+  values: Readonly<Record<string, string>>;
+  /** The file's text as it was parsed: the digest is of exactly what the run would use. */
+  text: string;
 }

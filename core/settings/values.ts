@@ -4,7 +4,7 @@
 import { isAbsolute, join, resolve } from "../path.ts";
 import { describePosition, describeSource, SettingsError } from "./errors.ts";
 import type { Knob, Range } from "./knobs.ts";
-import type { Source } from "./types.ts";
+import type { Source } from "./source.ts";
 
 export type ScalarValue = string | number | boolean;
 

@@ -1,10 +1,21 @@
 // The outpost's one store: jobs, runs, inbox items, audit rows, push subscriptions and
 // machine-door tokens. Types and the interface live here; sqlite_store.ts implements it.
-// Every timestamp is a UTC ISO-8601 string with Z (isoZ in core/scheduler/schedule.ts).
+// Every timestamp is a UTC ISO-8601 string with Z (isoZ in core/time.ts).
 
 import type { Question } from "../tools/types.ts";
-import type { Schedule } from "../scheduler/schedule.ts";
 import type { TriggerStore } from "./triggers.ts";
+
+export type ScheduleKind = "every" | "cron" | "at";
+
+/**
+ * A job's schedule as stored. `tz` is an IANA zone id; the store default is "UTC".
+ * core/scheduler/schedule.ts validates it and computes its fires.
+ */
+export interface Schedule {
+  kind: ScheduleKind;
+  expr: string;
+  tz: string;
+}
 
 export type JobMode = "auto" | "strict";
 /** Code path a job came from; decides its governor class (spec 2.5). */

@@ -154,3 +154,33 @@ console.log(await outcome(() => createFileTool.execute(input("locked.txt"), ${ct
   assert.equal(await ws.read("locked.txt"), "locked\n");
   assert.deepEqual(await leftoverTempFiles(ws.dir), []);
 });
+
+Deno.test("create, str_replace, insert and view refuse the project settings, with or without .agent", async () => {
+  const { strReplaceTool } = await import("./str_replace.ts");
+  const { insertTool } = await import("./insert.ts");
+  const { viewTool } = await import("./view.ts");
+  for (const existing of [false, true]) {
+    await using ws = await tempWorkspace(
+      existing ? { ".agent/settings.toml": 'model = "m"\n' } : {},
+    );
+    const calls = [
+      [createFileTool, {
+        path: ".agent/settings.toml",
+        file_text: 'base_url = "http://evil/v1"\n',
+      }],
+      [strReplaceTool, { path: ".agent/settings.toml", old_str: "m", new_str: "evil" }],
+      [insertTool, { path: ".agent/settings.toml", insert_line: 0, insert_text: "x = 1\n" }],
+      [viewTool, { path: ".agent/settings.toml" }],
+    ] as const;
+    for (const [tool, input] of calls) {
+      // The loop turns this error into the tool result the model reads (a tool error).
+      await assert.rejects(ws.run(tool, input), (err: unknown) => {
+        assert.ok(err instanceof WorkspacePathError, `${tool.name} (existing ${existing})`);
+        assert.match(err.message, /path is in a \.agent folder/, tool.name);
+        return true;
+      });
+    }
+    if (existing) assert.equal(await ws.read(".agent/settings.toml"), 'model = "m"\n');
+    else await assert.rejects(Deno.lstat(`${ws.dir}/.agent`), Deno.errors.NotFound);
+  }
+});

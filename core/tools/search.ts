@@ -1,12 +1,14 @@
 import type { Tool } from "./types.ts";
 import { displayPath, resolveInWorkspace } from "./workspace_path.ts";
+import { PROJECT_DIR_NAME } from "../settings/project.ts";
 import { ToolInputError } from "./text_edit.ts";
 import { looksBinary } from "./text_file.ts";
 import description from "./search.md" with { type: "text" };
 
 const MAX_MATCHES = 200;
 const MAX_FILE_BYTES = 2_000_000;
-const SKIP_DIRS = new Set([".git", "node_modules", ".agent"]);
+// `.agent` is refused to every file tool (workspace_path.ts); the walk never enters one.
+const SKIP_DIRS = new Set([".git", "node_modules", PROJECT_DIR_NAME]);
 
 export const searchTool: Tool = {
   name: "search",

@@ -42,7 +42,7 @@ export function makeShellTool(sandbox: Sandbox): Tool {
       } catch (err) {
         // Refused, not run: the one-line reason says how to install the sandbox or opt out.
         if (err instanceof SandboxUnavailableError) {
-          return { type: "result", content: err.message, is_error: true };
+          return { type: "result", content: err.message, is_error: true, refused: err.message };
         }
         throw err;
       }

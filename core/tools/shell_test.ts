@@ -241,6 +241,7 @@ Deno.test("with no bwrap on PATH the default sandbox refuses the call and runs n
     passEnv: [],
     workdir: ws.dir,
     hidden: [],
+    places: { agentHome: `${ws.base}/.agent` },
     readOnly: [],
     env: envFrom({ PATH: `${ws.base}/no-such-bin` }),
     settingsPath: "/home/op/.agent/settings.toml",
@@ -248,6 +249,9 @@ Deno.test("with no bwrap on PATH the default sandbox refuses the call and runs n
   const out = await ws.run(noBwrap, { command: "echo ran > ran.txt" });
   assert.equal(out.is_error, true);
   assert.match(out.content, /^sandbox: bubblewrap is not installed \(no bwrap on PATH\): install/);
+  // Marked as a refusal, so the loop reports it and a headless run does not end ok.
+  const marked = await noBwrap.execute({ command: "echo ran > ran.txt" }, ws.ctx());
+  assert.equal(marked.type === "result" && marked.refused, out.content);
   assert.match(out.content, /sandbox = "off" in \/home\/op\/\.agent\/settings\.toml/);
   await assert.rejects(Deno.stat(`${ws.dir}/ran.txt`), Deno.errors.NotFound);
 });

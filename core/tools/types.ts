@@ -30,7 +30,17 @@ export interface ToolContext {
 
 /** What a tool hands back to the loop. */
 export type ToolOutcome =
-  | { type: "result"; content: string; is_error?: boolean; images?: ImageAttachment[] }
+  | {
+    type: "result";
+    content: string;
+    is_error?: boolean;
+    images?: ImageAttachment[];
+    /**
+     * Set when the call was refused for want of a sandbox: the loop reports it (LoopResult's
+     * `refused`) so a headless run never ends ok having run none of its commands.
+     */
+    refused?: string;
+  }
   /** The run must stop and wait for a human (ask tool, strict mode). */
   | { type: "needs_human"; questions: Question[]; content: string };
 

@@ -3,8 +3,14 @@
 // (symlinks resolved, also for the nearest existing ancestor of a path that does not exist
 // yet) and must stay inside the workdir's real path. The workdir is meant to arrive
 // canonical, but a symlinked one is canonicalized here too rather than refusing everything.
+//
+// A `.agent` folder is never the model's, wherever it sits in the workspace: it holds the
+// project settings, which decide where the next run sends its prompt (issue 37). The `create`
+// tool runs outside the sandbox, so this rule (checked on the path as written and as resolved)
+// is what keeps the file tools out; the sandbox masks the workdir's `.agent` for commands.
 
 import { dirname, isAbsolute, join, relative, resolve } from "../path.ts";
+import { PROJECT_DIR_NAME } from "../settings/project.ts";
 
 export class WorkspacePathError extends Error {
   override name = "WorkspacePathError";
@@ -32,7 +38,19 @@ export function resolveInWorkspace(workdir: string, input: unknown): string {
   if (!isInside(root, real)) {
     throw new WorkspacePathError(input, "path resolves (through a symlink) outside the workspace");
   }
+  if (inAgentFolder(relative(root, real)) || inAgentFolder(relative(workdir, lexical))) {
+    throw new WorkspacePathError(
+      input,
+      `path is in a ${PROJECT_DIR_NAME} folder`,
+      "the project's agent settings are not the model's to read or change",
+    );
+  }
   return real;
+}
+
+/** True when a workspace-relative path is a `.agent` folder or lies inside one. */
+export function inAgentFolder(rel: string): boolean {
+  return rel.split("/").includes(PROJECT_DIR_NAME);
 }
 
 /** Workspace-relative display form of a canonical path. */

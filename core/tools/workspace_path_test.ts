@@ -142,3 +142,21 @@ console.log(await outcome(() => resolveInWorkspace(${JSON.stringify(ws.dir)}, "d
   // The walk meets the refusal at realpath first: an error naming the path, not a new file.
   assert.match(lines[3]!, new RegExp(`^error: .*${at.slice(1, -1)}`));
 });
+
+Deno.test("a .agent folder is refused, present or not, spelled or reached through a link", async () => {
+  await using ws = await tempWorkspace({ ".agent/settings.toml": 'model = "m"\n', "src/a.ts": "" });
+  for (
+    const input of [
+      ".agent",
+      ".agent/settings.toml",
+      "./.agent/../.agent/settings.toml",
+      `${ws.dir}/.agent/settings.toml`,
+      "src/.agent/settings.toml", // a subproject's, absent: never the model's either
+    ]
+  ) refused(ws.dir, input, /path is in a \.agent folder/);
+  await Deno.symlink(`${ws.dir}/.agent`, `${ws.dir}/cfg`);
+  refused(ws.dir, "cfg/settings.toml", /path is in a \.agent folder/);
+  // Names that only look alike are ordinary files.
+  assert.equal(resolveInWorkspace(ws.dir, ".agents/x"), `${ws.dir}/.agents/x`);
+  assert.equal(resolveInWorkspace(ws.dir, "src/x.agent"), `${ws.dir}/src/x.agent`);
+});

@@ -30,11 +30,10 @@ import {
   markToolBreakpoint,
   type RenderedMessage,
 } from "./messages_cache.ts";
+import { MIN_THINKING_BUDGET } from "../settings/knobs.ts";
 import type { Message, WireOptions, WireRequest } from "./types.ts";
 
 export const DEFAULT_MESSAGES_MAX_TOKENS = 32_000;
-/** The Messages API's smallest thinking budget. */
-export const MIN_THINKING_BUDGET = 1024;
 
 type Block = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // History is stored neutrally and rendered per wire, which is what makes a
 // cross-provider model swap possible mid-conversation.
 
-import type { AuthStyle, ThinkingType, WireKind } from "../settings/types.ts";
+import type { AuthStyle, Endpoint, ThinkingType, WireKind } from "../settings/types.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -117,18 +117,8 @@ export interface ServedModel {
   max_model_len?: number;
 }
 
-/** What a wire needs to reach its endpoint. Credentials are resolved before this is built. */
-export interface Endpoint {
-  provider: WireKind;
-  /** As configured; each wire derives its own path from it (spec 4.3). */
-  base_url: string;
-  api_key?: string;
-  auth_style: AuthStyle;
-  /** First-party preset id when the endpoint came from one. */
-  preset?: string;
-  /** Where the key was looked for, named in 401/403 errors ("provider_keys[x], AGENT_API_KEY, …"). */
-  key_hint?: string;
-}
+/** What a wire needs to reach its endpoint (built by core/settings/keys.ts). */
+export type { Endpoint } from "../settings/types.ts";
 
 /** Knobs that travel on every request of one wire. */
 export interface WireOptions {

@@ -32,7 +32,7 @@ Deno.test("ranger init writes the shipped brief; a second run changes nothing", 
   assert.equal(await Deno.readTextFile(file), RANGER_BRIEF);
   assert.match(t.out[0]!, /^wrote .*ranger\/AGENTS\.md/);
   assert.equal(
-    await resolveWorkspace(`${t.home}/workspaces`, "ranger"),
+    await resolveWorkspace(`${t.home}/workspaces`, "ranger", { agentHome: t.home }),
     `${t.home}/workspaces/ranger`,
   );
   assert.equal(await runRanger(["init"], t.io), 0);

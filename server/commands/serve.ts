@@ -13,7 +13,7 @@ import type { Clock, Env, Fetch, Spawner } from "../../core/ports.ts";
 import type { AgentCommand } from "../../core/scheduler/headless_command.ts";
 import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import { agentHome } from "../../core/settings/project.ts";
-import { denoRunArgs } from "../../scripts/permissions.ts";
+import { denoRunArgs } from "../../core/program_flags.ts";
 import { ALLOWED_HOSTS_ENV, parseAllowedHosts } from "../http/served_hosts.ts";
 
 export const SERVE_USAGE =

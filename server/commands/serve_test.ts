@@ -102,7 +102,7 @@ Deno.test("serve: new jobs default to the endpoint of the resolved settings (job
       name: "nightly",
       prompt: "summarize",
       schedule: { kind: "every", expr: "1h", tz: "UTC" },
-      workdir: home,
+      workdir: await Deno.realPath(Deno.cwd()),
     });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.json.job.base_url, "http://10.0.0.5:8000/v1");

@@ -11,7 +11,13 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { errorText, type Logger } from "../../core/logger.ts";
 import { CapacityError, GovernorConfigError } from "../../core/governor/errors.ts";
-import { HighRiskError, InboxInputError, NoLiveHoldError } from "../../core/inbox/errors.ts";
+import {
+  HighRiskError,
+  InboxInputError,
+  NoLiveHoldError,
+  PublishFailedError,
+  PublishHoldError,
+} from "../../core/inbox/errors.ts";
 import {
   MemoryCommandError,
   MemoryNotFoundError,
@@ -111,6 +117,12 @@ export function mapError(err: unknown): Mapped | null {
     return { status: 409, code: "no_live_hold", message: err.message };
   }
   if (err instanceof HighRiskError) return { status: 403, code: "high_risk", message: err.message };
+  if (err instanceof PublishHoldError) {
+    return { status: 409, code: "publish_hold", message: err.message };
+  }
+  if (err instanceof PublishFailedError) {
+    return { status: 502, code: "publish_failed", message: err.message };
+  }
   if (err instanceof CapacityError) {
     return { status: 503, code: "capacity-exceeded", message: err.message };
   }

@@ -1,5 +1,5 @@
 // The one gate every request body of the JSON API passes (both doors, /api/... and
-// /api/v1/...): at most BODY_MAX_BYTES (hono/body-limit, 413), declared as
+// /api/v1/...): at most BODY_MAX_BYTES (413, read by capped_body.ts), declared as
 // `application/json` with no charset or charset=utf-8 (415 otherwise), and valid UTF-8
 // (400 otherwise: a lenient decoder would store U+FFFD in place of the bytes it could not
 // read). The decoded text is kept on the context for readJson (server/http/request.ts), so
@@ -7,7 +7,7 @@
 // /api/jobs/1/trigger needs no Content-Type.
 
 import type { Context, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { readCapped } from "./capped_body.ts";
 import { errorJson } from "./errors.ts";
 
 declare module "hono" {
@@ -28,14 +28,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * after the CSRF and bearer checks: `app.use("/api/*", ...jsonBodyGate())`.
  */
 export function jsonBodyGate(): MiddlewareHandler[] {
-  const limit = bodyLimit({
-    maxSize: BODY_MAX_BYTES,
-    onError: (c) =>
-      errorJson(c, 413, "payload_too_large", `request body over ${BODY_MAX_BYTES} bytes`),
-  });
   const check: MiddlewareHandler = async (c, next) => {
     if (BODYLESS_METHODS.has(c.req.method)) return await next();
-    const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
+    const bytes = await readCapped(c, BODY_MAX_BYTES);
+    if (bytes === null) {
+      return errorJson(c, 413, "payload_too_large", `request body over ${BODY_MAX_BYTES} bytes`);
+    }
     if (bytes.length === 0) {
       c.set("jsonBodyText", "");
       return await next();
@@ -51,7 +49,7 @@ export function jsonBodyGate(): MiddlewareHandler[] {
     c.set("jsonBodyText", text);
     await next();
   };
-  return [limit, check];
+  return [check];
 }
 
 function invalidUtf8(c: Context): Response {

@@ -4,7 +4,6 @@
 // request a browser sent from another origin gets 403 on every door and changes nothing.
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { githubSignature } from "../../core/recipes/trigger_secret.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
@@ -174,8 +173,8 @@ Deno.test("Host check: a reverse proxy's name is served once listed in AGENT_OUT
 Deno.test("same-origin rule: a cross-site mutation with a valid CSRF pair is refused with 403 on every door, and nothing changes", async () => {
   await using t = await makeTestOutpost();
   const token = t.machineToken();
-  const wd = join(t.home, "checkout");
-  await Deno.mkdir(wd, { recursive: true });
+  // A checkout outside the agent home (a workdir inside it is refused, issue 37 §2).
+  const wd = await Deno.realPath(await Deno.makeTempDir({ prefix: "served_hosts_checkout_" }));
   const enabled = await t.request("POST", "/api/recipes/issue-triage/enable", {
     config: { workdir: wd, repo: "acme/widgets" },
   });
@@ -229,7 +228,7 @@ Deno.test("same-origin rule: a cross-site mutation with a valid CSRF pair is ref
   const machine = await t.app.request("/api/v1/jobs", {
     method: "POST",
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ prompt: "hello", workdir: "/tmp" }),
+    body: JSON.stringify({ prompt: "hello", workdir: wd }),
   });
   assert.equal(machine.status, 202);
   // The dashboard's own same-origin fetch passes.

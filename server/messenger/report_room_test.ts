@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createMessengerAdapter } from "../../core/messenger/adapter.ts";
-import { jobInput, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import { jobInput, TEST_WORKDIR, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const BASE = "http://outpost.test";
@@ -36,7 +36,7 @@ async function submitV1(o: TestOutpost, token: string, body: Record<string, unkn
   const res = await o.app.request("/api/v1/jobs", {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ workdir: "/tmp", output_surface: "messenger", ...body }),
+    body: JSON.stringify({ workdir: TEST_WORKDIR, output_surface: "messenger", ...body }),
   });
   assert.equal(res.status, 202);
   const { job_id, run_id } = await jsonOf(res);

@@ -3,6 +3,7 @@
 // loads the library), registers the messenger delivery adapter, and replies in the hold's room
 // when the dashboard confirms a held command.
 
+import type { ProtectedPlaces } from "../../core/workdir_policy.ts";
 import type { Delivery } from "../../core/delivery/delivery.ts";
 import type { InboxService } from "../../core/inbox/service.ts";
 import { errorText, type Logger } from "../../core/logger.ts";
@@ -14,6 +15,7 @@ import { Gate } from "../../core/messenger/gate.ts";
 import { RoomTrust } from "../../core/messenger/room_trust.ts";
 import type { TransportFactory } from "../../core/messenger/transport.ts";
 import type { Clock } from "../../core/ports.ts";
+import type { PublishGate } from "../../core/publish/gate.ts";
 import type { Scheduler } from "../../core/scheduler/scheduler.ts";
 import type { Store } from "../../core/store/store.ts";
 
@@ -31,6 +33,10 @@ export interface StartMessengerOptions {
   fetch: typeof globalThis.fetch;
   baseUrl: string;
   workspacesRoot: string;
+  /** What no workspace may be, hold or lie inside (core/workdir_policy.ts). */
+  workdirPlaces: ProtectedPlaces;
+  /** The secret scanner every message passes (core/publish/gate.ts). */
+  publish: PublishGate;
   /** Overrides the SDK transport (never needed in production). */
   transportFactory?: TransportFactory;
   backoffBaseMs?: number;
@@ -62,6 +68,7 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     logger: o.logger,
     baseUrl: o.baseUrl,
     workspacesRoot: o.workspacesRoot,
+    workdirPlaces: o.workdirPlaces,
     clock: o.clock,
   });
   const gate = new Gate({
@@ -79,12 +86,13 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     rooms,
     clock: o.timers,
     logger: o.logger,
+    publish: o.publish,
     ...(o.backoffBaseMs === undefined ? {} : { backoffBaseMs: o.backoffBaseMs }),
     ...(o.backoffCapMs === undefined ? {} : { backoffCapMs: o.backoffCapMs }),
     ...(o.syncTimeoutMs === undefined ? {} : { syncTimeoutMs: o.syncTimeoutMs }),
   });
   const unregister = o.delivery.register(createMessengerAdapter({
-    post: (room, text, signal) => bot.post(room, text, { signal }),
+    post: (room, text, signal, source) => bot.post(room, text, { signal, source }),
     defaultRoom: config.room,
     baseUrl: o.baseUrl,
   }));

@@ -3,6 +3,7 @@
 // /jobs?before=<id>; /audit filters; bad filters answer 400 with the form's labels.
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import type { NewRun, RunStatus } from "../../core/store/store.ts";
 import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
@@ -11,13 +12,13 @@ function seed(t: TestOutpost) {
     name: "nightly build",
     prompt: "build",
     schedule: { kind: "cron", expr: "0 2 * * *", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
   });
   const b = t.scheduler.createJob({
     name: "api triage",
     prompt: "triage",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
   });
   const run = (jobId: number, status: RunStatus, extra: Partial<NewRun> = {}) =>
     t.store.createRun({

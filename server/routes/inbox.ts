@@ -1,12 +1,15 @@
-// Inbox routes (spec 3.2, 4.5): list and read items, answer, dismiss, high-risk confirm and
-// the push one-tap action. The rules live in core/inbox/service.ts (shared with the chat
-// bot); this file only maps HTTP onto it.
+// Inbox routes (spec 3.2, 4.5): list and read items, answer, dismiss, high-risk confirm,
+// the push one-tap action, and release or drop of a held publication (issue 37). The rules
+// live in core/inbox/service.ts (shared with the chat bot) and core/publish/release.ts; this
+// file only maps HTTP onto them.
 
 import type { Hono } from "hono";
 import type { InboxState } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
 import { badInput } from "../http/errors.ts";
 import { humanActor, ID, pathId, queryInt, readJson, readJsonObject } from "../http/request.ts";
+import { dropHeld, releaseHeld } from "../../core/publish/release.ts";
+import type { Context } from "hono";
 
 const STATES = new Set(["open", "answered", "dismissed", "all"]);
 
@@ -51,15 +54,9 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
     return c.json({ item: inbox.view(item), run });
   });
 
-  app.post(`/api/inbox/:id{${ID}}/dismiss`, async (c) => {
+  app.post(`/api/inbox/:id{${ID}}/dismiss`, (c) => {
     const id = pathId(c, "id");
-    const body = await readJson(c, {});
-    if (
-      typeof body !== "object" || body === null || Array.isArray(body) ||
-      Object.keys(body).length > 0
-    ) {
-      throw badInput("body", "dismiss takes no fields; send an empty body or {}");
-    }
+    readEmptyBody(c, "dismiss");
     const item = inbox.dismiss(id, { actor: actor(c), via: "dashboard", channel: "dashboard" });
     return c.json({ item: inbox.view(item) });
   });
@@ -78,4 +75,39 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
     const { item, run } = inbox.pushAction(id, body.action, actor(c));
     return c.json({ item: inbox.view(item), run });
   });
+
+  // A held publication (kind publish_hold): release sends the original, drop discards it.
+  const release = { store: deps.store, inbox, gate: deps.publishGate, home: deps.home };
+  app.post(`/api/inbox/:id{${ID}}/release`, async (c) => {
+    const id = pathId(c, "id");
+    readEmptyBody(c, "release");
+    const item = await releaseHeld(release, id, {
+      actor: actor(c),
+      via: "dashboard",
+      channel: "dashboard",
+    });
+    return c.json({ item: inbox.view(item) });
+  });
+
+  app.post(`/api/inbox/:id{${ID}}/drop`, async (c) => {
+    const id = pathId(c, "id");
+    readEmptyBody(c, "drop");
+    const item = await dropHeld(release, id, {
+      actor: actor(c),
+      via: "dashboard",
+      channel: "dashboard",
+    });
+    return c.json({ item: inbox.view(item) });
+  });
+}
+
+/** dismiss, release and drop take no fields: an empty body or {}. */
+function readEmptyBody(c: Context, verb: string): void {
+  const body = readJson(c, {});
+  if (
+    typeof body !== "object" || body === null || Array.isArray(body) ||
+    Object.keys(body).length > 0
+  ) {
+    throw badInput("body", `${verb} takes no fields; send an empty body or {}`);
+  }
 }

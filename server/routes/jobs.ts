@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
 import { jobKeyNote } from "../../core/scheduler/job_key.ts";
 import { passedOverNote } from "../../core/scheduler/schedule.ts";
-import { checkWorkdirExists } from "../../core/scheduler/workdir_check.ts";
+import { checkJobWorkdir } from "../../core/scheduler/workdir_check.ts";
 import type { Job } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
@@ -44,7 +44,7 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
 
   app.post("/api/jobs", async (c) => {
     const body = await readJsonObject(c);
-    await checkWorkdirExists(body.workdir);
+    if ("workdir" in body) body.workdir = await checkJobWorkdir(body.workdir, deps.workdirPlaces);
     const job = scheduler.createJob(body);
     record(AUDIT.jobCreate, job.id, actor(c), `created ${JSON.stringify(job.name)}`);
     live.publish({ type: "job", job_id: job.id, change: "created" });
@@ -60,7 +60,7 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
     const id = pathId(c, "id");
     const body = await readJsonObject(c);
     mustJob(id);
-    await checkWorkdirExists(body.workdir);
+    if ("workdir" in body) body.workdir = await checkJobWorkdir(body.workdir, deps.workdirPlaces);
     const result = await scheduler.updateJob(id, body);
     const who = actor(c);
     const fields = Object.keys(body).filter((k) => k !== "enabled" && k !== "repin");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
+import { jobInput, TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf as json, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 Deno.test("POST /api/jobs creates a job (201) and GET /api/jobs lists it newest first with its latest run", async () => {
@@ -120,7 +120,7 @@ Deno.test("the job cap holds across both doors: a flood of dashboard and machine
     t.app.request("/api/v1/jobs", {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify({ prompt: `one-shot ${i}`, workdir: "/tmp" }),
+      body: JSON.stringify({ prompt: `one-shot ${i}`, workdir: TEST_WORKDIR }),
     });
   const refused: Response[] = [];
   for (let i = 0; i < 80; i++) {
@@ -468,7 +468,7 @@ Deno.test("re-enabling a one-shot cancelled while queued is refused with 409 one
   const submit = await t.app.request("/api/v1/jobs", {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ prompt: "once", workdir: "/tmp" }),
+    body: JSON.stringify({ prompt: "once", workdir: TEST_WORKDIR }),
   });
   const { job_id } = await json(submit);
   await t.scheduler.step();

@@ -5,7 +5,7 @@
 
 import type { Hono } from "hono";
 import { AUDIT, audit } from "../../core/audit/audit.ts";
-import { checkWorkdirExists } from "../../core/scheduler/workdir_check.ts";
+import { checkJobWorkdir } from "../../core/scheduler/workdir_check.ts";
 import type { Run } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError, badInput } from "../http/errors.ts";
@@ -67,12 +67,12 @@ export function registerMachineRoutes(app: Hono, deps: AppDeps): void {
     }
     const token = c.get("machineToken");
     const actor = machineActor(token);
+    if ("workdir" in body) body.workdir = await checkJobWorkdir(body.workdir, deps.workdirPlaces);
     const submission = {
       ...body,
       name: body.name ?? defaultName(body.prompt),
       meta: { ...(body.meta as Record<string, unknown> | undefined), submitted_by: actor },
     };
-    await checkWorkdirExists(body.workdir);
     const { job, run } = scheduler.submitOneShot(submission);
     audit(store, deps.logger, {
       action: AUDIT.apiSubmit,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { hashMachineToken } from "../http/machine_tokens.ts";
 import {
   jsonOf as json,
@@ -16,7 +17,7 @@ function v1(t: TestOutpost, token: string | null, method: string, path: string, 
   });
 }
 
-const SUBMIT = { prompt: "summarize the open issues", workdir: "/tmp" };
+const SUBMIT = { prompt: "summarize the open issues", workdir: TEST_WORKDIR };
 
 Deno.test("machine door: missing, malformed, unknown and revoked tokens are all 401", async () => {
   await using t = await makeTestOutpost();
@@ -97,8 +98,8 @@ Deno.test("POST /api/v1/jobs: bad fields are 400 naming the field and store noth
   await using t = await makeTestOutpost();
   const token = t.machineToken();
   const cases: [unknown, string][] = [
-    [{ workdir: "/tmp" }, "prompt"],
-    [{ prompt: "", workdir: "/tmp" }, "prompt"],
+    [{ workdir: TEST_WORKDIR }, "prompt"],
+    [{ prompt: "", workdir: TEST_WORKDIR }, "prompt"],
     [{ prompt: "x" }, "workdir"],
     [{ prompt: "x", workdir: "tmp" }, "workdir"],
     [{ prompt: "x", workdir: "/nonexistent/agent-workdir" }, "workdir"],

@@ -3,6 +3,7 @@
 // carried in the page (Edit fetches GET /api/jobs/<id>).
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { PROMPT_MAX } from "../../core/scheduler/job_input.ts";
 import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 import { JOBS_PER_PAGE } from "../views/jobs_card.tsx";
@@ -17,7 +18,7 @@ function fill(t: TestOutpost, n: number) {
       // Each prompt ends with a marker the page must never contain.
       prompt: `${"p".repeat(PROMPT_MAX - 12)}END-OF-${String(i).padStart(5, "0")}`,
       schedule: { kind: "every", expr: "1h", tz: "UTC" },
-      workdir: "/tmp",
+      workdir: TEST_WORKDIR,
     }));
 }
 

@@ -4,6 +4,7 @@
 // name the job form and job pages show when the endpoint picks the model.
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { join } from "node:path";
 import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom } from "../../core/ports.ts";
@@ -25,7 +26,7 @@ function job(t: TestOutpost, overrides: Record<string, unknown> = {}) {
     name: "nightly",
     prompt: "summarize",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
     ...overrides,
   });
 }

@@ -6,12 +6,11 @@ import { join } from "node:path";
 import { deriveSecret, triggerKeyPath } from "../../core/recipes/trigger_secret.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 
-/** A workspace folder inside the test outpost's home (removed with it). */
-async function workdir(t: { home: string }): Promise<string> {
-  const dir = join(t.home, "workspace");
-  await Deno.mkdir(dir, { recursive: true });
-  return dir;
+/** A workspace folder of the test's own: never inside the agent home (the doors refuse it). */
+async function workdir(_t: { home: string }): Promise<string> {
+  return await Deno.makeTempDir({ dir: TEST_WORKDIR, prefix: "recipe_" });
 }
 
 Deno.test("GET /api/recipes: the six shipped recipes with zero counts and no load errors", async () => {
@@ -337,6 +336,7 @@ Deno.test("a later recipe version marks old jobs stale and never rewrites them; 
   );
   const { RecipeService } = await import("../../core/recipes/service.ts");
   const v2 = new RecipeService({
+    workdirPlaces: t.deps.workdirPlaces,
     store: t.store,
     jobs: t.scheduler,
     clock: t.clock,

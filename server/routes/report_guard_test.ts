@@ -4,6 +4,7 @@
 // never shown and never hangs, and an oversize report is cut with a note (page) or 413 (API).
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { join } from "node:path";
 import {
   jsonOf as json,
@@ -23,7 +24,7 @@ function finishedRun(t: TestOutpost, reportPath: string | null) {
     name: "nightly",
     prompt: "summarize",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
   });
   const run = t.store.createRun({
     job_id: job.id,
@@ -129,7 +130,7 @@ Deno.test("a report swapped for a symlink after its run ended is no longer shown
     name: "nightly",
     prompt: "summarize",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
   });
   await t.request("POST", `/api/jobs/${job.id}/trigger`);
   const spawned = t.spawner.nextSpawn();

@@ -14,6 +14,7 @@ import {
   type WebhookOutcome,
 } from "../../core/recipes/webhook.ts";
 import type { AppDeps } from "../deps.ts";
+import { readCapped } from "../http/capped_body.ts";
 import { errorJson } from "../http/errors.ts";
 import { ID } from "../http/request.ts";
 
@@ -53,34 +54,4 @@ function answer(c: Context, outcome: WebhookOutcome): Response {
   if ("fired" in outcome) return c.json({ fired: outcome.fired }, 202);
   if ("pong" in outcome) return c.json({ pong: true }, 200);
   return errorJson(c, outcome.status, outcome.code, outcome.message);
-}
-
-/** The raw body, or null once it passes `max` bytes (the rest is never read). */
-async function readCapped(c: Context, max: number): Promise<Uint8Array | null> {
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (Number.isFinite(declared) && declared > max) {
-    await c.req.raw.body?.cancel().catch(() => {});
-    return null;
-  }
-  const reader = c.req.raw.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

@@ -4,6 +4,7 @@
 // api-class one-shot, and its answer is posted through the github_pr_comment surface.
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { join } from "node:path";
 import { githubSignature } from "../../core/recipes/trigger_secret.ts";
 import { FakeGithubApi } from "../../tests/fakes/github_api.ts";
@@ -27,8 +28,7 @@ function issuePayload(overrides: Record<string, unknown> = {}): Record<string, u
 }
 
 async function enableTriage(t: TestOutpost): Promise<{ id: number; secret: string }> {
-  const wd = join(t.home, "checkout");
-  await Deno.mkdir(wd, { recursive: true });
+  const wd = await Deno.makeTempDir({ dir: TEST_WORKDIR, prefix: "checkout_" });
   const res = await t.request("POST", "/api/recipes/issue-triage/enable", {
     config: { workdir: wd, repo: "acme/widgets" },
   });
@@ -278,7 +278,7 @@ Deno.test("github_pr_comment: a machine-door one-shot with forged meta posts not
     body: JSON.stringify({
       name: "forged",
       prompt: "say something",
-      workdir: "/tmp",
+      workdir: TEST_WORKDIR,
       meta: {
         surface: "github_pr_comment",
         github: { repo: "acme/widgets", issue_number: 1 },

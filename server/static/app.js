@@ -67,6 +67,19 @@ const actions = {
       clearDirty(b);
       refresh("inbox", "status", "inbox-item", "run");
     }),
+  "release-held": (b) =>
+    guarded(b, async () => {
+      if (!confirm(`Publish item ${b.dataset.id}'s original text, secrets included?`)) return;
+      await api("POST", `/api/inbox/${b.dataset.id}/release`, {});
+      toast(`Item ${b.dataset.id} released: the original was published.`);
+      refresh("inbox", "status", "inbox-item", "run");
+    }),
+  "drop-held": (b) =>
+    guarded(b, async () => {
+      await api("POST", `/api/inbox/${b.dataset.id}/drop`, {});
+      toast(`Item ${b.dataset.id} dropped; nothing was published.`);
+      refresh("inbox", "status", "inbox-item", "run");
+    }),
   "confirm-hold": (b) =>
     guarded(b, async () => {
       const data = await api("POST", `/api/inbox/${b.dataset.id}/high-risk-confirm`);

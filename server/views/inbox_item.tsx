@@ -1,11 +1,14 @@
 // One inbox item with its questions, kinds and risk, the answer/dismiss controls and the
-// note for a live high-risk hold (with Confirm). Used by the Inbox card, /inbox/<id> and
+// note for a live high-risk hold (with Confirm), or, for a held publication, its
+// Release/Drop controls (publish_hold.tsx). Used by the Inbox card, /inbox/<id> and
 // the run page.
 
 import type { FC } from "hono/jsx";
 import type { InboxView } from "../../core/inbox/service.ts";
 import { KindBadge, RiskBadge } from "./badges.tsx";
 import { relativeTime, shortTime } from "./format.ts";
+import { isPublishHold } from "../../core/publish/gate.ts";
+import { PublishHoldControls } from "./publish_hold.tsx";
 
 export const HoldNote: FC<{ item: InboxView; now: Date }> = ({ item, now }) => {
   const hold = item.hold;
@@ -90,7 +93,7 @@ export const InboxItemView: FC<{
             ))}
           </ol>
         )}
-      {open
+      {open && isPublishHold(item) ? <PublishHoldControls item={item} /> : open
         ? (
           <>
             <HoldNote item={item} now={now} />

@@ -4,6 +4,7 @@
 // text; a journal swapped for a symlink is refused, not followed.
 
 import assert from "node:assert/strict";
+import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { join } from "node:path";
 import { makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
@@ -94,7 +95,7 @@ async function seed(t: TestOutpost) {
     name: "release",
     prompt: "p",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
   });
   const base = {
     job_id: job.id,

@@ -69,11 +69,14 @@ export async function runAgent(
   denyFlags: readonly string[] = [],
 ): Promise<AgentRun> {
   const run = await agentArgs();
+  // The default workdir is a project folder in the home, never the home itself: the agent
+  // refuses $HOME as a workdir (core/workdir_policy.ts).
+  if (cwd === undefined) await Deno.mkdir(defaultWorkdir(env), { recursive: true });
   const child = new Deno.Command(Deno.execPath(), {
     args: [...run.slice(0, -1), ...denyFlags, ...run.slice(-1), ...args],
     env: childEnv(env),
     clearEnv: true,
-    cwd: cwd ?? env.home,
+    cwd: cwd ?? defaultWorkdir(env),
     stdin: input === undefined ? "inherit" : "piped",
     stdout: "piped",
     stderr: "piped",
@@ -86,6 +89,11 @@ export async function runAgent(
   const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Where runAgent runs without a cwd: `<home>/work`. */
+export function defaultWorkdir(env: AgentEnv): string {
+  return `${env.home}/work`;
 }
 
 export async function tempHome(): Promise<string> {

@@ -14,7 +14,7 @@ Deno.test("Deno refuses /proc paths under the agent's flags: one clear line, exi
   assert.equal(workdir.code, 1);
   assert.equal(
     workdir.stderr.trim(),
-    'agent: workdir /proc/self: Requires all access to "/proc/self", run again with the --allow-all flag',
+    "agent: workdir /proc/self is a system folder (/proc); choose a project folder of its own",
   );
   t.fake.enqueue(reply().text("done"));
   const report = await runAgent(

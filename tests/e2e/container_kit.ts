@@ -17,7 +17,7 @@ export interface Result {
 /** Runs podman; throws with its stderr unless `allowFail`. */
 export async function podman(
   args: string[],
-  opts: { allowFail?: boolean; stdin?: Uint8Array } = {},
+  opts: { allowFail?: boolean; stdin?: Uint8Array; progress?: RegExp } = {},
 ): Promise<Result> {
   const child = new Deno.Command("podman", {
     args,
@@ -25,42 +25,60 @@ export async function podman(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const [stdout, stderr] = [child.stdout, child.stderr].map((s) => collect(s, opts.progress));
   if (opts.stdin) {
     const writer = child.stdin.getWriter();
     await writer.write(opts.stdin);
     await writer.close();
   }
-  const out = await child.output();
-  const dec = new TextDecoder();
-  const result = { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  const { code } = await child.status;
+  const result = { code, stdout: await stdout!, stderr: await stderr! };
   if (result.code !== 0 && !opts.allowFail) {
     throw new Error(`podman ${args.join(" ")} exited ${result.code}:\n${result.stderr}`);
   }
   return result;
 }
 
+/** A stream's text; lines matching `progress` are echoed as they come. */
+async function collect(stream: ReadableStream<Uint8Array>, progress?: RegExp): Promise<string> {
+  let text = "";
+  let pending = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    text += chunk;
+    if (!progress) continue;
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) if (progress.test(line)) step(`  ${line}`);
+  }
+  return text;
+}
+
 async function imageExists(image: string): Promise<boolean> {
   return (await podman(["image", "exists", image], { allowFail: true })).code === 0;
 }
 
+/** One progress line of the container test on stderr (its long steps take minutes). */
+export function step(line: string): void {
+  console.error(`[container] ${line}`);
+}
+
 /** The debootstrap base (cached tarball; minutes only the first time on a machine). */
 export async function ensureBaseImage(): Promise<void> {
+  step(`base image ${BASE_IMAGE} (scripts/container_base.sh)`);
   const out = await new Deno.Command("bash", {
     args: [`${ROOT}/scripts/container_base.sh`, BASE_IMAGE],
-    stdout: "piped",
-    stderr: "piped",
+    stdout: "inherit", // its progress lines
+    stderr: "inherit",
   }).output();
   if (!out.success) {
-    const dec = new TextDecoder();
-    throw new Error(
-      `container_base.sh failed:\n${dec.decode(out.stdout)}${dec.decode(out.stderr)}`,
-    );
+    throw new Error(`container_base.sh failed (exit ${out.code}); its output is above`);
   }
 }
 
 /** An image whose only file is this process's deno binary at /deno. */
 export async function ensureDenoImage(): Promise<void> {
   if (await imageExists(DENO_IMAGE)) return;
+  step(`importing this deno binary as ${DENO_IMAGE}`);
   const dir = await Deno.makeTempDir({ prefix: "agent-deno-bin-" });
   try {
     await Deno.copyFile(Deno.execPath(), `${dir}/deno`);
@@ -79,6 +97,7 @@ export async function ensureDenoImage(): Promise<void> {
  * SSL_CERT_FILE is mounted into the build, for machines behind a TLS-intercepting proxy.
  */
 export async function buildSourceImage(tag: string): Promise<void> {
+  step(`building ${tag} from the Containerfile (minutes when its layers are not cached)`);
   const ca = [Deno.env.get("DENO_CERT"), Deno.env.get("SSL_CERT_FILE")].find((p) =>
     p !== undefined && p !== "" && isFile(p)
   );
@@ -99,7 +118,7 @@ export async function buildSourceImage(tag: string): Promise<void> {
     "-f",
     `${ROOT}/Containerfile`,
     ROOT,
-  ]);
+  ], { progress: /^(\[\d+\/\d+\] )?STEP \d+\/\d+|^COMMIT|^--> Using cache/ });
 }
 
 function isFile(path: string): boolean {

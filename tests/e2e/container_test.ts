@@ -19,6 +19,7 @@ import {
   ensureDenoImage,
   freePort,
   podman,
+  step,
   waitForListening,
 } from "./container_kit.ts";
 import { waitForRunEnd } from "./outpost_process_kit.ts";
@@ -125,8 +126,10 @@ peerTest(
         "AGENT_MEMORY_REFLECT=0",
         IMAGE,
       ]);
+      step(`started ${name}; waiting for the outpost to listen`);
       const url = await waitForListening(name, 1);
       assert.equal(url, `http://127.0.0.1:${port}/`);
+      step("checking users, the healthcheck and the run-time secrets");
 
       // Every process in the container is the non-root user; the outpost is `deno run` with
       // exactly its launcher's arguments (the flags of scripts/permissions.ts), under tini as
@@ -157,6 +160,7 @@ peerTest(
       // A job through the machine door. Its shell command runs in bubblewrap: it records what
       // PID 1 is and which processes it can see (not tini, not the outpost), and leaves an
       // orphan behind that must die with the sandbox's PID namespace.
+      step("a job through the machine door, its shell command in bubblewrap");
       const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
         .trim();
       const sandboxedCommand = "tr '\\0' ' ' < /proc/1/cmdline > pid1.txt; " +
@@ -209,6 +213,7 @@ peerTest(
       // (started by `podman exec`) exits at once is handed to PID 1; a `cat` blocked on a FIFO
       // until released. Once it exits it must not stay a zombie: the in-container wait ends
       // only when its /proc entry is gone.
+      step("tini reaps an orphan");
       const fifo = "/tmp/tini-release";
       await podman(["exec", name, "mkfifo", fifo]);
       const orphan = (await podman([
@@ -239,6 +244,7 @@ peerTest(
 
       // SIGTERM (podman stop) ends the outpost cleanly: exit 0, where a stop that needed the
       // 10 s SIGKILL fallback would be 137.
+      step("SIGTERM, then a restart that finds the job");
       await podman(["stop", "--time", "10", name]);
       const state = JSON.parse((await podman(["inspect", name])).stdout)[0].State;
       assert.equal(state.ExitCode, 0);
@@ -312,6 +318,7 @@ peerTest(
         "AGENT_MEMORY_REFLECT=0",
         IMAGE,
       ]);
+      step(`started ${name} with /proc masked; waiting for the outpost to listen`);
       const url = await waitForListening(name, 1);
       const token = (await podman(["exec", name, "agent-outpost", "token", "create", "ci"])).stdout
         .trim();
@@ -323,9 +330,14 @@ peerTest(
         body: JSON.stringify({ prompt: "touch a file", workdir: "/workspaces/w1" }),
       });
       assert.equal(submitted.status, 202, await submitted.clone().text());
-      const { run_id: runId } = await submitted.json();
-      // The refusal is a tool result, not a failed run: the model is told and answers.
-      assert.equal(await waitForRunEnd(url, runId), "ok");
+      const { job_id: jobId, run_id: runId } = await submitted.json();
+      // The model is told and answers, but its command never ran: the run ends in error, not
+      // ok, with the refusal as its reason (issue 33).
+      assert.equal(await waitForRunEnd(url, runId), "error");
+      const run = await (await fetch(`${url}api/v1/jobs/${jobId}/runs/${runId}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })).json();
+      assert.equal(run.exit_code, 1, JSON.stringify(run));
 
       // The tool result the model got says why and names the run option that fixes it.
       const refusal = firstToolResult(fake);

@@ -130,3 +130,54 @@ peerTest("dashboard: dismiss an item; nothing resumes", probes.chromium, async (
   await d.screenshot("not_found");
   assert.deepEqual(d.pageErrors, []);
 });
+
+peerTest(
+  "dashboard: a held publication shows redacted, with Release and Drop; release publishes the original",
+  probes.chromium,
+  async () => {
+    await using d = await openDashboard();
+    const { page } = d;
+    const job = d.createJob({ name: "deploy notes", prompt: "exit:2" });
+    const { run } = await halted(d, job.id);
+    const token = "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";
+    const released: unknown[] = [];
+    d.deps.publishGate.register("chat", (payload) => {
+      released.push(payload);
+      return Promise.resolve();
+    });
+    await page.goto("/");
+    const hold = (text: string) =>
+      d.deps.publishGate.screen({
+        surface: "chat",
+        where: "room !ops:test",
+        job_id: job.id,
+        run_id: run.id,
+        text,
+        payload: { room: "!ops:test", text },
+      });
+    const first = await hold(`Deployed with ${token}`);
+    assert.equal(first.kind, "held");
+    const item = first.kind === "held" ? first.item! : null;
+    // It arrives live, redacted, with its two buttons and no answer form.
+    const card = page.locator(`#inbox-${item!.id}`);
+    await card.locator('[data-publish-hold="chat"]').waitFor();
+    assert.match(await card.locator(".question-detail").innerText(), /\[redacted github\]/);
+    assert.ok(!(await page.content()).includes(token), "the page never holds the token");
+    assert.equal(await card.locator("form.answer-form").count(), 0);
+    await d.screenshot("inbox_publish_hold");
+
+    await card.locator('[data-action="release-held"]').click();
+    await page.locator(`#inbox-${item!.id}`).waitFor({ state: "detached" });
+    assert.equal(d.dialogs.at(-1)?.type, "confirm", "release asks first");
+    assert.deepEqual(released, [{ room: "!ops:test", text: `Deployed with ${token}` }]);
+    assert.equal(d.deps.store.getInboxItem(item!.id)!.state, "answered");
+
+    const second = await hold(`Again ${token}`);
+    const dropId = second.kind === "held" ? second.item!.id : 0;
+    await page.locator(`#inbox-${dropId} [data-action="drop-held"]`).click();
+    await page.locator(`#inbox-${dropId}`).waitFor({ state: "detached" });
+    assert.equal(d.deps.store.getInboxItem(dropId)!.state, "dismissed");
+    assert.equal(released.length, 1, "a dropped publication is not sent");
+    assert.deepEqual(d.pageErrors, []);
+  },
+);

@@ -91,7 +91,8 @@ export const TEST_VAPID_KEY = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
 
 export async function openDashboard(options: DashboardOptions = {}): Promise<Dashboard> {
   const home = await Deno.makeTempDir({ prefix: "outpost_browser_" });
-  const workdir = join(home, "work");
+  // Beside the home, never inside it: the doors refuse a workdir in the agent home.
+  const workdir = `${home}-work`;
   const memoryRoot = join(home, "memory");
   await Deno.mkdir(workdir, { recursive: true });
   for (const [rel, text] of Object.entries(options.memory ?? {})) {
@@ -231,6 +232,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
         await deps.scheduler.idle();
         await outpost.close();
         await Deno.remove(home, { recursive: true });
+        await Deno.remove(workdir, { recursive: true });
       },
     };
     return dash;
@@ -239,6 +241,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     await server.shutdown();
     await outpost.close();
     await Deno.remove(home, { recursive: true });
+    await Deno.remove(workdir, { recursive: true });
     throw err;
   }
 }

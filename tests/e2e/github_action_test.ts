@@ -5,130 +5,8 @@
 
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { agentArgs, ROOT, tempHome } from "./agent_process.ts";
-
-const KEY = "sk-action-secret-7f3a";
-const yml = await Deno.readTextFile(`${ROOT}/action.yml`);
-
-/** The declared inputs' defaults, the run step's env block and command, the outputs' sources. */
-function parseAction() {
-  const lines = yml.split("\n");
-  const section = (name: string) => {
-    const start = lines.indexOf(`${name}:`);
-    const end = lines.findIndex((l, i) => i > start && /^\S/.test(l));
-    return lines.slice(start + 1, end);
-  };
-  const defaults: Record<string, string> = {};
-  let current = "";
-  for (const line of section("inputs")) {
-    const name = /^ {2}(\w+):$/.exec(line);
-    if (name) current = name[1]!;
-    const value = /^ {4}default: (.*)$/.exec(line);
-    if (value) defaults[current] = value[1]!.replace(/^"(.*)"$/, "$1");
-  }
-  const outputs: Record<string, string> = {};
-  for (const line of section("outputs")) {
-    const name = /^ {2}(\w+):$/.exec(line);
-    if (name) current = name[1]!;
-    const value = /^ {4}value: \$\{\{ steps\.run\.outputs\.(\w+) \}\}$/.exec(line);
-    if (value) outputs[current] = value[1]!;
-  }
-  const step = lines.indexOf("      id: run");
-  const env: Record<string, string> = {};
-  let run = "";
-  for (const line of lines.slice(step)) {
-    const e = /^ {8}(\w+): \$\{\{ inputs\.(\w+) \}\}$/.exec(line);
-    if (e) env[e[1]!] = e[2]!;
-    const r = /^ {6}run: (.*)$/.exec(line);
-    if (r) {
-      run = r[1]!;
-      break;
-    }
-  }
-  return { defaults, outputs, env, run };
-}
-
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^(\w+)<<(.+)$/.exec(lines[i]!);
-    if (!m) continue;
-    const end = lines.indexOf(m[2]!, i + 1);
-    out[m[1]!] = lines.slice(i + 1, end).join("\n");
-    i = end;
-  }
-  return out;
-}
-
-async function setup() {
-  const fake = await startFakeModelServer({
-    models: [{ id: "served-model", max_model_len: 32768 }],
-    apiKey: KEY,
-  });
-  const home = await tempHome();
-  const work = `${home}/checkout`;
-  await Deno.mkdir(work);
-  await Deno.mkdir(`${home}/runner-temp`);
-  const action = parseAction();
-  // action.yml's install step (`deno task install`) bundles the agent the run step starts; the
-  // kit builds the same bundle from this checkout.
-  await agentArgs();
-
-  /** Runs the action's `run` step like the runner would, with these inputs. */
-  const step = async (inputs: Record<string, string>) => {
-    const outputFile = `${home}/runner-temp/output-${crypto.randomUUID()}`;
-    const summaryFile = `${home}/runner-temp/summary-${crypto.randomUUID()}`;
-    await Deno.writeTextFile(outputFile, "");
-    await Deno.writeTextFile(summaryFile, "");
-    const env: Record<string, string> = {
-      PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-      HOME: home,
-      AGENT_HOME: `${home}/.agent`,
-      AGENT_MEMORY_REFLECT: "0",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
-      GITHUB_ACTIONS: "true",
-      GITHUB_ACTION_PATH: ROOT,
-      GITHUB_WORKSPACE: work,
-      GITHUB_RUN_ID: "4242",
-      GITHUB_OUTPUT: outputFile,
-      GITHUB_STEP_SUMMARY: summaryFile,
-      RUNNER_TEMP: `${home}/runner-temp`,
-    };
-    for (const [name, input] of Object.entries(action.env)) {
-      env[name] = inputs[input] ?? action.defaults[input] ?? "";
-    }
-    const out = await new Deno.Command("bash", {
-      args: ["-c", action.run],
-      cwd: work,
-      env,
-      clearEnv: true,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const dec = new TextDecoder();
-    const raw = await Deno.readTextFile(outputFile);
-    return {
-      code: out.code,
-      log: dec.decode(out.stdout) + dec.decode(out.stderr),
-      rawOutputs: raw,
-      outputs: parseOutputs(raw),
-      summary: await Deno.readTextFile(summaryFile),
-    };
-  };
-  return {
-    fake,
-    home,
-    work,
-    action,
-    step,
-    async [Symbol.asyncDispose]() {
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
-}
+import { reply } from "../fakes/model_server.ts";
+import { KEY, parseAction, setup, yml } from "./github_action_kit.ts";
 
 const model = (url: string) => ({
   base_url: url,
@@ -156,12 +34,30 @@ Deno.test("action.yml declares its inputs and takes every output from the run st
       "model",
       "api_key",
       "needs_human",
+      "sandbox",
     ]
   ) {
     assert.ok(Object.values(env).includes(input), `the run step gets input ${input}`);
   }
   assert.equal(defaults.needs_human, "fail");
   assert.equal(defaults.mode, "auto");
+  assert.equal(defaults.sandbox, "auto");
+  // The sandbox is set up (or the step fails) before the agent is installed and run, and Deno's
+  // module cache is kept between runs, keyed on the action's deno.lock.
+  const order = ["Set up the shell sandbox", "Install the agent's dependencies", "Run the agent"]
+    .map((name) => yml.indexOf(`- name: ${name}`));
+  assert.ok(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)), String(order));
+  assert.match(yml, /run: bash "\$GITHUB_ACTION_PATH\/scripts\/action_sandbox\.sh"/);
+  assert.match(
+    yml,
+    /uses: actions\/cache@v4\n\s+with:\n\s+path: \$\{\{ runner\.temp \}\}\/agent-deno-dir\n\s+key: \$\{\{ steps\.lock\.outputs\.key \}\}/,
+  );
+  assert.match(yml, /\$GITHUB_ACTION_PATH\/deno\.lock/);
+  assert.equal(
+    (yml.match(/DENO_DIR: \$\{\{ runner\.temp \}\}\/agent-deno-dir/g) ?? []).length,
+    2,
+    "install and run use the cached module cache",
+  );
   assert.ok(!run.includes("${{"), "no input is pasted into the shell command");
   assert.ok(!/-A\b|--allow-all/.test(run));
   assert.match(yml, /deno-version: 2\.9\.6/);
@@ -283,4 +179,51 @@ Deno.test("a non-default workdir (relative to the checkout) is where the agent w
   const shell = JSON.stringify(t.fake.requests.at(-1)!.body);
   assert.ok(shell.includes(`${t.work}/services/api`), "the shell ran in the workdir");
   assert.ok(shell.includes("api notes"));
+});
+
+/** A PATH holding deno and every program of /usr/bin and /bin except bwrap. */
+async function pathWithoutBwrap(home: string): Promise<string> {
+  const bin = `${home}/bin-without-bwrap`;
+  await Deno.mkdir(bin);
+  for (const dir of ["/usr/bin", "/bin"]) {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name === "bwrap") continue;
+      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
+        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
+      });
+    }
+  }
+  return `${dirname(Deno.execPath())}:${bin}`;
+}
+
+Deno.test("no sandbox on the runner: a refused shell call fails the step instead of a green review", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("shell", { command: "git diff --stat" }, { id: "s1" }));
+  t.fake.enqueue(reply().text("Looks fine to me."));
+  const r = await t.step({ ...model(t.fake.url), prompt: "review" }, {
+    PATH: await pathWithoutBwrap(t.home),
+  });
+  assert.equal(r.code, 1, r.log);
+  assert.match(
+    r.log,
+    /^::error title=agent run failed::a shell call was refused, so the run did not do its work: sandbox: bubblewrap is not installed/m,
+  );
+  assert.equal(r.outputs.outcome, "error");
+  assert.equal(r.outputs.exit_code, "1");
+  assert.match(r.summary, /^## agent: error \(exit 1\)/);
+});
+
+Deno.test("sandbox: off runs the shell unsandboxed, and the report says so", async () => {
+  await using t = await setup();
+  t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "s1" }));
+  t.fake.enqueue(reply().text("Ran it."));
+  const r = await t.step({ ...model(t.fake.url), prompt: "run it", sandbox: "off" }, {
+    PATH: await pathWithoutBwrap(t.home),
+  });
+  assert.equal(r.code, 0, r.log);
+  assert.equal(await Deno.readTextFile(`${t.work}/ran.txt`), "ran\n");
+  assert.match(r.summary, /\*\*Sandbox:\*\* \*\*off \(commands run unsandboxed/);
+  const bad = await t.step({ ...model(t.fake.url), prompt: "hi", sandbox: "none" });
+  assert.equal(bad.code, 1);
+  assert.match(bad.log, /input sandbox must be auto or off, not "none"/);
 });

@@ -37,3 +37,45 @@ for (const wire of ["chat_completions", "messages"] as const) {
     fake.assertNoViolations();
   });
 }
+
+Deno.test("mkfifo AGENTS.md and .agent/settings.toml: the run warns, skips both and goes on", async () => {
+  await using t = await headlessSetup();
+  const work = t.work;
+  await Deno.mkdir(`${work}/.agent`);
+  for (const fifo of [`${work}/AGENTS.md`, `${work}/.agent/settings.toml`]) {
+    assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success, fifo);
+  }
+  // Writers wait on both ends: an agent that opened a FIFO would read these (and a run with
+  // no writer would hang in set-up, holding an outpost runner slot until its timeout).
+  const writers = [
+    ["AGENTS.md", "planted brief"],
+    [".agent/settings.toml", 'model = "planted"'],
+  ].map(([name, text]) =>
+    new Deno.Command("sh", {
+      args: ["-c", `printf '${text}' > '${work}/${name}'`],
+      stdout: "null",
+      stderr: "null",
+    }).spawn()
+  );
+  try {
+    t.fake.enqueue(reply().text("ok"));
+    const r = await runAgent(["-p", "--workdir", work, "--", "what failed?"], t.env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: AGENTS\.md is a FIFO, not a regular file; it is not used/);
+    assert.match(
+      r.stderr,
+      /warning: settings file .*\.agent\/settings\.toml is a FIFO, not a regular file; it is ignored/,
+    );
+    assert.equal(t.fake.requests.length, 1);
+    const system = systemOf(t.fake.requests[0]!.body);
+    assert.ok(!system.includes("planted"), system);
+    assert.ok(!system.includes("Workspace brief"));
+  } finally {
+    for (const w of writers) {
+      try {
+        w.kill("SIGKILL");
+      } catch { /* it wrote and ended: the assertions above said so */ }
+      await w.status;
+    }
+  }
+});

@@ -122,3 +122,31 @@ Deno.test("agent -p: a memory_dir that is a file or unwritable is one line namin
   assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
   assert.equal(t.fake.requests.length, 0);
 });
+
+Deno.test("agent -p --memory-scope workspace: the memory tool refuses another workspace's file; without it, it reads it", async () => {
+  await using t = await setup();
+  await Deno.mkdir(`${t.memory}/facts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${t.memory}/facts/billing.md`,
+    "---\ncategory: project-fact\nworkspace: /srv/billing\n---\nDB password: BILLING-SECRET\n",
+  );
+  const view = { command: "view", path: "/memories/facts/billing.md" };
+  // The second request carries the tool result: that is what the model saw.
+  const toolResult = async (args: string[]) => {
+    t.fake.enqueue(reply().tool("memory", view));
+    t.fake.enqueue(reply().text("Done."));
+    const before = t.fake.requests.length;
+    const r = await runAgent(["-p", "--workdir", t.work, ...args, "--", "look"], t.env);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.stringify(t.fake.requests[before + 1]!.body);
+  };
+  const scoped = await toolResult(["--memory-scope", "workspace"]);
+  assert.doesNotMatch(scoped, /BILLING-SECRET/);
+  assert.match(scoped, /belongs to another workspace/);
+  const open = await toolResult([]);
+  assert.match(open, /BILLING-SECRET/, "the control: the default scope reads it");
+  const bad = await runAgent(["-p", "--memory-scope", "nowhere", "--", "x"], t.env);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--memory-scope must be one of all, workspace; got "nowhere"/);
+  t.fake.assertNoViolations();
+});

@@ -389,7 +389,8 @@ Deno.test("a workdir Deno refuses to read is one line naming it, never 'does not
   assert.equal(r.code, 1, r.stderr);
   const lines = r.stderr.trim().split("\n");
   assert.equal(lines.length, 1, `not one line: ${r.stderr}`);
-  assert.ok(lines[0]!.startsWith(`agent: workdir ${t.work}: `), lines[0]);
+  assert.ok(lines[0]!.startsWith(`agent: workdir ${t.work} cannot be read`), lines[0]);
+  assert.match(lines[0]!, /Requires read access/, "Deno's own reason is kept");
   assert.doesNotMatch(lines[0]!, /does not exist|not a directory/);
   assert.equal(t.fake.allRequests.length, 0, "nothing reached the model server");
 });

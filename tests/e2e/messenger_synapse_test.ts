@@ -68,8 +68,10 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     timers: systemClock,
     logger: o.logger,
     fetch: globalThis.fetch,
+    publish: o.deps.publishGate,
     baseUrl: BASE,
     workspacesRoot: workspaces,
+    workdirPlaces: o.deps.workdirPlaces,
     backoffBaseMs: 200,
     backoffCapMs: 800,
   });

@@ -51,7 +51,7 @@ Deno.test("agent-outpost as a process: URL on stdout, CSRF, tokens, a run, SIGTE
         name: "e2e",
         prompt: "hello",
         schedule: { kind: "every", expr: "1h", tz: "UTC" },
-        workdir: home,
+        workdir: await projectIn(home),
       }),
     });
     assert.equal(created.status, 201);
@@ -63,7 +63,7 @@ Deno.test("agent-outpost as a process: URL on stdout, CSRF, tokens, a run, SIGTE
     const submit = await fetch(`${url}api/v1/jobs`, {
       method: "POST",
       headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ prompt: "say hi", workdir: home }),
+      body: JSON.stringify({ prompt: "say hi", workdir: await projectIn(home) }),
     });
     assert.equal(submit.status, 202);
     const { job_id, run_id, status_url } = await submit.json();
@@ -143,3 +143,9 @@ Deno.test("agent-outpost as a process: a memory_dir it cannot use is named with 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** A project folder in the test's home: the home itself is refused as a workdir. */
+async function projectIn(home: string): Promise<string> {
+  await Deno.mkdir(`${home}/work`, { recursive: true });
+  return `${home}/work`;
+}

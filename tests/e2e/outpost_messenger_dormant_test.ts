@@ -60,3 +60,13 @@ Deno.test("a dormant outpost never loads matrix-js-sdk; a configured one does (t
     "the configured outpost should have loaded matrix-js-sdk",
   );
 });
+
+Deno.test("the outpost starts without loading secretlint: the publish gate loads it on its first scan", async () => {
+  const started = await loadedScripts({});
+  assert.ok(started.some((u) => u.endsWith("/core/publish/gate.ts")), "the gate is wired");
+  assert.ok(started.some((u) => /\/core\/publish\/secret_scan\.ts$/.test(u)));
+  assert.deepEqual(
+    started.filter((u) => /@secretlint|core\/publish\/secretlint_rules\.ts/.test(u)),
+    [],
+  );
+});

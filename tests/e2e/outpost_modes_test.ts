@@ -79,7 +79,7 @@ Deno.test("a fresh outpost creates every folder 0700 and every file 0600 under <
       name: "modes",
       prompt: "hello",
       schedule: { kind: "every", expr: "1h", tz: "UTC" },
-      workdir: home,
+      workdir: await projectIn(home),
       output_surface: "messenger",
     });
     assert.equal(created.status, 201);
@@ -171,3 +171,9 @@ Deno.test("an outpost started on an older install tightens its files, never thro
     await Deno.remove(home, { recursive: true });
   }
 });
+
+/** A project folder in the test's home: the home itself is refused as a workdir. */
+async function projectIn(home: string): Promise<string> {
+  await Deno.mkdir(`${home}/work`, { recursive: true });
+  return `${home}/work`;
+}

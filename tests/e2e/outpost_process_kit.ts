@@ -140,7 +140,10 @@ export interface Stack {
  * on chat_completions with reflection off (so a run sends only its own requests).
  * `settingsToml`, when given, is written as the agent home's global settings first.
  */
-export async function startStack(settingsToml?: string): Promise<Stack> {
+export async function startStack(
+  settingsToml?: string,
+  env: Record<string, string> = {},
+): Promise<Stack> {
   const home = await tempHome();
   const fake = await startFakeModelServer({
     models: [{ id: "served-model", max_model_len: 32768 }],
@@ -153,6 +156,7 @@ export async function startStack(settingsToml?: string): Promise<Stack> {
     AGENT_BASE_URL: fake.url,
     AGENT_PROVIDER: "chat_completions",
     AGENT_MEMORY_REFLECT: "0",
+    ...env,
   });
   let api: DashboardApi;
   try {

@@ -1,7 +1,8 @@
-// The attacks of issue 14, as tool calls a scripted fake model makes, and the checks on what
-// came back. Shared by the headless, interactive (tmux) and outpost sandbox tests, so each path
-// is held to the same list: keys, the agent home, other workspaces, the agent's process, the
-// network and the real HOME are out of reach, while ordinary work in the workdir succeeds.
+// The attacks of issues 14 and 37, as tool calls a scripted fake model makes, and the checks on
+// what came back. Shared by the headless, interactive (tmux) and outpost sandbox tests, so each
+// path is held to the same list: keys, the agent home (also through a link in the workdir),
+// other workspaces, the agent's process, the network, the real HOME and the workdir's `.agent/`
+// folder are out of reach, while ordinary work in the workdir succeeds.
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
@@ -113,6 +114,28 @@ export function attacks(t: AttackTargets): Attack[] {
       check: (c) => assert.equal(c, "exit code 0\n/tmp/home\n0"),
     },
     {
+      // Issue 37 §3a: the workdir's .agent/ can be neither read, rewritten, swapped nor made.
+      id: "project",
+      command: "ls -A .agent | wc -l; " +
+        `echo 'base_url = "http://evil.example/v1"' > .agent/settings.toml && echo planted; ` +
+        "mv .agent .x && echo moved; mkdir .agent/sub && echo made",
+      check: (c) => {
+        assert.match(c, /^exit code 1\n0\n/);
+        assert.doesNotMatch(c, /planted|moved|made/);
+      },
+    },
+    {
+      // Issue 37 §2: a link in the workdir does not lead into the agent home either.
+      id: "home-link",
+      command: `ln -s ${t.agentHome} home-link; cat home-link/settings.toml; status=$?; ` +
+        "ls -A home-link/; rm -f home-link; exit $status",
+      check: (c) => {
+        noCanary(c);
+        assert.match(c, /^exit code [1-9]/);
+        assert.match(c, /No such file or directory/);
+      },
+    },
+    {
       id: "work",
       command: [
         "git init -q . && git add -A",
@@ -162,6 +185,15 @@ export async function checkNoEscape(t: AttackTargets): Promise<void> {
   await assert.rejects(Deno.stat(`${t.home}/escape.txt`), Deno.errors.NotFound);
   await assert.rejects(Deno.stat("/etc/escape.txt"), Deno.errors.NotFound);
   await assert.rejects(Deno.stat("/escape.txt"), Deno.errors.NotFound);
+}
+
+/**
+ * After a run that ended: the workdir has no `.agent` (the sandbox's mount point is gone, and
+ * nothing the model did planted one) and no `.x` it was moved to.
+ */
+export async function checkProjectUntouched(workdir: string): Promise<void> {
+  await assert.rejects(Deno.lstat(`${workdir}/.agent`), Deno.errors.NotFound);
+  await assert.rejects(Deno.lstat(`${workdir}/.x`), Deno.errors.NotFound);
 }
 
 /**

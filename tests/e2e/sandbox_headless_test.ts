@@ -16,6 +16,7 @@ import {
   CANARY_ENV,
   checkAttacks,
   checkNoEscape,
+  checkProjectUntouched,
   plantProject,
   plantSecrets,
   toolResultsById,
@@ -57,6 +58,7 @@ peerTest(
     assert.equal(json.sandbox, "auto (bubblewrap, network off)");
     checkAttacks(list, toolResultsById(t.fake.requests.at(-1)!.body));
     await checkNoEscape(t.targets);
+    await checkProjectUntouched(t.work);
     const report = await Deno.readTextFile(`${t.home}/.agent/report.md`);
     assert.match(report, /\*\*Sandbox:\*\* auto \(bubblewrap, network off\)/);
     // Sessions, the report, memory: nothing under the home holds a key, but the settings file.
@@ -65,42 +67,25 @@ peerTest(
   },
 );
 
-peerTest(
-  "headless: a memory_dir inside the workdir is hidden from the model's commands",
-  probes.bubblewrap,
-  async () => {
-    // The memory root defaults to the agent home, which is never mounted. An operator can put
-    // it anywhere (memory_dir, global only); inside the workdir it would be mounted with the
-    // workdir, so setup lists it among the hidden paths and the sandbox masks it.
-    await using t = await setup();
-    const memory = `${t.work}/team-memory`;
-    const canary = `memory-canary-${crypto.randomUUID()}`;
-    await Deno.mkdir(memory);
-    await Deno.writeTextFile(`${memory}/secret.md`, `# note\n${canary}\n`);
-    await Deno.writeTextFile(`${t.work}/README.md`, "visible\n");
-    t.fake.enqueue(
-      reply().tool("shell", {
-        command: "cat README.md; ls -A team-memory; cat team-memory/secret.md; " +
-          "touch team-memory/planted && echo wrote; echo end",
-      }, { id: "m1" }),
-      reply().text("Done."),
-    );
-    const r = await runAgent(
-      ["-p", "--workdir", t.work, "--output-format", "json", "--", "look at the memory"],
-      { ...t.env, AGENT_MEMORY_DIR: memory },
-    );
-    assert.equal(r.code, 0, r.stderr);
-    const result = toolResultsById(t.fake.requests.at(-1)!.body).get("m1") ?? "";
-    assert.match(result, /visible/, "the rest of the workdir is there");
-    assert.match(result, /end/);
-    assert.ok(!result.includes(canary), `the memory note leaked: ${result}`);
-    assert.match(result, /secret\.md: No such file or directory/);
-    assert.doesNotMatch(result, /wrote/, "the masked memory root is read-only");
-    // The mask is the sandbox's view only: the real memory root is untouched.
-    assert.equal(await Deno.readTextFile(`${memory}/secret.md`), `# note\n${canary}\n`);
-    await assert.rejects(Deno.stat(`${memory}/planted`), Deno.errors.NotFound);
-  },
-);
+Deno.test("headless: a workdir that holds the memory root is refused before any request", async () => {
+  // The memory root defaults to the agent home. An operator can put it anywhere (memory_dir,
+  // global only); a workdir holding it would hand every note to the model, so the workdir rule
+  // (core/workdir_policy.ts) refuses the run. The sandbox masks it too, should one get through.
+  await using t = await setup();
+  const memory = `${t.work}/team-memory`;
+  await Deno.mkdir(memory);
+  await Deno.writeTextFile(`${memory}/secret.md`, "# note\n");
+  const r = await runAgent(
+    ["-p", "--workdir", t.work, "--", "look at the memory"],
+    { ...t.env, AGENT_MEMORY_DIR: memory },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(
+    r.stderr.trim(),
+    `agent: workdir ${t.work} holds the memory root (${memory}); choose a project folder of its own`,
+  );
+  assert.equal(t.fake.allRequests.length, 0, "nothing reached the model server");
+});
 
 /** A bin directory holding only `sh`: a machine where bwrap is not installed. */
 async function pathWithoutBwrap(home: string): Promise<string> {
@@ -110,15 +95,24 @@ async function pathWithoutBwrap(home: string): Promise<string> {
   return bin;
 }
 
-Deno.test("headless without bwrap: auto refuses the shell call with the install hint", async () => {
+Deno.test("headless without bwrap: auto refuses the shell call with the install hint, and the run ends in error", async () => {
   await using t = await setup();
   t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }));
   t.fake.enqueue(reply().text("Could not run it."));
   const r = await runAgent(
-    ["-p", "--workdir", t.work, "--output-format", "json", "--", "run it"],
+    [
+      "-p",
+      "--workdir",
+      t.work,
+      "--output-format",
+      "json",
+      "--output",
+      `${t.home}/r.md`,
+      "--",
+      "run it",
+    ],
     { ...t.env, PATH: await pathWithoutBwrap(t.home) },
   );
-  assert.equal(r.code, 0, r.stderr);
   const result = toolResultsById(t.fake.requests.at(-1)!.body).get("c1") ?? "";
   assert.equal(result.split("\n").length, 1, "one line");
   assert.match(result, /^sandbox: bubblewrap is not installed \(no bwrap on PATH\): install it/);
@@ -128,7 +122,17 @@ Deno.test("headless without bwrap: auto refuses the shell call with the install 
     /sandbox = "off" in .*\/\.agent\/settings\.toml \(or AGENT_SANDBOX_MODE=off\)/,
   );
   await assert.rejects(Deno.stat(`${t.work}/ran.txt`), Deno.errors.NotFound);
-  assert.equal(JSON.parse(r.stdout).sandbox, "auto: unavailable, shell calls refused");
+  // The model answered, but nothing it meant to run ran: never ok (issue 33).
+  assert.equal(r.code, 1, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.equal(json.outcome, "error");
+  assert.equal(json.exit_code, 1);
+  assert.equal(json.done_reason, "error");
+  assert.equal(json.final_text, "Could not run it.");
+  assert.equal(json.error, `a shell call was refused, so the run did not do its work: ${result}`);
+  assert.equal(json.sandbox, "auto: unavailable, shell calls refused");
+  const report = await Deno.readTextFile(`${t.home}/r.md`);
+  assert.ok(report.includes(`**Error:** ${json.error}`), report);
 });
 
 Deno.test("headless without bwrap: off runs the command and the report says so", async () => {

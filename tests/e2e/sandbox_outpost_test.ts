@@ -3,7 +3,8 @@
 // the outpost's own port, the keys in the outpost's environment and the agent home. All come
 // back empty, the run page says which sandbox ran the job, the child resolved its key from the
 // settings file (the outpost's environment keys never reach it), and no key is on disk.
-// With sandbox = off the run page says so (the command ran unsandboxed).
+// With sandbox = off the run page says so (the command ran unsandboxed). Without a usable
+// bubblewrap the job's shell call is refused and its run ends in error, never ok (issue 33).
 
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
@@ -25,6 +26,7 @@ import {
   CANARY_SETTINGS_KEY,
   checkAttacks,
   checkNoEscape,
+  checkProjectUntouched,
   plantProject,
   plantSecrets,
   toolResultsById,
@@ -102,6 +104,7 @@ peerTest(
 
       checkAttacks(list, toolResultsById(fake.requests.at(-1)!.body));
       await checkNoEscape(targets);
+      await checkProjectUntouched(`${home}/ws-a`);
       // The child found its key in the settings file: had the outpost's environment reached it,
       // ANTHROPIC_API_KEY (earlier in spec 4.3's order) would have been sent instead.
       assert.equal(fake.requests.at(-1)!.headers.authorization, `Bearer ${CANARY_SETTINGS_KEY}`);
@@ -160,5 +163,58 @@ Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and th
     fake.assertNoViolations();
   } finally {
     await stack.close();
+  }
+});
+
+/** A PATH directory with every program of /usr/bin and /bin except bwrap. */
+async function pathWithoutBwrap(home: string): Promise<string> {
+  const bin = `${home}/bin-without-bwrap`;
+  await Deno.mkdir(bin);
+  for (const dir of ["/usr/bin", "/bin"]) {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.name === "bwrap") continue;
+      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
+        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
+      });
+    }
+  }
+  return bin;
+}
+
+Deno.test("outpost: a job whose shell call was refused for want of a sandbox ends in error, not ok", async () => {
+  const path = await pathWithoutBwrap(await Deno.makeTempDir({ prefix: "agent-nobwrap-" }));
+  const stack = await startStack(undefined, { PATH: path });
+  const { home, fake, api } = stack;
+  try {
+    const { url } = stack.outpost;
+    await Deno.mkdir(`${home}/ws`);
+    const created = await api("POST", "api/jobs", {
+      name: "no sandbox",
+      prompt: "write a file",
+      schedule: { kind: "every", expr: "1h", tz: "UTC" },
+      workdir: `${home}/ws`,
+    });
+    assert.equal(created.status, 201, created.text);
+    const jobId = created.json.job.id as number;
+    fake.enqueue(
+      reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }),
+      reply().text("I could not run it."),
+    );
+    const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
+    assert.equal(triggered.status, 202, triggered.text);
+    const runId = triggered.json.run.id as number;
+    assert.equal(await waitForRunEnd(url, runId), "error");
+    await assert.rejects(Deno.stat(`${home}/ws/ran.txt`), Deno.errors.NotFound);
+    const refusal = toolResultsById(fake.requests.at(-1)!.body).get("c1") ?? "";
+    assert.match(refusal, /^sandbox: bubblewrap is not installed/);
+    const runPage = await (await fetch(`${url}runs/${jobId}/${runId}`)).text();
+    assert.ok(
+      runPage.includes("a shell call was refused, so the run did not do its work"),
+      runPage,
+    );
+    fake.assertNoViolations();
+  } finally {
+    await stack.close();
+    await Deno.remove(path.replace(/\/bin-without-bwrap$/, ""), { recursive: true });
   }
 });

@@ -127,12 +127,23 @@ function kitStore(clock: FakeClock, dbPath: string | undefined): SqlStore {
 }
 
 /** A valid scheduled-job request; override any field. */
+/**
+ * A workdir the doors accept (core/workdir_policy.ts): its own temp folder, never `/tmp`
+ * itself, which holds each kit's agent home. Removed when the test process ends.
+ */
+export const TEST_WORKDIR = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "outpost_workdir_" }));
+globalThis.addEventListener("unload", () => {
+  try {
+    Deno.removeSync(TEST_WORKDIR, { recursive: true });
+  } catch { /* already gone: nothing to clean up */ }
+});
+
 export function jobInput(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: "nightly",
     prompt: "summarize the repo",
     schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: "/tmp",
+    workdir: TEST_WORKDIR,
     ...overrides,
   };
 }

@@ -65,6 +65,7 @@ export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise
     env,
     logger: kit.logger,
     home: kit.home,
+    memoryRoot,
     csrf: fixedCsrfToken(TEST_CSRF_TOKEN),
     memory: memory.get,
     baseUrl: options.baseUrl ?? "http://127.0.0.1:7317",

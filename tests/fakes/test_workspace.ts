@@ -90,6 +90,8 @@ export function testSandbox(
     passEnv: [],
     workdir,
     hidden,
+    // A sibling that does not exist: the workdir is an ordinary project folder.
+    places: { agentHome: `${workdir}.agent-home` },
     readOnly: [],
     env: processEnv,
     settingsPath: "~/.agent/settings.toml",

@@ -1,0 +1,192 @@
+// Issue 37, rule 4, on the chat surface: every text the bot sends passes the publish gate.
+// A command reply carrying a secret is withheld (the room gets a one-line notice, the audit
+// log says why); a delivery notice about a run carrying one is held as an inbox item, and
+// its release posts the original in the room it was meant for. Links written by the model
+// are defanged; the outpost's own run link stays clickable.
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { InboxService } from "../inbox/service.ts";
+import { releaseHeld } from "../publish/release.ts";
+import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
+import { ScriptedTransport, textMessage } from "../../tests/fakes/matrix_transport.ts";
+import { jobInput, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
+import { createMessengerAdapter } from "./adapter.ts";
+import { MatrixBot, WITHHELD_REPLY } from "./bot.ts";
+import { CommandRunner } from "./commands.ts";
+import { parseVerbs } from "./config.ts";
+import { Gate } from "./gate.ts";
+import { RoomTrust } from "./room_trust.ts";
+
+const BOT = "@bot:test";
+const ALICE = "@alice:test";
+const ROOM = "!ops:test";
+const TOKEN = "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";
+
+function chat(kit: Kit) {
+  const transport = new ScriptedTransport(ROOM, BOT);
+  transport.members_.set(ROOM, [BOT, ALICE]);
+  const allowlist = new Set([ALICE]);
+  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
+  const { verbs, setting } = parseVerbs(undefined);
+  const inbox = new InboxService({
+    store: kit.store,
+    clock: kit.clock,
+    logger: kit.logger,
+    resumer: kit.scheduler,
+    holdTtlMs: 60_000,
+  });
+  const runner = new CommandRunner({
+    store: kit.store,
+    scheduler: kit.scheduler,
+    inbox,
+    logger: kit.logger,
+    baseUrl: "http://outpost.test",
+    workspacesRoot: join(kit.home, "workspaces"),
+    workdirPlaces: { agentHome: kit.home },
+    clock: kit.clock,
+  });
+  const gate = new Gate({
+    allowlist,
+    verbs,
+    verbsSetting: setting,
+    rooms,
+    runner,
+    clock: kit.clock,
+    logger: kit.logger,
+  });
+  const publish = testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger });
+  const bot = new MatrixBot({
+    transport,
+    gate,
+    rooms,
+    clock: kit.clock,
+    logger: kit.logger,
+    publish,
+  });
+  return { transport, inbox, publish, bot };
+}
+
+/** A halted run of a job, with an open inbox item asking `question`. */
+function haltedItem(kit: Kit, question: string) {
+  const job = kit.scheduler.createJob(jobInput(), { enabled: false });
+  const run = kit.store.createRun({
+    job_id: job.id,
+    status: "needs_human",
+    attempt: 1,
+    exit_code: 2,
+    priority: 10,
+    class: "scheduled",
+    session_id: "s1",
+  });
+  kit.store.createInboxItem({
+    job_id: job.id,
+    run_id: run.id,
+    questions: [{ kind: "question", text: question }],
+    meta: {},
+  });
+  return { job, run };
+}
+
+Deno.test("a chat reply with a secret is blocked: the room gets a notice, the audit log the reason", async () => {
+  await using kit = await makeKit();
+  haltedItem(kit, `Should I push with ${TOKEN}?`);
+  const { transport, bot } = chat(kit);
+  bot.start();
+  try {
+    const ask = textMessage(ALICE, "list inbox", "$m1");
+    transport.push([ask]);
+    const reply = await transport.nextSent();
+    assert.equal(reply.text, WITHHELD_REPLY);
+    assert.equal(reply.replyTo, ask.event_id);
+    assert.ok(transport.sent.every((s) => !s.text.includes(TOKEN)), "the token never left");
+    const [row] = kit.store.listAudit({ action: "publish_held" });
+    assert.match(
+      row!.detail,
+      /^chat to room !ops:test held: it matched github; nothing to release/,
+    );
+  } finally {
+    await bot.stop();
+  }
+});
+
+Deno.test("a run notice with a secret is held as an inbox item; release posts the original in its room", async () => {
+  await using kit = await makeKit();
+  const { run, job } = haltedItem(kit, "unrelated");
+  const { transport, inbox, publish, bot } = chat(kit);
+  const adapter = createMessengerAdapter({
+    post: (room, text, signal, source) => bot.post(room, text, { signal, source }),
+    defaultRoom: ROOM,
+    baseUrl: "http://outpost.test",
+  });
+  const event = {
+    kind: "run_report" as const,
+    job_id: job.id,
+    run_id: run.id,
+    outcome: "ok" as const,
+    link: `/runs/${job.id}/${run.id}`,
+    title: "deploy finished",
+    body: `Deployed. Token used: ${TOKEN}. Docs: https://evil.example/login`,
+    priority: "normal" as const,
+    at: "2026-03-02T09:00:00Z",
+  };
+  await adapter.send(event, new AbortController().signal);
+  assert.equal(transport.sent.length, 0, "nothing was posted");
+  const held = kit.store.listInbox({ state: "open" }).find((i) => i.meta.kind === "publish_hold");
+  assert.equal(held!.meta.surface, "chat");
+  assert.match(held!.questions[0]!.detail!, /Token used: \[redacted github\]/);
+
+  await releaseHeld(
+    { store: kit.store, inbox, gate: publish, home: kit.home },
+    held!.id,
+    { actor: "operator", via: "dashboard", channel: "dashboard" },
+  );
+  assert.equal(transport.sent.length, 1);
+  const posted = transport.sent[0]!;
+  assert.equal(posted.room, ROOM);
+  assert.ok(posted.text.includes(TOKEN), "release posts the original");
+  assert.match(
+    posted.text,
+    /Docs: hxxps:\/\/evil\[\.\]example\/login/,
+    "the model's link is defanged",
+  );
+  assert.ok(posted.text.endsWith(`http://outpost.test/runs/${job.id}/${run.id}`), "our link stays");
+  assert.equal(kit.store.getInboxItem(held!.id)!.state, "answered");
+});
+
+Deno.test("chat verbs refuse a held publication: release is a dashboard decision", async () => {
+  await using kit = await makeKit();
+  const { run, job } = haltedItem(kit, "unrelated");
+  const { inbox } = chat(kit);
+  const held = kit.store.createInboxItem({
+    job_id: job.id,
+    run_id: run.id,
+    questions: [{ kind: "approval", text: "Held", detail: "[redacted github]" }],
+    meta: { kind: "publish_hold", surface: "chat", where: "room !ops:test", rules: ["github"] },
+  });
+  const runner = new CommandRunner({
+    store: kit.store,
+    scheduler: kit.scheduler,
+    inbox,
+    logger: kit.logger,
+    baseUrl: "http://outpost.test",
+    workspacesRoot: join(kit.home, "workspaces"),
+    workdirPlaces: { agentHome: kit.home },
+    clock: kit.clock,
+  });
+  const origin = { sender: ALICE, room: ROOM };
+  for (
+    const command of [
+      { verb: "approve", item: held.id },
+      { verb: "dismiss", item: held.id },
+      { verb: "revise", item: held.id, text: "x" },
+    ] as const
+  ) {
+    await assert.rejects(
+      runner.execute(command as never, origin),
+      /held publication: release or drop it on the dashboard/,
+    );
+  }
+  assert.equal(kit.store.getInboxItem(held.id)!.state, "open");
+  assert.equal(kit.store.getInboxItem(held.id)!.held_json, null);
+});
