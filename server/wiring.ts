@@ -21,7 +21,6 @@ import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { openStore } from "../core/store/open_store.ts";
-import type { PgFleet } from "../core/store/pg/pg_fleet.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { Store } from "../core/store/store.ts";
 import {
@@ -43,7 +42,7 @@ import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
 import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
-import type { Messenger } from "./messenger/start.ts";
+import type { FleetParts, MessengerHandle } from "./fleet_wiring.ts";
 import { tightenTree } from "../core/private_files.ts";
 import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
 import { isoZ } from "../core/time.ts";
@@ -288,14 +287,11 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // set (its client is loaded only then).
   const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
   const store = opened.store;
-  let fleet: PgFleet | null = null;
-  let fleetSource: FleetSource | undefined;
+  let fleet: FleetParts | null = null;
   try {
     // Several outposts on one database: claims, leases and fencing (docs/fleet.md).
     if (opened.kind === "postgres") {
-      const { openFleet, pgFleetSource } = await import("./fleet_wiring.ts");
-      fleet = openFleet(store as PgStore, o);
-      fleetSource = pgFleetSource(fleet, store as PgStore);
+      fleet = (await import("./fleet_wiring.ts")).openFleetParts(store as PgStore, o);
     }
     const waiting = o.jobDefaults.base_url
       ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
@@ -345,12 +341,12 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       pinResolver: httpPinResolver({ fetch: o.fetch }),
       defaults: o.jobDefaults,
       processes,
-      ...(fleet ? { fleet } : {}),
+      ...(fleet ? { fleet: fleet.fleet } : {}),
     });
     if (fleet) {
       // Before the scheduler starts: a node claims runs only under a registered lease.
-      fleet.onFence = () => scheduler.fence();
-      fleet.start();
+      fleet.fleet.onFence = () => scheduler.fence();
+      fleet.fleet.start();
     }
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
     const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
@@ -376,7 +372,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         });
       }
     });
-    let messenger: Messenger | null = null;
+    let messenger: MessengerHandle | null = null;
     const deps = assembleDeps({
       store,
       scheduler,
@@ -398,26 +394,29 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       pushKeys,
       triggerSecrets,
       publishGate,
-      ...(fleetSource ? { fleet: fleetSource } : {}),
+      ...(fleet ? { fleet: fleet.source } : {}),
     });
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {
       const { startMessenger } = await import("./messenger/start.ts");
-      messenger = await startMessenger({
-        config: messengerSetup.config,
-        store,
-        scheduler,
-        inbox: deps.inbox,
-        delivery,
-        clock: o.clock,
-        timers: o.clock,
-        logger: o.logger,
-        fetch: o.fetch,
-        baseUrl: o.baseUrl,
-        workspacesRoot: workspacesRootFrom(o.env, o.home),
-        workdirPlaces: deps.workdirPlaces,
-        publish: publishGate,
-      });
+      const startBot = () =>
+        startMessenger({
+          config: messengerSetup.config,
+          store,
+          scheduler,
+          inbox: deps.inbox,
+          delivery,
+          clock: o.clock,
+          timers: o.clock,
+          logger: o.logger,
+          fetch: o.fetch,
+          baseUrl: o.baseUrl,
+          workspacesRoot: workspacesRootFrom(o.env, o.home),
+          workdirPlaces: deps.workdirPlaces,
+          publish: publishGate,
+        });
+      // In a fleet, on the one node holding the bot's lock (server/fleet_wiring.ts).
+      messenger = fleet ? fleet.leadMessenger(startBot) : await startBot();
     }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
@@ -444,7 +443,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await sweeper.stop();
         await retention.stop();
         await scheduler.stop();
-        await fleet?.stop();
+        await fleet?.fleet.stop();
         await withTimeout(delivery.idle(), 5000);
         await withTimeout(deps.githubComments.idle(), 5000);
         await messenger?.stop();
@@ -456,7 +455,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       },
     };
   } catch (err) {
-    await fleet?.stop();
+    await fleet?.fleet.stop();
     store.close();
     throw err;
   }

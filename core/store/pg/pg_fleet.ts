@@ -115,6 +115,7 @@ export class PgFleet implements Fleet {
   #stop = new AbortController();
   /** Called when a renewal finds the lease lapsed: kill this node's children first. */
   onFence: () => void = () => {};
+  readonly #renewalListeners = new Set<() => void>();
   /** Counters for /metrics. */
   readonly counters = { renewals: 0, fenced: 0, takenOver: 0, renewFailures: 0 };
 
@@ -155,6 +156,12 @@ export class PgFleet implements Fleet {
     this.#epoch = row.epoch;
   }
 
+  /** Calls `fn` after every renewal round (leadership checks ride on it). Returns unsubscribe. */
+  onRenewal(fn: () => void): () => void {
+    this.#renewalListeners.add(fn);
+    return () => this.#renewalListeners.delete(fn);
+  }
+
   async #renewLoop(): Promise<void> {
     const every = (this.#options.leaseS * 1000) / 3;
     while (!this.#stop.signal.aborted) {
@@ -171,6 +178,7 @@ export class PgFleet implements Fleet {
         this.counters.renewFailures++;
         this.#options.logger.log("warn", "fleet lease renewal failed", { error: errorText(err) });
       }
+      for (const fn of this.#renewalListeners) fn();
     }
   }
 
