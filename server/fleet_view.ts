@@ -2,7 +2,7 @@
 // one's store. On PostgreSQL it is the PgFleet's view of the database; a single box is a fleet
 // of one (this process), so the same page and the same metrics serve both.
 
-import type { FleetNode } from "../core/store/pg/pg_fleet.ts";
+import type { FleetNode } from "../core/fleet/pg_fleet.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 
 export interface FleetSource {

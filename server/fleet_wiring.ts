@@ -5,8 +5,8 @@
 import type { BotStatus } from "../core/messenger/bot.ts";
 import { errorText, type Logger } from "../core/logger.ts";
 import type { Clock, Env } from "../core/ports.ts";
-import { fleetSettings, PgFleet } from "../core/store/pg/pg_fleet.ts";
-import { PgLeader } from "../core/store/pg/pg_leader.ts";
+import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
+import { PgLeader } from "../core/fleet/pg_leader.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { FleetSource } from "./fleet_view.ts";
 

@@ -1,6 +1,6 @@
 // The scheduler's view of the other outposts sharing its store (issue 32, docs/fleet.md). A
 // single box is its own fleet: it may run every run, owns every run it started, and has no
-// fleet-wide cap. On a shared PostgreSQL, core/store/pg/pg_fleet.ts answers these from the
+// fleet-wide cap. On a shared PostgreSQL, core/fleet/pg_fleet.ts answers these from the
 // database: claims (one node per run), leases (a node owns its claims only while its lease
 // holds) and the fleet-wide concurrency count.
 

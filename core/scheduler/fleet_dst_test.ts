@@ -14,7 +14,7 @@ import { DEFAULT_GOVERNOR_CONFIG, governorPath } from "../governor/config.ts";
 import { Governor } from "../governor/governor.ts";
 import { MemoryLogger } from "../logger.ts";
 import { envFrom, systemClock } from "../ports.ts";
-import { PgFleet } from "../store/pg/pg_fleet.ts";
+import { PgFleet } from "../fleet/pg_fleet.ts";
 import { PgStore } from "../store/pg/pg_store.ts";
 import { isoZ } from "../time.ts";
 import { Scheduler } from "./scheduler.ts";

@@ -2,7 +2,7 @@
 // runs (a single box lists itself). Read-only; GET /api/fleet answers the same as JSON.
 
 import type { FC } from "hono/jsx";
-import type { FleetNode } from "../../core/store/pg/pg_fleet.ts";
+import type { FleetNode } from "../../core/fleet/pg_fleet.ts";
 
 export const FleetPage: FC<{ nodeId: string; store: string; nodes: FleetNode[] }> = (p) => (
   <div class="stack">

@@ -5,7 +5,7 @@
 // over. The holder checks each round that its session still holds it (a reconnect is a new
 // session without the lock) and steps down at once when not.
 
-import type { PgConnection } from "./pg_connection.ts";
+import type { PgConnection } from "../store/pg/pg_connection.ts";
 
 export class PgLeader {
   readonly #connection: PgConnection;

@@ -16,12 +16,12 @@
 // Claims and sweeps run under the store's write lock (BEGIN IMMEDIATE → the fleet's advisory
 // lock), so a takeover and the owner's last write never interleave.
 
-import { errorText, type Logger } from "../../logger.ts";
-import type { Clock } from "../../ports.ts";
-import type { Fleet } from "../../scheduler/fleet.ts";
-import { isoZ } from "../../time.ts";
-import type { Run } from "../store.ts";
-import { PgStore } from "./pg_store.ts";
+import { errorText, type Logger } from "../logger.ts";
+import type { Clock } from "../ports.ts";
+import type { Fleet } from "../scheduler/fleet.ts";
+import { isoZ } from "../time.ts";
+import type { Run } from "../store/store.ts";
+import { PgStore } from "../store/pg/pg_store.ts";
 
 export const NODE_ID_ENV = "AGENT_OUTPOST_NODE_ID";
 export const LEASE_ENV = "AGENT_OUTPOST_LEASE_S";

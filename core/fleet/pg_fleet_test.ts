@@ -2,14 +2,14 @@
 // with two nodes in one process, each on its own connection, on a throwaway cluster.
 
 import assert from "node:assert/strict";
-import { FakeClock } from "../../../tests/fakes/clock.ts";
-import { newJobFixture } from "../../../tests/fakes/job_fixture.ts";
-import { peerTest, probes } from "../../../tests/peers.ts";
-import { freshDatabaseUrl } from "../../../tests/pg_cluster.ts";
-import { MemoryLogger } from "../../logger.ts";
-import { systemClock } from "../../ports.ts";
+import { FakeClock } from "../../tests/fakes/clock.ts";
+import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
+import { peerTest, probes } from "../../tests/peers.ts";
+import { freshDatabaseUrl } from "../../tests/pg_cluster.ts";
+import { MemoryLogger } from "../logger.ts";
+import { systemClock } from "../ports.ts";
 import { fleetSettings, PgFleet } from "./pg_fleet.ts";
-import { PgStore } from "./pg_store.ts";
+import { PgStore } from "../store/pg/pg_store.ts";
 
 function node(
   url: string,
