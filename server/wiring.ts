@@ -346,6 +346,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     if (fleet) {
       // Before the scheduler starts: a node claims runs only under a registered lease.
       fleet.fleet.onFence = () => scheduler.fence();
+      fleet.fleet.onRenewal(() => scheduler.poke()); // queued runs other nodes left: admit
       fleet.fleet.start();
     }
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
