@@ -6,6 +6,7 @@
 // revealed or recorded before the signature checks out.
 
 import { audit } from "../audit/audit.ts";
+import { jsonDepthRefusal } from "../json_depth.ts";
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
 import { CapacityError } from "../governor/errors.ts";
@@ -110,9 +111,17 @@ export async function receiveGithubDelivery(
   if (d.deliveryId === undefined || !/^[A-Za-z0-9-]{1,100}$/.test(d.deliveryId)) {
     return no(400, "bad_delivery_id", "X-GitHub-Delivery is missing or malformed");
   }
+  let text: string;
+  try {
+    text = utf8.decode(d.body);
+  } catch {
+    return no(400, "invalid_json", "the body is not JSON in UTF-8");
+  }
+  const tooDeep = jsonDepthRefusal(text);
+  if (tooDeep !== null) return no(400, "json_too_deep", `the body is ${tooDeep}`);
   let payload: unknown;
   try {
-    payload = JSON.parse(utf8.decode(d.body));
+    payload = JSON.parse(text);
   } catch {
     return no(400, "invalid_json", "the body is not JSON in UTF-8");
   }
