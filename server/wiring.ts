@@ -21,6 +21,8 @@ import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import { refuseEmptiedStore } from "../core/store/emptied_store.ts";
+import { runsRoot } from "../core/scheduler/report_reader.ts";
 import type { Store } from "../core/store/store.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
 import { loadOrCreateCsrfToken } from "./http/csrf.ts";
@@ -223,6 +225,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // before anything is opened, registered or logged.
   const processes = o.processes ?? linuxProcessTable();
   processes.probe();
+  // An emptied database beside run history is a lost store: stop before touching anything.
+  await refuseEmptiedStore(outpostDbPath(o.home), runsRoot(o.home));
   await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
