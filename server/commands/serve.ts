@@ -217,10 +217,12 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
   const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = `http://${shown}:${addr.port}/`;
   if (!config.baseUrl) outpost.deps.baseUrl = url.replace(/\/$/, "");
-  const recovery = outpost.deps.scheduler.start();
-  if (recovery.killed.length + recovery.lost.length > 0) {
+  const recovery = await outpost.deps.scheduler.start();
+  if (recovery.killed.length + recovery.lost.length + recovery.finished.length > 0) {
     io.err(
-      `recovered runs left by a previous start: killed ${recovery.killed.length}, lost ${recovery.lost.length}`,
+      `recovered runs left by a previous start: killed ${recovery.killed.length}, ` +
+        `lost ${recovery.lost.length}, finished while down ${recovery.finished.length}, ` +
+        `retried ${recovery.retried.length}`,
     );
   }
   if (!isLoopback(addr.hostname)) {
