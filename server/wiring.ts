@@ -22,6 +22,7 @@ import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts"
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import { refuseEmptiedStore } from "../core/store/emptied_store.ts";
+import { AuditBurstTally } from "../core/audit/burst_tally.ts";
 import { runsRoot } from "../core/scheduler/report_reader.ts";
 import type { Store } from "../core/store/store.ts";
 import type { AppDeps, CsrfTokenSource } from "./deps.ts";
@@ -141,7 +142,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
 /** The recipe service, webhook secrets and the github_pr_comment surface, connected. */
 function assembleRecipes(
   parts: CoreParts,
-): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments" | "webhookRefusals"> {
   const triggerSecrets = parts.triggerSecrets ?? fileTriggerSecrets(parts.home);
   const recipes = new RecipeService({
     store: parts.store,
@@ -163,7 +164,8 @@ function assembleRecipes(
   parts.scheduler.on((e) => {
     if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
   });
-  return { recipes, triggerSecrets, githubComments };
+  const webhookRefusals = new AuditBurstTally(parts.store, parts.logger, parts.clock);
+  return { recipes, triggerSecrets, githubComments, webhookRefusals };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -358,6 +360,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
+        deps.webhookRefusals.close(); // the counts still held become their rows
         version?.close();
         store.close();
       },

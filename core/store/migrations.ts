@@ -8,6 +8,7 @@ import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
 import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
 import m004 from "./migrations/004_history_views.sql" with { type: "text" };
 import m005 from "./migrations/005_run_done_reason.sql" with { type: "text" };
+import m007 from "./migrations/007_trigger_events.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,6 +22,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "recipe_triggers", sql: m003 },
   { version: 4, name: "history_views", sql: m004 },
   { version: 5, name: "run_done_reason", sql: m005 },
+  // 6 is reserved for parallel work; the lead renumbers on merge.
+  { version: 7, name: "trigger_events", sql: m007 },
 ];
 
 export class MigrationError extends Error {
