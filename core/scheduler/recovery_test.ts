@@ -87,11 +87,12 @@ Deno.test("startup recovery: a run cut short by the outpost's death is retried w
   assert.equal(kit.store.listRuns(spent.id).length, 1);
   assert.equal(kit.store.listRuns(off.id).length, 1);
 
-  // The retries run on the first admission pass.
+  // The retries are admitted by the first pass (either may be the first to start).
   const spawned = kit.spawner.nextSpawn();
   await kit.scheduler.step();
   await spawned;
-  assert.equal(kit.store.getRun(retryA!.id)!.status, "running");
+  const started = [retryA!, retryB!].filter((r) => kit.store.getRun(r.id)!.status === "running");
+  assert.ok(started.length >= 1, "a retry is running");
 });
 
 function headless(overrides: Partial<HeadlessResult>): HeadlessResult {
