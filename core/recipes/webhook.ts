@@ -129,7 +129,8 @@ export async function receiveGithubDelivery(
     );
   }
   if (d.event === "ping") {
-    audit(ctx.store, ctx.logger, {
+    // Tallied too: a captured ping is a signed body anyone could replay.
+    ctx.refusals.record(d.source, "ping", {
       action: AUDIT_RECIPES.webhookRefused,
       target: `trigger:${trigger.id}`,
       actor: "webhook:github",

@@ -294,7 +294,7 @@ Deno.test("a disabled trigger refuses deliveries with 409 trigger_disabled; a pi
   assert.equal(ping.status, 200);
   // The ping is GitHub's set-up handshake: answered, fired nothing, and on the trail.
   assert.deepEqual(refusals(t).map((r) => r.replace(/delivery \S+/, "delivery D")), [
-    "ping delivery D answered; nothing fired",
+    "ping delivery D answered; nothing fired [from addr:192.0.2.1]",
   ]);
   await t.request("PUT", `/api/recipes/triggers/${id}`, { enabled: false });
   const res = await deliver(t, id, { secret, delivery: "d-off", from: from(2) });
