@@ -17,7 +17,7 @@
 
 import type { Job, Run } from "../store/store.ts";
 import { nowIso, type SchedulerContext } from "./context.ts";
-import { readLeftOutcome } from "./left_outcome.ts";
+import { type LeftOutcome, readLeftOutcome } from "./left_outcome.ts";
 import { recordOutcome } from "./outcomes.ts";
 
 export interface RecoveryReport {
@@ -29,8 +29,6 @@ export interface RecoveryReport {
   retried: number[];
 }
 
-const DOWN = "the outpost was down when this run's child finished";
-
 export async function recoverOrphans(ctx: SchedulerContext): Promise<RecoveryReport> {
   const report: RecoveryReport = { killed: [], lost: [], finished: [], retried: [] };
   for (const run of ctx.store.runsWithStatus("running")) {
@@ -39,30 +37,15 @@ export async function recoverOrphans(ctx: SchedulerContext): Promise<RecoveryRep
     if (alive) ctx.processes.killGroup(run.pid!);
     const left = await readLeftOutcome(ctx.home, run);
     if (left.kind === "known") {
-      await recordOutcome(ctx, run.id, {
-        kind: "exited",
-        code: left.exitCode,
-        result: left.result,
-        timedOut: false,
-      });
-      const done = ctx.store.getRun(run.id);
-      if (done) {
-        const why = alive
-          ? "the run had finished when the outpost restarted (its leftover process group was killed)"
-          : DOWN;
-        ctx.store.updateRun(run.id, {
-          reason: `${
-            done.reason ? `${done.reason}; ` : ""
-          }${why}; outcome read from its report and session journal`,
-        });
-      }
+      await recordLeftOutcome(ctx, run, left, alive);
       report.finished.push(run.id);
       continue;
     }
     const status = alive ? "killed" : "lost";
     const cause = alive
       ? "outpost restarted while this run was going; its process group was killed"
-      : `outpost restarted while this run was going; its process was already gone and it left no outcome (${left.why})`;
+      : "outpost restarted while this run was going; its process was already gone and it " +
+        `left no outcome (${left.why})`;
     ctx.store.updateRun(run.id, { status, finished_at: nowIso(ctx), reason: cause });
     report[status].push(run.id);
     const retry = retryCutShort(ctx, run, cause);
@@ -72,6 +55,33 @@ export async function recoverOrphans(ctx: SchedulerContext): Promise<RecoveryRep
     ctx.logger.log("warn", "recovered orphaned runs", { ...report });
   }
   return report;
+}
+
+/**
+ * Records what a child left as if the outpost had seen it exit (outcomes.ts: ok, error with
+ * its retry, needs_human with its inbox item), and says on the run how it was learned.
+ */
+async function recordLeftOutcome(
+  ctx: SchedulerContext,
+  run: Run,
+  left: Extract<LeftOutcome, { kind: "known" }>,
+  wasAlive: boolean,
+): Promise<void> {
+  await recordOutcome(ctx, run.id, {
+    kind: "exited",
+    code: left.exitCode,
+    result: left.result,
+    timedOut: false,
+  });
+  const done = ctx.store.getRun(run.id);
+  if (!done) return; // its job was deleted meanwhile
+  const how = wasAlive
+    ? "the run had finished when the outpost restarted (its leftover process group was killed)"
+    : "the outpost was down when this run's child finished";
+  ctx.store.updateRun(run.id, {
+    reason: `${done.reason ? `${done.reason}; ` : ""}${how}; ` +
+      "outcome read from its report and session journal",
+  });
 }
 
 /**
