@@ -226,3 +226,35 @@ Deno.test("startup recovery: a child that finished while the outpost was down is
     /report \(stop\) and journal \(turn_cap\) disagree/,
   );
 });
+
+Deno.test("startup recovery: a report swapped for a symlink, or a journal that is a FIFO, is an unknown outcome (lost), read without hanging", async () => {
+  await using kit = await makeKit();
+  const linked = kit.scheduler.createJob(jobInput({ name: "linked", max_retries: 0 }));
+  const piped = kit.scheduler.createJob(jobInput({ name: "piped", max_retries: 0 }));
+  // A report elsewhere saying "ok", and a symlink to it where the run's report should be.
+  const outside = join(kit.home, "elsewhere.md");
+  await Deno.writeTextFile(outside, renderReport(headless({ session_id: null }), "p"));
+  const dir = join(kit.home, "outpost", "runs", String(linked.id));
+  await Deno.mkdir(dir, { recursive: true });
+  const link = join(dir, "a.md");
+  await Deno.symlink(outside, link);
+  const linkRun = kit.store.createRun({ ...running, job_id: linked.id, report_path: link });
+  // A real report whose session journal is a FIFO: opening it must not wait for a writer.
+  const session = "20260302-085900-fff000";
+  const fifoRun = kit.store.createRun({
+    ...running,
+    job_id: piped.id,
+    report_path: await leaveOutcome(kit, piped.id, "b", headless({ session_id: session }), "none"),
+  });
+  await Deno.mkdir(join(kit.home, "sessions"), { recursive: true });
+  const made = await new Deno.Command("mkfifo", {
+    args: [join(kit.home, "sessions", `${session}.jsonl`)],
+  }).output();
+  assert.ok(made.success, "mkfifo");
+
+  const report = await kit.scheduler.recover();
+  assert.deepEqual(report.lost, [linkRun.id, fifoRun.id]);
+  assert.deepEqual(report.finished, []);
+  assert.match(kit.store.getRun(linkRun.id)!.reason!, /symlink/);
+  assert.match(kit.store.getRun(fifoRun.id)!.reason!, /not a regular file/);
+});
