@@ -21,6 +21,9 @@ import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import { refuseEmptiedStore } from "../core/store/emptied_store.ts";
+import { AuditBurstTally } from "../core/audit/burst_tally.ts";
+import { runsRoot } from "../core/scheduler/report_reader.ts";
 import type { Store } from "../core/store/store.ts";
 import {
   type ProtectedPlaces,
@@ -191,7 +194,7 @@ function assembleRecipes(
   parts: CoreParts,
   triggerSecrets: TriggerSecrets,
   gate: PublishGate,
-): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments" | "webhookRefusals"> {
   const recipes = new RecipeService({
     workdirPlaces: workdirPlacesOf(parts),
     store: parts.store,
@@ -214,7 +217,8 @@ function assembleRecipes(
   parts.scheduler.on((e) => {
     if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
   });
-  return { recipes, triggerSecrets, githubComments };
+  const webhookRefusals = new AuditBurstTally(parts.store, parts.logger, parts.clock);
+  return { recipes, triggerSecrets, githubComments, webhookRefusals };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -276,6 +280,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // before anything is opened, registered or logged.
   const processes = o.processes ?? linuxProcessTable();
   processes.probe();
+  // An emptied database beside run history is a lost store: stop before touching anything.
+  await refuseEmptiedStore(outpostDbPath(o.home), runsRoot(o.home));
   await tightenOutpostFolder(o.home, o.logger);
   const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
   try {
@@ -424,6 +430,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
+        deps.webhookRefusals.close(); // the counts still held become their rows
         version?.close();
         store.close();
       },
