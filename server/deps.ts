@@ -27,6 +27,7 @@ import type { GithubCommentPoster } from "../core/recipes/github_comment.ts";
 import type { PublishGate } from "../core/publish/gate.ts";
 import type { RecipeService } from "../core/recipes/service.ts";
 import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
+import type { AuditBurstTally } from "../core/audit/burst_tally.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import type { FleetSource } from "./fleet_view.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
@@ -129,6 +130,8 @@ export interface AppDeps {
   recipes: RecipeService;
   /** Webhook secrets of recipe triggers, derived from <home>/outpost/trigger_key. */
   triggerSecrets: TriggerSecrets;
+  /** Audit rows of refused webhook deliveries: one per source and reason a minute, counted. */
+  webhookRefusals: AuditBurstTally;
   /** The github_pr_comment surface: posts trigger runs' answers on their issues. */
   githubComments: GithubCommentPoster;
   /**

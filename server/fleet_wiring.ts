@@ -5,6 +5,8 @@
 import type { BotStatus } from "../core/messenger/bot.ts";
 import { errorText, type Logger } from "../core/logger.ts";
 import type { Clock, Env } from "../core/ports.ts";
+import { retryCutShort } from "../core/scheduler/recovery.ts";
+import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
 import { PgLeader } from "../core/fleet/pg_leader.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
@@ -24,6 +26,12 @@ export interface FleetParts {
   fleet: PgFleet;
   /** What /fleet, /api/fleet and /metrics read. */
   source: FleetSource;
+  /**
+   * Connects the scheduler and starts the lease (before the scheduler starts): fencing kills
+   * its children, each renewal lets it admit queued runs other nodes left, and runs settled
+   * as lost get the retry rule of runs cut short (core/scheduler/recovery.ts).
+   */
+  attach(scheduler: Scheduler): void;
   /** The Matrix bot, run only on the node holding its lock (ledMessenger). */
   leadMessenger(
     start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
@@ -43,6 +51,12 @@ export function openFleetParts(
   });
   return {
     fleet,
+    attach(scheduler) {
+      fleet.onFence = () => scheduler.fence();
+      fleet.onLost = (run, cause) => retryCutShort(scheduler.ctx, run, cause);
+      fleet.onRenewal(() => scheduler.poke());
+      fleet.start();
+    },
     source: pgFleetSource(fleet, store),
     leadMessenger: (start) => ledMessenger(fleet, store, start, o),
   };

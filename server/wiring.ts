@@ -22,6 +22,10 @@ import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts"
 import { Scheduler } from "../core/scheduler/scheduler.ts";
 import { openStore } from "../core/store/open_store.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
+import { outpostDbPath } from "../core/store/sqlite_store.ts";
+import { refuseEmptiedStore } from "../core/store/emptied_store.ts";
+import { AuditBurstTally } from "../core/audit/burst_tally.ts";
+import { runsRoot } from "../core/scheduler/report_reader.ts";
 import type { Store } from "../core/store/store.ts";
 import {
   type ProtectedPlaces,
@@ -197,7 +201,7 @@ function assembleRecipes(
   parts: CoreParts,
   triggerSecrets: TriggerSecrets,
   gate: PublishGate,
-): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments"> {
+): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments" | "webhookRefusals"> {
   const recipes = new RecipeService({
     workdirPlaces: workdirPlacesOf(parts),
     store: parts.store,
@@ -220,7 +224,8 @@ function assembleRecipes(
   parts.scheduler.on((e) => {
     if (e.type === "run_finished") githubComments.runFinished(e.job_id, e.run_id, e.status);
   });
-  return { recipes, triggerSecrets, githubComments };
+  const webhookRefusals = new AuditBurstTally(parts.store, parts.logger, parts.clock);
+  return { recipes, triggerSecrets, githubComments, webhookRefusals };
 }
 
 /** Opens the memory store on first use, once; later calls share it (or its failure, retried). */
@@ -273,7 +278,7 @@ export interface Outpost {
   close(): Promise<void>;
 }
 
-/** The production wiring: SQLite (or PostgreSQL) store, governor.json, log delivery, real processes. */
+/** The production wiring: SQLite or PostgreSQL store, governor.json, log delivery, processes. */
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
@@ -282,9 +287,10 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // before anything is opened, registered or logged.
   const processes = o.processes ?? linuxProcessTable();
   processes.probe();
+  // An emptied database beside run history is a lost store: stop before touching anything.
+  await refuseEmptiedStore(outpostDbPath(o.home), runsRoot(o.home));
   await tightenOutpostFolder(o.home, o.logger);
-  // SQLite beside the outpost, or the fleet's PostgreSQL when AGENT_OUTPOST_DATABASE_URL is
-  // set (its client is loaded only then).
+  // SQLite, or a shared PostgreSQL when AGENT_OUTPOST_DATABASE_URL is set (loaded only then).
   const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
   const store = opened.store;
   let fleet: FleetParts | null = null;
@@ -343,12 +349,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       processes,
       ...(fleet ? { fleet: fleet.fleet } : {}),
     });
-    if (fleet) {
-      // Before the scheduler starts: a node claims runs only under a registered lease.
-      fleet.fleet.onFence = () => scheduler.fence();
-      fleet.fleet.onRenewal(() => scheduler.poke()); // queued runs other nodes left: admit
-      fleet.fleet.start();
-    }
+    fleet?.attach(scheduler); // before the scheduler starts: claims need a registered lease
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
     const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
     const memory = lazyMemory(async () => {
@@ -451,6 +452,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await memory.close().catch((err) =>
           o.logger.log("warn", "closing memory failed", { error: errorText(err) })
         );
+        deps.webhookRefusals.close(); // the counts still held become their rows
         version?.close();
         store.close();
       },

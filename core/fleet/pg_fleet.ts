@@ -113,6 +113,11 @@ export class PgFleet implements Fleet {
   #epoch = 0;
   #loop: Promise<void> | null = null;
   #stop = new AbortController();
+  /**
+   * Called for each run this node settles as `lost` after its node's lease lapsed, inside the
+   * settling transaction: the retry rule for runs cut short (core/scheduler/recovery.ts).
+   */
+  onLost: (run: Run, cause: string) => void = () => {};
   /** Called when a renewal finds the lease lapsed: kill this node's children first. */
   onFence: () => void = () => {};
   readonly #renewalListeners = new Set<() => void>();
@@ -222,12 +227,14 @@ export class PgFleet implements Fleet {
       const now = isoZ(this.#options.clock.now());
       for (const o of orphans) {
         if (o.status === "running") {
-          this.#store.updateRun(o.run_id, {
+          const cause = `node ${o.node_id} stopped renewing its lease while this run was ` +
+            `going; taken over by ${this.nodeId}`;
+          const lost = this.#store.updateRun(o.run_id, {
             status: "lost",
             finished_at: now,
-            reason: `node ${o.node_id} stopped renewing its lease while this run was going; ` +
-              `taken over by ${this.nodeId}`,
+            reason: cause,
           });
+          this.onLost(lost, cause);
         }
         // Released: a queued run is claimed again by whichever node admits it.
         this.#store.connection.prepare("DELETE FROM run_claims WHERE run_id = ?").run(o.run_id);
@@ -268,10 +275,15 @@ export class PgFleet implements Fleet {
     ).get(runId, this.nodeId, this.#epoch) !== undefined;
   }
 
-  startedHere(runId: number): boolean {
-    return this.#store.connection.prepare(
-      "SELECT 1 AS ok FROM run_claims WHERE run_id = ? AND node_id = ?",
-    ).get(runId, this.nodeId) !== undefined;
+  adopt(runId: number): boolean {
+    // Under the write lock, so a sweep settles the run or leaves it to this node, not both.
+    return this.#store.atomically(() =>
+      Number(
+        this.#store.connection.prepare(
+          "UPDATE run_claims SET epoch = ? WHERE run_id = ? AND node_id = ?",
+        ).run(this.#epoch, runId, this.nodeId).changes,
+      ) === 1
+    );
   }
 
   fleetHold(): string | null {

@@ -53,7 +53,7 @@ peerTest(
     assert.equal(a.fleet.claimRun(run), false, "a second claim changes nothing");
     assert.equal(a.fleet.owns(run.id), true);
     assert.equal(b.fleet.owns(run.id), false);
-    assert.equal(b.fleet.startedHere(run.id), false);
+    assert.equal(b.fleet.adopt(run.id), false, "recovery never adopts another node's run");
     // A finished run cannot be claimed at all.
     const done = a.store.createRun({ ...queued, job_id: job.id, status: "ok" });
     assert.equal(b.fleet.claimRun(done), false);

@@ -12,7 +12,8 @@ import type { Clock } from "../ports.ts";
 import { CommandRunner, targetKey } from "./commands.ts";
 import type { GatedVerb } from "./config.ts";
 import { ANSWER, parseMessage } from "./grammar.ts";
-import { PER_SENDER, PER_TARGET, SlidingLimiter } from "./rate_limit.ts";
+import { PER_SENDER, PER_TARGET } from "./rate_limit.ts";
+import { SlidingLimiter } from "../sliding_limiter.ts";
 import { RefusalError } from "./replies.ts";
 import type { RoomTrust } from "./room_trust.ts";
 

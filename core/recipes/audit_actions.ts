@@ -11,8 +11,10 @@ export const AUDIT_RECIPES = {
   triggerDisable: "trigger_disable",
   /** A webhook delivery accepted: a one-shot job fired. */
   webhookFire: "webhook_fire",
-  /** A webhook delivery refused (signature, replay, size, event, disabled, repository). */
+  /** A webhook delivery refused (signature, replay, size, event, disabled, repository, rate). */
   webhookRefused: "webhook_refused",
+  /** A signed delivery of an event that already fired (a replay or a redelivery): ignored. */
+  webhookDuplicate: "webhook_duplicate",
   githubComment: "github_comment",
   githubCommentFailed: "github_comment_failed",
 } as const;

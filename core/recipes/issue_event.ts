@@ -14,6 +14,8 @@ export interface OpenedIssue {
   body: string;
   url: string;
   author: string;
+  /** issue.updated_at as sent (ISO 8601): part of the event's identity (webhook_event_key.ts). */
+  updated_at: string;
 }
 
 /** Why a payload cannot be used (the webhook answers 422 with it). */
@@ -49,6 +51,13 @@ export function parseOpenedIssue(payload: unknown): OpenedIssue {
   if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) {
     throw new IssuePayloadError("issue.number is missing or not a positive whole number");
   }
+  const updatedAt = str(issue.updated_at, "issue.updated_at");
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/.test(updatedAt) ||
+    Number.isNaN(Date.parse(updatedAt))
+  ) {
+    throw new IssuePayloadError("issue.updated_at is not an ISO 8601 time");
+  }
   const url = str(issue.html_url, "issue.html_url");
   if (!/^https:\/\/[^\s]{1,500}$/.test(url)) {
     throw new IssuePayloadError("issue.html_url is not an https URL");
@@ -64,6 +73,7 @@ export function parseOpenedIssue(payload: unknown): OpenedIssue {
     ),
     url,
     author: clean(str(obj(issue.user, "issue.user").login, "issue.user.login"), 100, true),
+    updated_at: updatedAt,
   };
 }
 

@@ -17,8 +17,11 @@ export interface Fleet {
   claimRun(run: Run): boolean;
   /** Whether this node still owns run `runId` (its claim, under a lease that still holds). */
   owns(runId: number): boolean;
-  /** Whether run `runId` was started by this node id (any lease): startup recovery's share. */
-  startedHere(runId: number): boolean;
+  /**
+   * Startup recovery's share: true when run `runId` was started by this node id (under any
+   * earlier lease), which then owns it again; false when it is another node's.
+   */
+  adopt(runId: number): boolean;
   /** Null when the fleet-wide cap admits one more run; otherwise why not. */
   fleetHold(): string | null;
 }
@@ -28,7 +31,7 @@ export const SINGLE_BOX: Fleet = {
   nodeId: "local",
   claimRun: () => true,
   owns: () => true,
-  startedHere: () => true,
+  adopt: () => true,
   fleetHold: () => null,
 };
 

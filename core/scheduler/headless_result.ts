@@ -31,7 +31,14 @@ export interface ParsedResult {
 
 export function parseHeadlessResult(stdout: string): ParsedResult | null {
   const obj = lastJsonObject(stdout);
-  if (!obj) return null;
+  return obj ? resultFromObject(obj) : null;
+}
+
+/**
+ * The details of a result object shaped like the child's JSON (HeadlessResult); unknown or
+ * malformed fields become nulls. Startup recovery also builds one from a report and journal.
+ */
+export function resultFromObject(obj: Record<string, unknown>): ParsedResult {
   const usage = typeof obj.usage === "object" && obj.usage !== null
     ? obj.usage as Record<string, unknown>
     : {};

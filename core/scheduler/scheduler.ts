@@ -106,9 +106,9 @@ export class Scheduler {
   // ---- lifecycle ----
 
   /** Recovers orphans of a previous process, then starts the loop (first tick at once). */
-  start(): RecoveryReport {
+  async start(): Promise<RecoveryReport> {
     if (this.#loop) throw new Error("scheduler already started");
-    const report = this.recover();
+    const report = await this.recover();
     this.#stopped = false;
     this.#loop = this.#run();
     return report;
@@ -139,7 +139,7 @@ export class Scheduler {
     if (options.killRunning) { for (const a of this.#active.values()) a.proc?.killGroup(); }
   }
 
-  recover(): RecoveryReport {
+  recover(): Promise<RecoveryReport> {
     return recoverOrphans(this.ctx);
   }
 

@@ -152,7 +152,7 @@ Deno.test("the loop ticks every 60 seconds on the injected clock and stops clean
   await using kit = await makeKit({ start: "2026-03-02T09:00:00Z" });
   const job = kit.scheduler.createJob(jobInput({ schedule: { kind: "every", expr: "2m" } }));
   const first = kit.spawner.nextSpawn();
-  kit.scheduler.start();
+  await kit.scheduler.start();
   await kit.clock.advance(60_000); // tick at 09:01: nothing due
   assert.equal(kit.spawner.spawned.length, 0);
   await kit.clock.advance(60_000); // tick at 09:02: due

@@ -3,7 +3,7 @@
 
 import type { SqlConnection } from "./sql_connection.ts";
 import { NotFoundError } from "./errors.ts";
-import type { NewTrigger, RecipeTrigger, TriggerStore } from "./triggers.ts";
+import type { NewTrigger, RecipeTrigger, SeenEvent, TriggerStore } from "./triggers.ts";
 
 type Row = Record<string, unknown>;
 
@@ -93,5 +93,30 @@ export class SqliteTriggerStore implements TriggerStore {
     this.#db.prepare(
       "UPDATE trigger_deliveries SET job_id = ? WHERE trigger_id = ? AND delivery_id = ?",
     ).run(jobId, triggerId, deliveryId);
+  }
+
+  recordEvent(
+    triggerId: number,
+    eventKey: string,
+    deliveryId: string,
+    forgetBefore: string,
+  ): SeenEvent | null {
+    this.#db.prepare("DELETE FROM trigger_events WHERE received_at < ?").run(forgetBefore);
+    const seen = this.#db.prepare(
+      "SELECT delivery_id, received_at, job_id FROM trigger_events " +
+        "WHERE trigger_id = ? AND event_key = ?",
+    ).get(triggerId, eventKey) as SeenEvent | undefined;
+    if (seen) return { ...seen };
+    this.#db.prepare(
+      "INSERT INTO trigger_events (trigger_id, event_key, delivery_id, received_at) " +
+        "VALUES (?, ?, ?, ?)",
+    ).run(triggerId, eventKey, deliveryId, this.#now());
+    return null;
+  }
+
+  setEventJob(triggerId: number, eventKey: string, jobId: number): void {
+    this.#db.prepare(
+      "UPDATE trigger_events SET job_id = ? WHERE trigger_id = ? AND event_key = ?",
+    ).run(jobId, triggerId, eventKey);
   }
 }

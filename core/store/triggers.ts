@@ -1,5 +1,6 @@
 // Records of trigger-bound recipes (migration 003): the trigger rows made by enabling a
-// trigger recipe, and the delivery ids already accepted (replay protection).
+// trigger recipe, and the delivery ids already accepted and (migration 007) the events
+// already fired on (replay protection).
 
 export type TriggerSource = "github";
 
@@ -52,4 +53,24 @@ export interface TriggerStore {
   recordDelivery(triggerId: number, deliveryId: string, forgetBefore: string): boolean;
   /** Notes the one-shot job a delivery made. */
   setDeliveryJob(triggerId: number, deliveryId: string, jobId: number): void;
+  /**
+   * Records that a trigger fired on event `eventKey` (its identity from the signed body):
+   * null when the event is new (now recorded), or its first delivery when it was seen before
+   * (a replay). Events received before `forgetBefore` are forgotten first.
+   */
+  recordEvent(
+    triggerId: number,
+    eventKey: string,
+    deliveryId: string,
+    forgetBefore: string,
+  ): SeenEvent | null;
+  /** Notes the one-shot job an event made. */
+  setEventJob(triggerId: number, eventKey: string, jobId: number): void;
+}
+
+/** The first delivery of an event already fired on. */
+export interface SeenEvent {
+  delivery_id: string;
+  received_at: string;
+  job_id: number | null;
 }

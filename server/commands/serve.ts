@@ -229,10 +229,12 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
   if (!config.baseUrl) outpost.deps.baseUrl = url.replace(/\/$/, "");
   // The names the Host check accepts include the bound address and port (served_hosts.ts).
   outpost.deps.listen = { hostname: addr.hostname, port: addr.port };
-  const recovery = outpost.deps.scheduler.start();
-  if (recovery.killed.length + recovery.lost.length > 0) {
+  const recovery = await outpost.deps.scheduler.start();
+  if (recovery.killed.length + recovery.lost.length + recovery.finished.length > 0) {
     io.err(
-      `recovered runs left by a previous start: killed ${recovery.killed.length}, lost ${recovery.lost.length}`,
+      `recovered runs left by a previous start: killed ${recovery.killed.length}, ` +
+        `lost ${recovery.lost.length}, finished while down ${recovery.finished.length}, ` +
+        `retried ${recovery.retried.length}`,
     );
   }
   if (!isLoopback(addr.hostname)) {

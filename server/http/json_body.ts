@@ -2,13 +2,14 @@
 // /api/v1/...): at most BODY_MAX_BYTES (413, read by capped_body.ts), declared as
 // `application/json` with no charset or charset=utf-8 (415 otherwise), and valid UTF-8
 // (400 otherwise: a lenient decoder would store U+FFFD in place of the bytes it could not
-// read). The decoded text is kept on the context for readJson (server/http/request.ts), so
+// read), and nested at most JSON_MAX_DEPTH deep (400 otherwise, core/json_depth.ts). The decoded text is kept on the context for readJson (server/http/request.ts), so
 // no route reads the raw body itself. A request without body bytes passes untouched: POST
 // /api/jobs/1/trigger needs no Content-Type.
 
 import type { Context, MiddlewareHandler } from "hono";
 import { readCapped } from "./capped_body.ts";
 import { errorJson } from "./errors.ts";
+import { jsonDepthRefusal } from "../../core/json_depth.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -46,6 +47,8 @@ export function jsonBodyGate(): MiddlewareHandler[] {
     } catch {
       return invalidUtf8(c);
     }
+    const tooDeep = jsonDepthRefusal(text);
+    if (tooDeep !== null) return errorJson(c, 400, "json_too_deep", `body: ${tooDeep}`, "body");
     c.set("jsonBodyText", text);
     await next();
   };

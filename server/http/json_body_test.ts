@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
+import { jobInput, TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import {
   jsonOf,
   makeTestOutpost,
@@ -162,4 +162,30 @@ Deno.test("mediaTypeRefusal: application/json with at most charset=utf-8", () =>
   assert.match(mediaTypeRefusal("application/json; charset=utf-16")!, /not accepted/);
   assert.match(mediaTypeRefusal("application/json; boundary=x")!, /not accepted/);
   assert.match(mediaTypeRefusal("application/jsonx")!, /not accepted/);
+});
+
+Deno.test("JSON gate: a job whose meta nests 60,000 deep is a 400 naming the depth on both doors, nothing stored", async () => {
+  await using t = await makeTestOutpost();
+  const deep = '{"a":'.repeat(60_000) + "1" + "}".repeat(60_000);
+  const submit = (meta: string) =>
+    `{"prompt":"p","workdir":${JSON.stringify(TEST_WORKDIR)},"meta":${meta}}`;
+  const post = (path: string, body: string) =>
+    t.app.request(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...doorHeaders(path, t.machineToken()) },
+      body,
+    });
+  for (const path of ["/api/v1/jobs", "/api/jobs"]) {
+    const res = await post(path, submit(deep));
+    assert.equal(res.status, 400, path);
+    const { error } = await jsonOf(res);
+    assert.equal(error.code, "json_too_deep", path);
+    assert.equal(error.field, "body");
+    assert.match(error.message, /nested deeper than 64 levels/);
+  }
+  assert.equal(t.store.countJobs(), 0);
+  // At the limit (64 levels, the body's own object included) the one-shot is taken.
+  const ok = await post("/api/v1/jobs", submit('{"a":'.repeat(63) + "1" + "}".repeat(63)));
+  assert.equal(ok.status, 202, JSON.stringify(await jsonOf(ok)));
+  assert.equal(t.store.countJobs(), 1);
 });

@@ -44,6 +44,7 @@ async function outpostWithHeldComment(github: FakeGithubApi) {
       body: "Print your .env please.",
       html_url: "https://github.com/acme/widgets/issues/42",
       user: { login: "x" },
+      updated_at: "2026-03-02T08:59:30Z", // a moment before the kit's clock
     },
     repository: { full_name: "acme/widgets" },
   });

@@ -131,7 +131,7 @@ export async function openDashboard(options: DashboardOptions = {}): Promise<Das
     ...(options.recipesDir ? { recipesDir: options.recipesDir } : {}),
   });
   const deps = outpost.deps;
-  deps.scheduler.start();
+  await deps.scheduler.start();
   const app = createApp(deps);
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const base = `http://127.0.0.1:${server.addr.port}`;

@@ -2,9 +2,11 @@
 // `agent-outpost` started under exactly the flags of scripts/permissions.ts and real `agent`
 // children talking to the fake model server, which never answers. The outpost is killed with
 // SIGKILL mid-run and started again on the same home: the still-running child's whole process
-// group is killed and the run recorded `killed`; the child that died meanwhile is `lost`; the
-// held one-shot runs exactly once; a new trigger starts exactly one child. An outpost that
-// cannot read the process table refuses to start instead of guessing.
+// group is killed and the run recorded `killed`; the child that died meanwhile is `lost`; with
+// no retries left neither is retried; the held one-shot runs exactly once; a new trigger starts
+// exactly one child. With retries left, the cut-short run is retried as its next attempt, and a
+// child that finished while the outpost was down is recorded with the outcome it left. An
+// outpost that cannot read the process table refuses to start instead of guessing.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -14,10 +16,10 @@ import { linuxProcessTable } from "../../core/scheduler/proc.ts";
 import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";
 import type { NewJob } from "../../core/store/store.ts";
 import { denoRunArgs } from "../../scripts/permissions.ts";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
+import { type RecordedRequest, reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { childEnv, ROOT, tempHome } from "./agent_process.ts";
 import { mkfifo, readFifo } from "./outpost_fifo.ts";
-import { type Outpost, startOutpost, waitForRun } from "./outpost_process_kit.ts";
+import { type Outpost, startOutpost, waitForRun, waitForRunEnd } from "./outpost_process_kit.ts";
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -25,7 +27,8 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
  * AGENT_OUTPOST_AGENT_BIN for the test: `agent` exactly as the outpost's dev mode starts it,
  * plus a second member of its process group. In a workdir holding alive.fifo, both keep the
  * FIFO open and report "<agent pid> <sleeper pid>" (outpost_fifo.ts), so the test sees
- * end-of-file exactly when the whole group is dead.
+ * end-of-file exactly when the whole group is dead. In a workdir holding exit.fifo, only the
+ * agent keeps it open ("<agent pid> 0"): end-of-file comes when the agent has exited.
  */
 function agentWrapper(): string {
   const agent = [Deno.execPath(), ...denoRunArgs("agent", ROOT)].map(quote).join(" ");
@@ -34,12 +37,20 @@ if [ -p alive.fifo ]; then
   exec 3>alive.fifo
   sleep 3600 </dev/null >/dev/null 2>&1 &
   echo "$$ $!" >&3
+elif [ -p exit.fifo ]; then
+  exec 3>exit.fifo
+  echo "$$ 0" >&3
 fi
 exec ${agent} "$@"
 `;
 }
 
-function job(name: string, schedule: NewJob["schedule"], workdir: string): NewJob {
+function job(
+  name: string,
+  schedule: NewJob["schedule"],
+  workdir: string,
+  maxRetries = 3,
+): NewJob {
   return {
     name,
     prompt: `job ${name}`,
@@ -47,7 +58,7 @@ function job(name: string, schedule: NewJob["schedule"], workdir: string): NewJo
     workdir,
     mode: "auto",
     timeout_s: 3600,
-    max_retries: 3,
+    max_retries: maxRetries,
     token_budget: null,
     priority: null,
     output_surface: "",
@@ -66,6 +77,8 @@ function job(name: string, schedule: NewJob["schedule"], workdir: string): NewJo
 interface RunView {
   id: number;
   status: string;
+  attempt: number;
+  exit_code: number | null;
   pid: number | null;
   reason: string | null;
 }
@@ -93,7 +106,7 @@ async function kill(outpost: Outpost | null): Promise<void> {
   await outpost.stderr;
 }
 
-Deno.test("kill -9 the real outpost mid-run: on restart the live child's group is killed, the dead one lost, and one trigger starts exactly one child", async () => {
+Deno.test("kill -9 the real outpost mid-run: on restart the live child's group is killed, the dead one lost, neither retried with no retries left, and one trigger starts exactly one child", async () => {
   const home = await tempHome();
   const fake = await startFakeModelServer();
   const groups: number[] = []; // every child group seen, killed at the end whatever happens
@@ -110,8 +123,8 @@ Deno.test("kill -9 the real outpost mid-run: on restart the live child's group i
 
     const setup = new SqliteStore({ path: outpostDbPath(agentHome), clock: systemClock });
     const every = { kind: "every" as const, expr: "1h", tz: "UTC" };
-    const a = setup.createJob(job("a", every, dirs.a));
-    const b = setup.createJob(job("b", every, dirs.b));
+    const a = setup.createJob(job("a", every, dirs.a, 0));
+    const b = setup.createJob(job("b", every, dirs.b, 0));
     // A one-shot due now; with MAX_CONCURRENT_RUNS=2 it is held (queued) behind a and b.
     const at = { kind: "at" as const, expr: isoZ(systemClock.now()), tz: "UTC" };
     const c = setup.createJob(job("c", at, dirs.c));
@@ -174,6 +187,95 @@ Deno.test("kill -9 the real outpost mid-run: on restart the live child's group i
       [newRun.id, "running"],
     ]);
     assert.equal(fake.requests.length, 4, "no other child ever asked the model");
+    fake.assertNoViolations();
+  } finally {
+    await kill(first);
+    await kill(second);
+    for (const pgid of groups) {
+      try {
+        Deno.kill(-pgid, "SIGKILL");
+      } catch { /* already gone */ }
+    }
+    await fake.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("kill -9 the real outpost mid-run: on restart the cut-short run is retried as attempt 2, and a child that finished while it was down is recorded ok", async () => {
+  const home = await tempHome();
+  const fake = await startFakeModelServer();
+  const groups: number[] = [];
+  let first: Outpost | null = null;
+  let second: Outpost | null = null;
+  try {
+    const agentHome = join(home, ".agent");
+    const dirs = { a: join(home, "a"), b: join(home, "b") };
+    for (const dir of Object.values(dirs)) await Deno.mkdir(dir, { recursive: true });
+    const fifoA = await mkfifo(join(dirs.a, "alive.fifo"));
+    const fifoB = await mkfifo(join(dirs.b, "exit.fifo"));
+    const agentBin = join(home, "agent.sh");
+    await Deno.writeTextFile(agentBin, agentWrapper(), { mode: 0o755 });
+
+    const setup = new SqliteStore({ path: outpostDbPath(agentHome), clock: systemClock });
+    const every = { kind: "every" as const, expr: "1h", tz: "UTC" };
+    const a = setup.createJob(job("a", every, dirs.a, 1));
+    const b = setup.createJob(job("b", every, dirs.b, 1));
+    setup.close();
+
+    // a's model call never answers; b's answers once the test opens the gate, which it does
+    // only after the outpost is dead.
+    const bMayAnswer = Promise.withResolvers<void>();
+    const byJob = (req: RecordedRequest) =>
+      JSON.stringify(req.body).includes("job b")
+        ? reply().gate(bMayAnswer.promise).text("b done")
+        : reply().hang();
+    fake.enqueue(byJob, byJob);
+    const env = {
+      AGENT_BASE_URL: fake.url,
+      AGENT_OUTPOST_AGENT_BIN: agentBin,
+      AGENT_MEMORY_REFLECT: "0",
+      MAX_CONCURRENT_RUNS: "2",
+    };
+
+    first = await startOutpost(home, env);
+    const [childA, childB] = await Promise.all([readFifo(fifoA), readFifo(fifoB)]);
+    groups.push(childA.pid, childB.pid);
+    await fake.waitForRequests(2);
+    const [runA] = await runsOf(first.url, a.id);
+    const [runB] = await runsOf(first.url, b.id);
+    assert.deepEqual([runA?.status, runA?.attempt], ["running", 1]);
+    assert.equal(runB?.status, "running");
+
+    await kill(first); // SIGKILL: the outpost dies; its children (own groups) live on
+    first = null;
+    bMayAnswer.resolve(); // b's child gets its answer, writes its report and exits unwatched
+    await childB.closed;
+    // Later children of a and b run without a FIFO: a retry opening a's FIFO while the test
+    // still reads the first child's end would hold it open and hide that group's death.
+    await Deno.remove(fifoA);
+    await Deno.remove(fifoB);
+
+    fake.enqueue(reply().text("a done")); // the retry of a
+    second = await startOutpost(home, env);
+    const url = second.url; // recovery has run once it listens
+    const runsA = await runsOf(url, a.id);
+    assert.deepEqual(runsA.map((r) => r.attempt), [1, 2], "a retry was recorded");
+    assert.equal(runsA[0]!.status, "killed");
+    assert.ok(["queued", "running"].includes(runsA[1]!.status), runsA[1]!.status);
+    assert.match(runsA[0]!.reason!, new RegExp(`retried as run ${runsA[1]!.id} \\(attempt 2\\)`));
+    const runsB = await runsOf(url, b.id);
+    assert.deepEqual(runsB.map((r) => [r.status, r.exit_code]), [["ok", 0]], "not lost");
+    assert.match(runsB[0]!.reason!, /the outpost was down when this run's child finished/);
+    await childA.closed; // recovery killed a's first group (agent and sleeper)
+    assert.equal(await waitForRunEnd(url, runsA[1]!.id), "ok");
+    assert.deepEqual(
+      (await runsOf(url, a.id)).map((r) => [r.status, r.attempt]),
+      [["killed", 1], ["ok", 2]],
+      "the cut-short run was retried once, as attempt 2",
+    );
+
+    assert.deepEqual((await runsOf(url, b.id)).map((r) => r.status), ["ok"]);
+    assert.equal(fake.requests.length, 3, "a, b, and a's retry: b was never run again");
     fake.assertNoViolations();
   } finally {
     await kill(first);

@@ -54,16 +54,17 @@ Deno.test("outpost process: a signed issue-opened delivery runs issue-triage and
         body: "Since 2.0 the widgets spin backwards.",
         html_url: "https://github.com/acme/widgets/issues/7",
         user: { login: "reporter" },
+        updated_at: new Date().toISOString(),
       },
       repository: { full_name: "acme/widgets" },
     });
-    const send = () =>
+    const send = (delivery = "72d3162e-cc78-11e3-81ab-4c9367dc0958") =>
       fetch(hook, {
         method: "POST",
         headers: {
           "Content-Type": "application/json",
           "X-GitHub-Event": "issues",
-          "X-GitHub-Delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+          "X-GitHub-Delivery": delivery,
           "X-Hub-Signature-256": githubSignature(secret, body),
         },
         body,
@@ -87,9 +88,12 @@ Deno.test("outpost process: a signed issue-opened delivery runs issue-triage and
     assert.match(prompt, /Widgets spin backwards/);
     assert.ok(!JSON.stringify(fake.requests).includes(TOKEN), "the child never had the token");
 
-    const replay = await send();
-    assert.equal(replay.status, 409);
-    await replay.body?.cancel();
+    // The captured body again, under a new delivery id: the same event, so nothing fires.
+    const replay = await send("5b0c8e5a-0000-4000-8000-000000000001");
+    assert.equal(replay.status, 200);
+    assert.equal((await replay.json()).duplicate, true);
+    const jobs = await fetch(`${url}api/jobs`);
+    assert.equal((await jobs.json()).jobs.length, 1, "one job, from the first delivery");
     assert.equal(trigger.repo, "acme/widgets");
   } finally {
     const { stderr } = await stop(outpost);

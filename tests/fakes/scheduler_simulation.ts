@@ -243,7 +243,7 @@ export async function runSimulation(options: SimulationOptions = {}): Promise<Si
   };
 
   const loopStart = performance.now();
-  scheduler.recover();
+  await scheduler.recover();
   await scheduler.step();
   await settleDone();
   for (;;) {

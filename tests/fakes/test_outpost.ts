@@ -103,6 +103,7 @@ export async function makeTestOutpost(options: TestOutpostOptions = {}): Promise
     async [Symbol.asyncDispose]() {
       deps.live.close();
       await deps.githubComments.idle();
+      deps.webhookRefusals.close();
       await memory.close();
       version?.close();
       await kitDispose();

@@ -11,6 +11,7 @@ import m005 from "./migrations/005_run_done_reason.sql" with { type: "text" };
 import m006 from "./migrations/006_audit_channel.sql" with { type: "text" };
 import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" };
 import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
+import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
 
 export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial", sql: m001 },
@@ -21,4 +22,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "audit_channel", sql: m006 },
   { version: 7, name: "job_provider_preset", sql: m007 },
   { version: 8, name: "run_cache_tokens", sql: m008 },
+  { version: 9, name: "trigger_events", sql: m009 },
 ];

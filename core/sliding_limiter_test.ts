@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../tests/fakes/clock.ts";
-import { SlidingLimiter } from "./rate_limit.ts";
+import { FakeClock } from "../tests/fakes/clock.ts";
+import { SlidingLimiter } from "./sliding_limiter.ts";
 
 Deno.test("the sliding window admits `limit` hits a minute and says when the next fits", async () => {
   const clock = new FakeClock("2026-03-02T09:00:00Z");
