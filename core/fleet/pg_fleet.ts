@@ -183,7 +183,15 @@ export class PgFleet implements Fleet {
         this.counters.renewFailures++;
         this.#options.logger.log("warn", "fleet lease renewal failed", { error: errorText(err) });
       }
-      for (const fn of this.#renewalListeners) fn();
+      for (const fn of this.#renewalListeners) {
+        try {
+          fn();
+        } catch (err) {
+          this.#options.logger.log("error", "a lease-round listener failed", {
+            error: errorText(err),
+          });
+        }
+      }
     }
   }
 

@@ -31,6 +31,8 @@ import { executeRun } from "./runner.ts";
 import { isoZ } from "../time.ts";
 
 export const TICK_MS = 60_000;
+/** How soon the loop tries again when the store could not be read (a database restarting). */
+const STORE_RETRY_MS = 2_000;
 
 export interface SchedulerOptions {
   store: Store;
@@ -196,7 +198,17 @@ export class Scheduler {
       }
       if (this.#stopped) break;
       if (this.#poked) continue;
-      const delay = Math.max(0, this.nextWakeAt() - this.ctx.clock.now().getTime());
+      let wakeAt: number;
+      try {
+        wakeAt = this.nextWakeAt();
+      } catch (err) {
+        // A shared database that is restarting: try again shortly rather than end the loop.
+        this.ctx.logger.log("error", "scheduler could not plan its next wake", {
+          error: errorText(err),
+        });
+        wakeAt = this.ctx.clock.now().getTime() + STORE_RETRY_MS;
+      }
+      const delay = Math.max(0, wakeAt - this.ctx.clock.now().getTime());
       const sleep = new AbortController();
       this.#sleep = sleep;
       try {

@@ -82,8 +82,12 @@ export async function startFleet(ids: string[], leaseS = 3): Promise<Fleet> {
         try {
           n.outpost.child.kill("SIGTERM");
         } catch { /* already gone */ }
-        await n.outpost.child.status;
-        await n.outpost.stderr;
+        const { code, signal } = await n.outpost.child.status;
+        const stderr = await n.outpost.stderr;
+        // A node that died on its own (not our SIGTERM or kill -9) says why.
+        if (code !== 0 && signal !== "SIGTERM" && signal !== "SIGKILL") {
+          console.error(`node ${n.id} exited ${code}:\n${stderr.slice(-3000)}`);
+        }
       }
       for (const h of homes) await Deno.remove(h, { recursive: true });
       await Deno.remove(scratch, { recursive: true });
