@@ -12,7 +12,7 @@
 // before anything else, and the node registers again under a new epoch. Every renewal also
 // sweeps claims no live lease backs any more (a dead node's, an old epoch's): a running run
 // becomes `lost` (spec 3.1 "running (orphan) … child gone": a survivor cannot see another
-// host's child; not retried, the schedule resumes), a queued one is released for any node.
+// host's child) and gets the retry rule of runs cut short (onLost), a queued one is released.
 // Claims and sweeps run under the store's write lock (BEGIN IMMEDIATE → the fleet's advisory
 // lock), so a takeover and the owner's last write never interleave.
 

@@ -73,6 +73,8 @@ peerTest(
     const waiting = a.store.createRun({ ...queued, job_id: other.id });
     assert.ok(a.fleet.claimRun(running) && a.fleet.claimRun(waiting));
     a.store.updateRun(running.id, { status: "running", started_at: "2026-03-02T09:00:00Z" });
+    const settled: [number, string][] = [];
+    b.fleet.onLost = (run, cause) => settled.push([run.id, cause]);
     await a.fleet.stop(); // paused: no renewals from here on
     assert.deepEqual(b.fleet.sweep(), [], "nothing is taken over while the lease holds");
     await new Promise((r) => setTimeout(r, 2500));
@@ -80,6 +82,7 @@ peerTest(
     const lost = b.store.getRun(running.id)!;
     assert.equal(lost.status, "lost");
     assert.match(lost.reason!, /node a stopped renewing its lease.*taken over by b/);
+    assert.deepEqual(settled.map(([id]) => id), [running.id], "the retry rule is asked once");
     assert.equal(b.store.getRun(waiting.id)!.status, "queued");
     assert.equal(b.fleet.claimRun(b.store.getRun(waiting.id)!), true, "released for any node");
     // The paused node wakes: its renewal finds the lease lapsed and fences before anything else.
