@@ -159,7 +159,7 @@ async function throughput(nodeCount: number, agent: string): Promise<number> {
   return done / minutes;
 }
 
-async function fillRuns(store: Store): Promise<void> {
+function fillRuns(store: Store): void {
   store.atomically(() => {
     for (let i = 0; i < 100; i++) {
       store.createJob(newJobFixture({
@@ -209,7 +209,7 @@ async function dashboard(): Promise<string[]> {
     const fillStore = e.name === "sqlite"
       ? new SqliteStore({ path: outpostDbPath(home), clock: systemClock, maxJobs: 1000 })
       : new PgStore({ url: e.env.AGENT_OUTPOST_DATABASE_URL!, clock: systemClock });
-    await fillRuns(fillStore);
+    fillRuns(fillStore);
     fillStore.close();
     const outpost = await openOutpost({
       home,
