@@ -28,8 +28,9 @@ export interface FleetParts {
   source: FleetSource;
   /**
    * Connects the scheduler and starts the lease (before the scheduler starts): fencing kills
-   * its children, each renewal lets it admit queued runs other nodes left, and runs settled
-   * as lost get the retry rule of runs cut short (core/scheduler/recovery.ts).
+   * its children, each renewal kills children of runs cancelled on other nodes and lets it
+   * admit queued runs other nodes left, and runs settled as lost get the retry rule of runs
+   * cut short (core/scheduler/recovery.ts).
    */
   attach(scheduler: Scheduler): void;
   /** The Matrix bot, run only on the node holding its lock (ledMessenger). */
@@ -54,7 +55,10 @@ export function openFleetParts(
     attach(scheduler) {
       fleet.onFence = () => scheduler.fence();
       fleet.onLost = (run, cause) => retryCutShort(scheduler.ctx, run, cause);
-      fleet.onRenewal(() => scheduler.poke());
+      fleet.onRenewal(() => {
+        scheduler.reapCancelled(); // cancelled from another node's dashboard
+        scheduler.poke();
+      });
       fleet.start();
     },
     source: pgFleetSource(fleet, store),

@@ -132,6 +132,22 @@ export class Scheduler {
     return killed;
   }
 
+  /**
+   * Kills the children of runs cancelled elsewhere: on a shared store another node's dashboard
+   * can cancel a run, but only the node that runs it holds its process group. Called every
+   * lease round (server/fleet_wiring.ts). Returns the run ids killed.
+   */
+  reapCancelled(): number[] {
+    const killed: number[] = [];
+    for (const a of this.#active.values()) {
+      if (a.proc && this.ctx.store.getRun(a.runId)?.status === "cancelled") {
+        a.proc.killGroup();
+        killed.push(a.runId);
+      }
+    }
+    return killed;
+  }
+
   /** Ends the loop. Running children are left alone unless `killRunning`. */
   async stop(options: { killRunning?: boolean } = {}): Promise<void> {
     this.#stopped = true;
