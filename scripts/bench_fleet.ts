@@ -3,8 +3,9 @@
 //
 //   lag         fire lag (slot → run started) p50/p99 for 1,000 every-minute jobs on 1 and on
 //               3 nodes, over --minutes (2) of real time. The agent is /bin/true (a child per
-//               fire; the governor at its highest, 64 runners a node), so the figure is the
-//               scheduler's and the database's, not a model's.
+//               fire; the governor at its highest, 64 runners a node, MAX_CONCURRENT_RUNS=64),
+//               so the figure is the scheduler's and the database's, not a model's. A slot
+//               no node has room for within a tick period is skipped (counted apart).
 //   throughput  runs completed per minute with a fake agent that sleeps 2 s (a shell script),
 //               60 queued runs, 4 runners a node, on 1 and on 3 nodes: the ratio is the
 //               scaling figure.
@@ -69,6 +70,7 @@ async function startNodes(
       AGENT_OUTPOST_NODE_ID: `n${i}`,
       AGENT_OUTPOST_LEASE_S: String(leaseS),
       AGENT_OUTPOST_AGENT_BIN: agent,
+      MAX_CONCURRENT_RUNS: String(runners), // the hard sum cap (default 4)
     });
     nodes.push({ home, outpost });
   }

@@ -26,6 +26,12 @@ export interface Fleet {
   fleetHold(): string | null;
 }
 
+/**
+ * How long a recurring slot this node's governor refuses stays due for the fleet's other
+ * nodes before it is skipped: one tick period, so each node's tick sees it once.
+ */
+export const FLEET_DEFER_MS = 60_000;
+
 /** One box: everything is its own. */
 export const SINGLE_BOX: Fleet = {
   nodeId: "local",

@@ -19,7 +19,12 @@ import { PgStore } from "../store/pg/pg_store.ts";
 import { isoZ } from "../time.ts";
 import { Scheduler } from "./scheduler.ts";
 
-async function fleetNode(url: string, id: string, start: string) {
+async function fleetNode(
+  url: string,
+  id: string,
+  start: string,
+  o: { runners?: number; exitAtOnce?: boolean } = {},
+) {
   const clock = new FakeClock(start);
   const logger = new MemoryLogger();
   const store = new PgStore({ url, clock });
@@ -36,13 +41,17 @@ async function fleetNode(url: string, id: string, start: string) {
   const env = envFrom({ PATH: "/usr/bin:/bin" });
   const governor = new Governor(
     { path: governorPath(home), env, clock, store },
-    { ...structuredClone(DEFAULT_GOVERNOR_CONFIG), max_concurrent: { api: 8, scheduled: 8 } },
+    {
+      ...structuredClone(DEFAULT_GOVERNOR_CONFIG),
+      max_concurrent: { api: o.runners ?? 8, scheduled: o.runners ?? 8 },
+    },
   );
   const spawner = new FakeSpawner();
   const processes = new FakeProcessTable();
   spawner.onSpawn = (p) => {
     processes.identities.set(p.pid, `boot:${p.pid}`);
-    p.exit(0); // each child ends at once: the next slot is never blocked by single-flight
+    // Each child ends at once unless asked: the next slot is never blocked by single-flight.
+    if (o.exitAtOnce ?? true) p.exit(0);
   };
   const scheduler = new Scheduler({
     store,
@@ -61,8 +70,13 @@ async function fleetNode(url: string, id: string, start: string) {
     clock,
     store,
     scheduler,
+    fleet,
     async close() {
-      await scheduler.idle();
+      // Killed runs may be retried and spawn again: kill until nothing is active.
+      while (scheduler.activeRuns().length > 0) {
+        for (const p of spawner.live()) p.killGroup();
+        await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
+      }
       await fleet.stop();
       store.close();
       await Deno.remove(home, { recursive: true });
@@ -177,6 +191,47 @@ peerTest(
       assert.ok(raced);
       assert.deepEqual(b.store.listRuns(job.id).map((r) => r.queued_at), [slot], "one fire record");
       assert.equal(b.store.getJob(job.id)!.next_run_at, "2026-03-02T10:00:00Z");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
+);
+
+peerTest(
+  "a slot this node's governor refuses waits one tick for a node with room, then is skipped",
+  probes.postgres,
+  async () => {
+    const url = freshDatabaseUrl();
+    const start = "2026-03-02T08:59:30Z";
+    const opts = { runners: 1, exitAtOnce: false };
+    const [a, b] = [await fleetNode(url, "a", start, opts), await fleetNode(url, "b", start, opts)];
+    try {
+      const hourly = (name: string) =>
+        a.scheduler.createJob({
+          name,
+          prompt: "p",
+          schedule: { kind: "cron", expr: "0 * * * *", tz: "UTC" },
+          workdir: "/tmp",
+        });
+      const [j1, j2, j3] = [hourly("j1"), hourly("j2"), hourly("j3")];
+      for (const n of [a, b]) n.clock.set("2026-03-02T09:00:00Z");
+      await a.scheduler.tick(); // room for one: j1 starts here, j2 and j3 stay due
+      assert.equal(a.store.listRuns(j1.id).length, 1);
+      assert.equal(a.store.listRuns(j2.id).length, 0, "left due for the fleet, not skipped");
+      await b.scheduler.tick(); // b has room for one: j2
+      const r2 = b.store.listRuns(j2.id);
+      assert.equal(r2.length, 1);
+      assert.equal(b.fleet.owns(r2[0]!.id), true, "b runs it");
+      assert.equal(b.store.listRuns(j3.id).length, 0);
+      // A tick period later no node had room: the slot is skipped as on one box.
+      for (const n of [a, b]) n.clock.set("2026-03-02T09:01:00Z");
+      await a.scheduler.tick();
+      const r3 = a.store.listRuns(j3.id);
+      assert.equal(r3.length, 1);
+      assert.equal(r3[0]!.status, "skipped");
+      assert.match(r3[0]!.reason!, /^governor: /);
+      assert.equal(a.store.getJob(j3.id)!.next_run_at, "2026-03-02T10:00:00Z");
     } finally {
       await a.close();
       await b.close();
