@@ -90,7 +90,7 @@ export interface MessengerHandle {
  * The Matrix bot on the one node that holds its lock (issue 32): every lease renewal each node
  * tries the lock; the holder starts the bot (its sync loop and retry queues), a node that
  * finds it lost (its session dropped) stops its bot, and another takes over when the holder
- * dies. Other nodes report the bot as run elsewhere.
+ * dies. Other nodes' pills say the bot runs on another node (its health shows on that node).
  */
 export function ledMessenger(
   fleet: PgFleet,
@@ -125,7 +125,12 @@ export function ledMessenger(
   const unsubscribe = fleet.onRenewal(round);
   round();
   return {
-    status: () => bot?.status() ?? null,
+    status: () =>
+      bot?.status() ?? {
+        state: "ok",
+        failures: 0,
+        detail: "the Matrix bot runs on the fleet node that holds its lock, not this one",
+      },
     async stop() {
       unsubscribe();
       await busy;
