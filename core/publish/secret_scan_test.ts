@@ -93,6 +93,7 @@ Deno.test("the formats an attack pass tried are all held (one table, one finding
     "basicauth": "https://admin:s3cretP4ss@internal.example.org/",
     "database": "postgres://app:hunter2pass@db.internal:5432/prod",
     "sendgrid": "SG.aBcDeFgHiJkLmNoPqRsTuV.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789abcdefg",
+    "google-api-key": "AIzaSyD4kL9xQ2mN7pR1sT6vW0yZ3bC8eF5hJ-_",
   };
   const through: string[] = [];
   for (const [name, secret] of Object.entries(cases)) {
