@@ -5,15 +5,13 @@
 // are defanged; the outpost's own run link stays clickable.
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { InboxService } from "../inbox/service.ts";
 import { releaseHeld } from "../publish/release.ts";
 import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 import { ScriptedTransport, textMessage } from "../../tests/fakes/matrix_transport.ts";
-import { jobInput, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
+import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
+import { haltedRecords, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
 import { createMessengerAdapter } from "./adapter.ts";
 import { MatrixBot, WITHHELD_REPLY } from "./bot.ts";
-import { CommandRunner } from "./commands.ts";
 import { parseVerbs } from "./config.ts";
 import { Gate } from "./gate.ts";
 import { RoomTrust } from "./room_trust.ts";
@@ -29,23 +27,8 @@ function chat(kit: Kit) {
   const allowlist = new Set([ALICE]);
   const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
   const { verbs, setting } = parseVerbs(undefined);
-  const inbox = new InboxService({
-    store: kit.store,
-    clock: kit.clock,
-    logger: kit.logger,
-    resumer: kit.scheduler,
-    holdTtlMs: 60_000,
-  });
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox,
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: join(kit.home, "workspaces"),
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
-  });
+  const inbox = kitInbox(kit);
+  const runner = kitCommandRunner(kit, inbox);
   const gate = new Gate({
     allowlist,
     verbs,
@@ -64,28 +47,12 @@ function chat(kit: Kit) {
     logger: kit.logger,
     publish,
   });
-  return { transport, inbox, publish, bot };
+  return { transport, inbox, runner, publish, bot };
 }
 
 /** A halted run of a job, with an open inbox item asking `question`. */
 function haltedItem(kit: Kit, question: string) {
-  const job = kit.scheduler.createJob(jobInput(), { enabled: false });
-  const run = kit.store.createRun({
-    job_id: job.id,
-    status: "needs_human",
-    attempt: 1,
-    exit_code: 2,
-    priority: 10,
-    class: "scheduled",
-    session_id: "s1",
-  });
-  kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{ kind: "question", text: question }],
-    meta: {},
-  });
-  return { job, run };
+  return haltedRecords(kit, [{ kind: "question", text: question }]);
 }
 
 Deno.test("a chat reply with a secret is blocked: the room gets a notice, the audit log the reason", async () => {
@@ -157,22 +124,12 @@ Deno.test("a run notice with a secret is held as an inbox item; release posts th
 Deno.test("chat verbs refuse a held publication: release is a dashboard decision", async () => {
   await using kit = await makeKit();
   const { run, job } = haltedItem(kit, "unrelated");
-  const { inbox } = chat(kit);
+  const { runner } = chat(kit);
   const held = kit.store.createInboxItem({
     job_id: job.id,
     run_id: run.id,
     questions: [{ kind: "approval", text: "Held", detail: "[redacted github]" }],
     meta: { kind: "publish_hold", surface: "chat", where: "room !ops:test", rules: ["github"] },
-  });
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox,
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: join(kit.home, "workspaces"),
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
   });
   const origin = { sender: ALICE, room: ROOM };
   for (

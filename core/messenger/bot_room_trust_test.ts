@@ -5,11 +5,9 @@
 // sync batch at a time, members as the room has them now).
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { InboxService } from "../inbox/service.ts";
+import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
 import { makeKit } from "../../tests/fakes/scheduler_kit.ts";
 import { MatrixBot } from "./bot.ts";
-import { CommandRunner } from "./commands.ts";
 import { parseVerbs } from "./config.ts";
 import { Gate } from "./gate.ts";
 import { RoomTrust } from "./room_trust.ts";
@@ -45,34 +43,18 @@ function joined(user: string): MatrixEvent {
 
 Deno.test("a trusted room stops being trusted when a stranger joins later", async () => {
   await using kit = await makeKit();
-  const workspacesRoot = join(kit.home, "workspaces");
   const allowlist = new Set([ALICE, BOB]);
   const transport = new ScriptedTransport(ROOM, BOT);
   transport.members_.set(ROOM, [BOT, ALICE, BOB]);
   const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
   const { verbs, setting } = parseVerbs(undefined);
-  const inbox = new InboxService({
-    store: kit.store,
-    clock: kit.clock,
-    logger: kit.logger,
-    resumer: kit.scheduler,
-    holdTtlMs: 60_000,
-  });
+  const inbox = kitInbox(kit);
   const gate = new Gate({
     allowlist,
     verbs,
     verbsSetting: setting,
     rooms,
-    runner: new CommandRunner({
-      store: kit.store,
-      scheduler: kit.scheduler,
-      inbox,
-      logger: kit.logger,
-      baseUrl: "http://outpost.test",
-      workspacesRoot,
-      workdirPlaces: { agentHome: kit.home },
-      clock: kit.clock,
-    }),
+    runner: kitCommandRunner(kit, inbox),
     clock: kit.clock,
     logger: kit.logger,
   });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { heldPath } from "../../core/publish/gate.ts";
 import { githubSignature } from "../../core/recipes/trigger_secret.ts";
 import { FakeGithubApi } from "../../tests/fakes/github_api.ts";
-import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
+import { haltedRecords } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost, type TestOutpost } from "../../tests/fakes/test_outpost.ts";
 
 const GITHUB_TOKEN = "ghp_test_token_never_stored_0123456789";
@@ -144,22 +144,7 @@ Deno.test("a held comment that is dropped posts nothing and leaves no original b
 
 Deno.test("release and drop refuse an item that is not a held publication", async () => {
   await using t = await makeTestOutpost();
-  const job = t.scheduler.createJob(jobInput(), { enabled: false });
-  const run = t.store.createRun({
-    job_id: job.id,
-    status: "needs_human",
-    attempt: 1,
-    exit_code: 2,
-    priority: 10,
-    class: "scheduled",
-    session_id: "s1",
-  });
-  const item = t.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{ kind: "question", text: "Which branch?" }],
-    meta: {},
-  });
+  const { item } = haltedRecords(t, [{ kind: "question", text: "Which branch?" }]);
   for (const verb of ["release", "drop"]) {
     const res = await t.request("POST", `/api/inbox/${item.id}/${verb}`, {});
     assert.equal(res.status, 409, verb);
