@@ -4,17 +4,8 @@ import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { agentHome, findProjectSettingsFile } from "./project.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
+import { type Layout, withLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 import { runRefused } from "../../tests/fixtures/refused.ts";
-
-async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
-  const layout = await makeLayout();
-  try {
-    await fn(layout);
-  } finally {
-    await layout.cleanup();
-  }
-}
 
 function resolveIn(l: Layout, opts: { flags?: Flags; env?: Record<string, string> } = {}) {
   return resolveSettings({
