@@ -11,8 +11,9 @@ export interface Outpost {
   stderr: Promise<string>;
 }
 
-export async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
-  const child = new Deno.Command(Deno.execPath(), {
+/** The outpost as `deno task outpost` starts it, on --port 0, in `home`; output piped. */
+function spawnOutpost(home: string, env: Record<string, string>): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
     env: childEnv({ home, ...env }),
     clearEnv: true,
@@ -20,6 +21,10 @@ export async function startOutpost(home: string, env: Record<string, string>): P
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+export async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
+  const child = spawnOutpost(home, env);
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
@@ -34,6 +39,28 @@ export async function startOutpost(home: string, env: Record<string, string>): P
       return { url: m[1]!, child, stderr };
     }
   }
+}
+
+/**
+ * Starts an outpost that is meant to refuse to start, and stops it as soon as it says it
+ * listens instead (else it would serve forever). Its stdout, stderr and exit code.
+ */
+export async function startRefusedOutpost(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = spawnOutpost(home, env);
+  const stderr = new Response(child.stderr).text();
+  const stdout = await new Response(child.stdout.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk);
+        if (new TextDecoder().decode(chunk).includes("listening on")) child.kill("SIGKILL");
+      },
+    }),
+  )).text();
+  const { code } = await child.status;
+  return { stdout, stderr: await stderr, code };
 }
 
 export async function stop(o: Outpost): Promise<{ code: number; stderr: string }> {
