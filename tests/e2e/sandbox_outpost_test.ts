@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
+import { binWithoutBwrap } from "./no_bwrap_kit.ts";
 import {
   dashboardApi,
   startOutpost,
@@ -166,23 +167,8 @@ Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and th
   }
 });
 
-/** A PATH directory with every program of /usr/bin and /bin except bwrap. */
-async function pathWithoutBwrap(home: string): Promise<string> {
-  const bin = `${home}/bin-without-bwrap`;
-  await Deno.mkdir(bin);
-  for (const dir of ["/usr/bin", "/bin"]) {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.name === "bwrap") continue;
-      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
-        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
-      });
-    }
-  }
-  return bin;
-}
-
 Deno.test("outpost: a job whose shell call was refused for want of a sandbox ends in error, not ok", async () => {
-  const path = await pathWithoutBwrap(await Deno.makeTempDir({ prefix: "agent-nobwrap-" }));
+  const path = await binWithoutBwrap(await Deno.makeTempDir({ prefix: "agent-nobwrap-" }));
   const stack = await startStack(undefined, { PATH: path });
   const { home, fake, api } = stack;
   try {
