@@ -3,6 +3,7 @@
 
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { readListeningUrl } from "./listening_kit.ts";
 import { type FakeModelServer, startFakeModelServer } from "../fakes/model_server.ts";
 
 export interface Outpost {
@@ -27,19 +28,15 @@ export async function startOutpost(home: string, env: Record<string, string>): P
   const child = spawnOutpost(home, env);
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
-    seen += value;
-    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      void child.stdout.cancel().catch(() => {});
-      return { url: m[1]!, child, stderr };
-    }
-  }
+  const { url, seen } = await readListeningUrl(reader, LOOPBACK_LISTENING);
+  if (url === null) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
+  reader.releaseLock();
+  void child.stdout.cancel().catch(() => {});
+  return { url, child, stderr };
 }
+
+/** The dev outpost's line: it listens on the loopback only. */
+const LOOPBACK_LISTENING = { pattern: /listening on (http:\/\/127\.0\.0\.1:\d+\/)/ };
 
 /**
  * Starts an outpost that is meant to refuse to start, and stops it as soon as it says it
