@@ -6,15 +6,11 @@
 
 import assert from "node:assert/strict";
 import { releaseHeld } from "../publish/release.ts";
-import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
-import { ScriptedTransport, textMessage } from "../../tests/fakes/matrix_transport.ts";
-import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
+import { textMessage } from "../../tests/fakes/matrix_transport.ts";
+import { kitChatBot } from "../../tests/fakes/chat_kit.ts";
 import { haltedRecords, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
 import { createMessengerAdapter } from "./adapter.ts";
-import { MatrixBot, WITHHELD_REPLY } from "./bot.ts";
-import { parseVerbs } from "./config.ts";
-import { Gate } from "./gate.ts";
-import { RoomTrust } from "./room_trust.ts";
+import { WITHHELD_REPLY } from "./bot.ts";
 
 const BOT = "@bot:test";
 const ALICE = "@alice:test";
@@ -22,32 +18,7 @@ const ROOM = "!ops:test";
 const TOKEN = "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";
 
 function chat(kit: Kit) {
-  const transport = new ScriptedTransport(ROOM, BOT);
-  transport.members_.set(ROOM, [BOT, ALICE]);
-  const allowlist = new Set([ALICE]);
-  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
-  const { verbs, setting } = parseVerbs(undefined);
-  const inbox = kitInbox(kit);
-  const runner = kitCommandRunner(kit, inbox);
-  const gate = new Gate({
-    allowlist,
-    verbs,
-    verbsSetting: setting,
-    rooms,
-    runner,
-    clock: kit.clock,
-    logger: kit.logger,
-  });
-  const publish = testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger });
-  const bot = new MatrixBot({
-    transport,
-    gate,
-    rooms,
-    clock: kit.clock,
-    logger: kit.logger,
-    publish,
-  });
-  return { transport, inbox, runner, publish, bot };
+  return kitChatBot(kit, { room: ROOM, botUser: BOT, operators: [ALICE] });
 }
 
 /** A halted run of a job, with an open inbox item asking `question`. */

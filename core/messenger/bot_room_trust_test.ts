@@ -5,15 +5,9 @@
 // sync batch at a time, members as the room has them now).
 
 import assert from "node:assert/strict";
-import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
+import { kitChatBot } from "../../tests/fakes/chat_kit.ts";
 import { makeKit } from "../../tests/fakes/scheduler_kit.ts";
-import { MatrixBot } from "./bot.ts";
-import { parseVerbs } from "./config.ts";
-import { Gate } from "./gate.ts";
-import { RoomTrust } from "./room_trust.ts";
-import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 import type { MatrixEvent } from "./transport.ts";
-import { ScriptedTransport } from "../../tests/fakes/matrix_transport.ts";
 
 const BOT = "@bot:test";
 const ALICE = "@alice:test";
@@ -43,28 +37,10 @@ function joined(user: string): MatrixEvent {
 
 Deno.test("a trusted room stops being trusted when a stranger joins later", async () => {
   await using kit = await makeKit();
-  const allowlist = new Set([ALICE, BOB]);
-  const transport = new ScriptedTransport(ROOM, BOT);
-  transport.members_.set(ROOM, [BOT, ALICE, BOB]);
-  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
-  const { verbs, setting } = parseVerbs(undefined);
-  const inbox = kitInbox(kit);
-  const gate = new Gate({
-    allowlist,
-    verbs,
-    verbsSetting: setting,
-    rooms,
-    runner: kitCommandRunner(kit, inbox),
-    clock: kit.clock,
-    logger: kit.logger,
-  });
-  const bot = new MatrixBot({
-    transport,
-    gate,
-    rooms,
-    clock: kit.clock,
-    logger: kit.logger,
-    publish: testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger }),
+  const { transport, bot } = kitChatBot(kit, {
+    room: ROOM,
+    botUser: BOT,
+    operators: [ALICE, BOB],
   });
   bot.start();
   try {
