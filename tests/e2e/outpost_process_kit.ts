@@ -195,11 +195,19 @@ export async function startStack(
     fake,
     outpost,
     api,
-    async close() {
-      const ended = await stop(outpost);
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-      if (ended.code !== 0) throw new Error(`the outpost exited ${ended.code}: ${ended.stderr}`);
-    },
+    close: () => closeStack({ home, fake, outpost }),
   };
+}
+
+/**
+ * Stops the outpost and the model server, removes the home, and then fails when the outpost
+ * did not exit 0: Stack.close, for the tests that start their outpost themselves.
+ */
+export async function closeStack(
+  parts: { home: string; fake: FakeModelServer; outpost: Outpost },
+): Promise<void> {
+  const ended = await stop(parts.outpost);
+  await parts.fake.close();
+  await Deno.remove(parts.home, { recursive: true });
+  if (ended.code !== 0) throw new Error(`the outpost exited ${ended.code}: ${ended.stderr}`);
 }

@@ -11,11 +11,11 @@ import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
 import { binWithoutBwrap } from "./no_bwrap_kit.ts";
 import {
+  closeStack,
   dashboardApi,
   type Stack,
   startOutpost,
   startStack,
-  stop,
   waitForRunEnd,
 } from "./outpost_process_kit.ts";
 import { peerTest, probes } from "../peers.ts";
@@ -116,10 +116,7 @@ peerTest(
       await assertNoCanaryUnder(home, [`${agentHome}/settings.toml`]);
       fake.assertNoViolations();
     } finally {
-      const ended = await stop(outpost);
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-      assert.equal(ended.code, 0, ended.stderr);
+      await closeStack({ home, fake, outpost });
     }
   },
 );
