@@ -428,14 +428,17 @@ Deno.test("a project settings file that is a FIFO or a directory is skipped with
   withLayout(async (l) => {
     await writeFile(join(l.root, "work", ".agent", "settings.toml"), 'model = "parent-model"\n');
     await Deno.mkdir(join(l.project, ".agent"), { recursive: true });
-    // A writer waits on the FIFO: code that opened it would read this instead of hanging.
-    await using _writer = await fifoWithWriter(l.projectFile, 'model = "planted"');
-    const s = resolveIn(l);
-    assert.equal(s.model, "gpt-4.1", "neither the FIFO nor a parent project's file is used");
-    assert.deepEqual(s.warnings, [
-      `settings file ${l.projectFile} is a FIFO, not a regular file; it is ignored`,
-    ]);
-    assert.equal(s.files?.project, undefined);
+    {
+      // A writer waits on the FIFO: code that opened it would read this instead of hanging.
+      // It is ended before the FIFO is removed, or its `>` could create the path anew.
+      await using _writer = await fifoWithWriter(l.projectFile, 'model = "planted"');
+      const s = resolveIn(l);
+      assert.equal(s.model, "gpt-4.1", "neither the FIFO nor a parent project's file is used");
+      assert.deepEqual(s.warnings, [
+        `settings file ${l.projectFile} is a FIFO, not a regular file; it is ignored`,
+      ]);
+      assert.equal(s.files?.project, undefined);
+    }
     await Deno.remove(l.projectFile);
     await Deno.mkdir(l.projectFile);
     assert.deepEqual(resolveIn(l).warnings, [
