@@ -83,7 +83,9 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   try {
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
-    await ctx.mcp?.close();
+    // The process exits next: servers are signalled, not waited for (a graceful stop could
+    // hold the exit for up to STOP_GRACE_MS after the answer is out).
+    ctx.mcp?.abandon();
   }
 }
 
@@ -98,17 +100,24 @@ async function runBegun(
 ): Promise<number> {
   // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
   for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
-  // An MCP server that did not start is one line; the run goes on without it.
-  const mcpServers = ctx.mcp?.statuses().map((s): McpServerReport => ({
-    name: s.name,
-    state: s.state,
-    tools: s.tools,
-    ...(s.error ? { error: s.error } : {}),
-  }));
-  for (const s of mcpServers ?? []) {
-    if (s.error) deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
-  }
-  if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
+  // An MCP server that did not start is one line; the run goes on without it. A server still
+  // starting behind a remembered tool list is reported when the run ends.
+  const reported = new Set<string>();
+  const reportMcp = () => {
+    const servers = ctx.mcp?.statuses().map((s): McpServerReport => ({
+      name: s.name,
+      state: s.state,
+      tools: s.tools,
+      ...(s.error ? { error: s.error } : {}),
+    }));
+    for (const s of servers ?? []) {
+      if (!s.error || reported.has(s.name)) continue;
+      reported.add(s.name);
+      deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
+    }
+    if (servers) fixed = { ...fixed, mcp_servers: servers };
+  };
+  reportMcp();
 
   timingMark("journal");
   const result = await runLoop(history, {
@@ -132,6 +141,7 @@ async function runBegun(
     ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
   });
   await ctx.probe;
+  reportMcp();
   ctx.resolver.applyResponseModel(result.model);
   journal.append({
     type: "outcome",

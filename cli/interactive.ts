@@ -42,15 +42,8 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     clock: systemClock,
     cwd: Deno.cwd(),
     allowMissingKey: true,
-    // Start-up progress of MCP servers, one line per change, before the prompt opens.
-    onMcpChange: (status) => {
-      const what = status.state === "ready"
-        ? `ready, ${status.tools.length} tools`
-        : status.error
-        ? `${status.state.replace("_", " ")}: ${status.error}`
-        : status.state.replace("_", " ");
-      Deno.stderr.writeSync(new TextEncoder().encode(`mcp: ${status.name} ${what}\n`));
-    },
+    // MCP servers connect behind the prompt; the status line shows those still connecting.
+    awaitMcp: false,
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
   });
@@ -74,6 +67,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
     terminal.close();
-    await ctx.mcp?.close();
+    // The process exits next: servers are signalled, not waited for.
+    ctx.mcp?.abandon();
   }
 }

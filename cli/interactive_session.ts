@@ -322,6 +322,9 @@ export class Session implements SessionState {
     const result = await this.guarded(async (signal) => {
       cfg.signal = signal;
       if (this.effort) cfg.effort = this.effort;
+      // Servers connect behind the prompt; a turn waits only for those whose tools are not
+      // remembered yet (at once when every list is known).
+      await this.ctx.mcp?.listed();
       return await runLoop(messages, cfg);
     }, { escape: true }).finally(() => this.#view = undefined);
     await view.finish();

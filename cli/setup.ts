@@ -25,6 +25,7 @@ import { memoryDirProblem, MemoryRootError } from "../core/memory/errors.ts";
 import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
+import { replaceMcpTools } from "../core/mcp/tools.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -49,8 +50,14 @@ export interface SetupInput {
   awaitProbe?: boolean;
   /** One warning line (no newline); default: stderr. The start-up memory sweep reports here. */
   warn?: (line: string) => void;
-  /** Told each time an MCP server's state changes (the interactive progress line). */
+  /** Told each time an MCP server's state changes (the interactive status line). */
   onMcpChange?: (status: McpServerStatus) => void;
+  /**
+   * false: return without waiting for MCP servers at all (an interactive session opens its
+   * prompt at once; each turn waits for `mcp.listed()`). Default: wait until every server's
+   * tools are known, which is at once for servers with a remembered tool list.
+   */
+  awaitMcp?: boolean;
 }
 
 export interface AgentContext {
@@ -104,6 +111,9 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // run in the shell tool's sandbox, so it is built first (cheap: nothing is spawned yet).
   const sandbox = await sandboxFor(settings, workdir, home, input.env);
   let mcp: McpManager | undefined;
+  // The run's tool list; an MCP server's tools change in it in place (a remembered list that
+  // turned out different, a server that failed), and the loop offers the new list next turn.
+  const tools: Tool[] = workspaceTools(sandbox);
   if (settings.mcp_servers.length > 0) {
     // Dynamic imports: the manager and the launcher load only for runs that have MCP servers,
     // not at every start (see cli/main.ts).
@@ -121,10 +131,16 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       workdir,
       clientVersion: VERSION,
       launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
-      ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
+      home,
+      warn: input.warn ?? warnOnStderr,
+      onChange: (status) => {
+        if (mcp) replaceMcpTools(tools, mcp.tools());
+        input.onMcpChange?.(status);
+      },
     });
   }
-  const mcpStarting = mcp?.start();
+  void mcp?.start();
+  const mcpListed = input.awaitMcp === false ? Promise.resolve() : mcp?.listed();
   const memoryOpening = settings.memory_enabled
     ? openMemoryFor(settings, workdir, input.clock)
     : Promise.resolve(undefined);
@@ -132,7 +148,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     .then((listing) => void resolver.applyListing(listing));
   timingMark("wire+probe");
   const memory = await memoryOpening.catch(async (err) => {
-    await mcpStarting;
+    await mcp?.start();
     await mcp?.close();
     throw err;
   });
@@ -140,7 +156,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
-  await mcpStarting;
+  await mcpListed;
   const { brief, warning: briefWarning } = await readWorkspaceBrief(workdir).catch(async (err) => {
     await mcp?.close();
     throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
@@ -148,9 +164,8 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
 
-  const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
-  if (mcp) tools.push(...mcp.tools());
+  if (mcp) replaceMcpTools(tools, mcp.tools());
   const system = composeSystemPrompt({
     workdir,
     today: input.clock.now().toISOString().slice(0, 10),

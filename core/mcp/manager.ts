@@ -3,6 +3,13 @@
 // state of each (for /mcp, `agent mcp list` and the headless report), their tools as Tool
 // values, and reconnecting a failed one. Nothing here throws for a server's trouble: a server
 // that fails to start is one line (its stderr tail) and the run goes on without it.
+//
+// No waiting on what the model does not use yet: with a tool-list cache (deps.home), a server
+// whose list is remembered for its exact configuration and installed version
+// (tool_list_cache.ts) offers that list at once while it starts, so `listed()` settles before
+// the server answers; a call to one of its tools waits for the connection; a list that turns
+// out changed is remembered and offered from the next model request on (onChange). At exit
+// `abandon()` stops the servers without waiting for them.
 
 import type { Clock, Env, Fetch } from "../ports.ts";
 import type { Tool, ToolOutcome } from "../tools/types.ts";
@@ -16,6 +23,8 @@ import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
 import { timingMark } from "../timing_marks.ts";
+import type { McpToolInfo } from "./connection.ts";
+import { readToolList, toolListKey, writeToolList } from "./tool_list_cache.ts";
 
 export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
 
@@ -38,15 +47,32 @@ export interface McpDeps {
   clientVersion: string;
   /** How stdio servers are spawned (launch.ts: launcherFor the run's sandbox); default: directly. */
   launcher?: StdioLauncher;
-  /** Told each time a server's state changes (the interactive progress line). */
+  /** Told each time a server's state or its offered tools change (the session's tool list). */
   onChange?: (status: McpServerStatus) => void;
+  /** The agent home: where tool lists are remembered (tool_list_cache.ts); absent: no cache. */
+  home?: string;
+  /** The version installed for a server (a launcher server's pinned package); default "". */
+  installedVersion?: (server: McpServerConfig) => Promise<string>;
+  /** One warning line (a tool list that could not be remembered); default: dropped. */
+  warn?: (line: string) => void;
 }
 
 interface Entry {
   server: McpServerConfig;
   status: McpServerStatus;
   connection?: McpConnection | undefined;
+  /** The live connection's tools, or the remembered ones while it starts. */
   tools: Tool[];
+  /** Tool names the live connection offers (a remembered tool may be gone). */
+  live: Set<string>;
+  /** true while `tools` are the remembered list of a server still starting. */
+  remembered: boolean;
+  /** The current start; settles when the server is up or has failed. */
+  starting: Promise<void>;
+  /** Settles once the tools are known: remembered, or from the server (or it failed). */
+  listed: Promise<void>;
+  /** A stdio server's process of the current start (for abandon() at exit). */
+  process?: StdioServerProcess | undefined;
 }
 
 /** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
@@ -57,6 +83,9 @@ const REQUEST_TIMEOUT = -32001;
  */
 const EXIT_STDERR_MS = 500;
 
+/** Why a server did not start, as its one status line. */
+class StartFailure extends Error {}
+
 export class McpManager {
   readonly #entries = new Map<string, Entry>();
   readonly #settings: Settings;
@@ -65,6 +94,7 @@ export class McpManager {
   readonly #approvedNow = new Set<string>();
   /** Processes of failed starts still being stopped: the start does not wait, close() does. */
   readonly #stopping = new Set<Promise<void>>();
+  #started: Promise<void> | undefined;
 
   constructor(settings: Settings, deps: McpDeps) {
     this.#settings = settings;
@@ -73,6 +103,10 @@ export class McpManager {
       this.#entries.set(server.name, {
         server,
         tools: [],
+        live: new Set(),
+        remembered: false,
+        starting: Promise.resolve(),
+        listed: Promise.resolve(),
         status: {
           name: server.name,
           transport: server.transport,
@@ -90,16 +124,30 @@ export class McpManager {
    * spawned first, then the SDK's modules load (~50–80 ms of this thread) while the servers boot
    * in their own processes, then the handshakes run (scripts/bench_mcp.ts measures it).
    */
-  async start(): Promise<void> {
-    const starting = [...this.#entries.values()].map((e) => this.#startOne(e));
+  start(): Promise<void> {
+    if (this.#started) return this.#started;
+    const starting = [...this.#entries.values()].map((e) => this.#begin(e));
     // Every spawn is under way (each #startOne ran up to its first await): now the SDK.
     if (this.#entries.size > 0) import("./connection.ts").catch(() => {}); // each start reports its error
-    await Promise.all(starting);
+    this.#started = Promise.all(starting).then(() => {});
+    return this.#started;
   }
 
-  /** Tools of the servers that are up, in settings order. */
+  /**
+   * Starts the servers (if not yet) and settles once every server's tools are known: from the
+   * tool-list cache at once, or when the server is up or has failed. The first model request
+   * waits for this, not for start().
+   */
+  async listed(): Promise<void> {
+    void this.start();
+    await Promise.all([...this.#entries.values()].map((e) => e.listed));
+  }
+
+  /** Tools of the servers that are up, or starting with a remembered list, in settings order. */
   tools(): Tool[] {
-    return [...this.#entries.values()].flatMap((e) => e.status.state === "ready" ? e.tools : []);
+    return [...this.#entries.values()].flatMap((e) =>
+      e.status.state === "ready" || (e.status.state === "connecting" && e.remembered) ? e.tools : []
+    );
   }
 
   statuses(): McpServerStatus[] {
@@ -117,7 +165,7 @@ export class McpManager {
       );
     }
     await this.#stop(entry);
-    await this.#startOne(entry);
+    await this.#begin(entry);
     return { ...entry.status };
   }
 
@@ -136,10 +184,37 @@ export class McpManager {
     await Promise.all(this.#stopping);
   }
 
+  /**
+   * At exit: stops every server without waiting for it. Each stdio server's process group is
+   * sent SIGTERM (a sandboxed server dies with its bwrap: --die-with-parent); an HTTP session
+   * is closed in the background. The process exits right after, so nothing is awaited.
+   */
+  abandon(): void {
+    for (const entry of this.#entries.values()) {
+      entry.process?.terminate();
+      const connection = entry.connection;
+      entry.connection = undefined;
+      if (connection) {
+        connection.onclose = undefined;
+        if (entry.server.transport === "http") void connection.close().catch(() => {});
+      }
+    }
+  }
+
+  /** One start of `entry`, its `starting` and `listed` promises set for callers to wait on. */
+  #begin(entry: Entry): Promise<void> {
+    let markListed!: () => void;
+    entry.listed = new Promise<void>((resolve) => markListed = resolve);
+    entry.starting = this.#startOne(entry, markListed).finally(markListed);
+    return entry.starting;
+  }
+
   async #stop(entry: Entry): Promise<void> {
     const connection = entry.connection;
     entry.connection = undefined;
     entry.tools = [];
+    entry.remembered = false;
+    entry.process = undefined;
     if (connection) {
       connection.onclose = undefined;
       await connection.close().catch(() => {});
@@ -153,7 +228,7 @@ export class McpManager {
     this.#deps.onChange?.({ ...next });
   }
 
-  async #startOne(entry: Entry): Promise<void> {
+  async #startOne(entry: Entry, markListed: () => void): Promise<void> {
     const { server } = entry;
     if (!server.enabled) return this.#set(entry, { state: "disabled", tools: [] });
     if (server.scope === "project" && !(await this.#approved(server))) {
@@ -165,9 +240,42 @@ export class McpManager {
       });
     }
     this.#set(entry, { state: "connecting", tools: [] });
+    // Read beside the spawn: a remembered list lets the first request go before the server is up.
+    const keying = this.#cacheKey(server);
+    const recalled = this.#recall(entry, keying).then((hit) => hit && markListed());
+    let connection: McpConnection;
+    try {
+      connection = await this.#connect(entry);
+    } catch (err) {
+      await recalled;
+      entry.tools = [];
+      entry.remembered = false;
+      const error = err instanceof StartFailure ? err.message : errorLine(err);
+      return this.#set(entry, { state: "failed", tools: [], error });
+    }
+    await recalled;
+    timingMark(`mcp:${server.name}:ready`);
+    entry.connection = connection;
+    this.#useTools(entry, connection.tools);
+    void this.#remember(server, keying, connection.tools);
+    connection.onclose = () => {
+      if (entry.connection !== connection) return;
+      entry.connection = undefined;
+      const stderr = connection.stderrTail();
+      this.#set(entry, {
+        state: "failed",
+        tools: entry.status.tools,
+        error: `the server went away${stderr ? ` (stderr: ${stderr})` : ""}`,
+      });
+    };
+    this.#set(entry, { state: "ready", tools: entry.tools.map((t) => t.name) });
+  }
+
+  /** Spawns (stdio) and connects one server; throws the one line that says why it failed. */
+  async #connect(entry: Entry): Promise<McpConnection> {
+    const { server } = entry;
     const ms = Math.round(server.startup_timeout_s * 1000);
     let serverProcess: StdioServerProcess | undefined;
-    let connection: McpConnection | undefined;
     try {
       const headers = this.#headers(server);
       // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
@@ -180,9 +288,10 @@ export class McpManager {
         serverProcess = spawnStdioServer(
           launched instanceof Promise ? await launched : launched,
         );
+        entry.process = serverProcess;
         timingMark(`mcp:${server.name}:spawned`);
       }
-      connection = await withDeadline(
+      return await withDeadline(
         this.#deps.clock,
         ms,
         `starting MCP server ${server.name}`,
@@ -211,56 +320,97 @@ export class McpManager {
         : errorLine(err);
       const stderr = (err as { stderrTail?: string }).stderrTail ||
         await serverProcess?.stderrTailOnExit(EXIT_STDERR_MS);
-      return this.#set(entry, {
-        state: "failed",
-        tools: [],
-        error: stderr ? `${why} (stderr: ${stderr})` : why,
-      });
+      throw new StartFailure(stderr ? `${why} (stderr: ${stderr})` : why);
     }
-    timingMark(`mcp:${server.name}:ready`);
+  }
+
+  /** Offers `infos` (the server's list, or the remembered one) as the entry's tools. */
+  #useTools(entry: Entry, infos: readonly McpToolInfo[]): void {
+    const { server } = entry;
     const tools: Tool[] = [];
     const names = new Set<string>();
-    for (const info of connection.tools) {
+    for (const info of infos) {
       if (!toolAllowed(server, info.name)) continue;
       const tool = mcpTool(
         server,
         info,
-        (name, args, signal) => this.#call(entry, connection!, name, args, signal),
+        (name, args, signal) => this.#call(entry, name, args, signal),
       );
       if (names.has(tool.name)) continue; // two names that sanitize alike: the first wins
       names.add(tool.name);
       tools.push(tool);
     }
-    entry.connection = connection;
     entry.tools = tools;
-    connection.onclose = () => {
-      if (entry.connection !== connection) return;
-      entry.connection = undefined;
-      const stderr = connection.stderrTail();
-      this.#set(entry, {
-        state: "failed",
-        tools: entry.status.tools,
-        error: `the server went away${stderr ? ` (stderr: ${stderr})` : ""}`,
-      });
-    };
-    this.#set(entry, { state: "ready", tools: tools.map((t) => t.name) });
+    entry.remembered = false;
+    entry.live = new Set(infos.map((i) => i.name));
+  }
+
+  /** The tool-list cache key of a server, or null when there is no cache. */
+  async #cacheKey(server: McpServerConfig): Promise<string | null> {
+    if (this.#deps.home === undefined) return null;
+    const installed = await (this.#deps.installedVersion?.(server) ?? Promise.resolve(""));
+    return await toolListKey(server, installed);
+  }
+
+  /** Offers the remembered list while the server starts; true when there was one. */
+  async #recall(entry: Entry, keying: Promise<string | null>): Promise<boolean> {
+    try {
+      const key = await keying;
+      if (key === null) return false;
+      const infos = await readToolList(this.#deps.home!, entry.server.name, key);
+      if (infos === null || entry.status.state !== "connecting") return false;
+      this.#useTools(entry, infos);
+      entry.live = new Set();
+      entry.remembered = true;
+      this.#set(entry, { state: "connecting", tools: entry.tools.map((t) => t.name) });
+      return true;
+    } catch (err) {
+      this.#deps.warn?.(`MCP server ${entry.server.name}: remembered tool list: ${errorLine(err)}`);
+      return false;
+    }
+  }
+
+  /** Remembers the server's list for the next run (a changed one is rewritten). */
+  async #remember(
+    server: McpServerConfig,
+    keying: Promise<string | null>,
+    tools: readonly McpToolInfo[],
+  ): Promise<void> {
+    try {
+      const key = await keying;
+      if (key !== null) await writeToolList(this.#deps.home!, server.name, key, tools);
+    } catch (err) {
+      this.#deps.warn?.(
+        `MCP server ${server.name}: could not remember its tools: ${errorLine(err)}`,
+      );
+    }
   }
 
   async #call(
     entry: Entry,
-    connection: McpConnection,
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<ToolOutcome> {
     const name = entry.server.name;
-    if (entry.connection !== connection) {
+    // A remembered tool of a server still starting: the call waits for the connection.
+    if (entry.remembered) await abortable(entry.starting, signal);
+    const connection = entry.connection;
+    if (!connection) {
       return {
         type: "result",
         is_error: true,
         content:
           `MCP server ${name} is not connected (${entry.status.error ?? entry.status.state}); ` +
           `the user can reconnect it with /mcp reconnect ${name}`,
+      };
+    }
+    if (!entry.live.has(tool)) {
+      return {
+        type: "result",
+        is_error: true,
+        content: `MCP server ${name} no longer offers a tool ${tool}; its tools are now: ` +
+          ([...entry.live].join(", ") || "none"),
       };
     }
     try {
@@ -316,4 +466,17 @@ export class McpManager {
       : key;
     return headers;
   }
+}
+
+/** Waits for `promise`, or until `signal` aborts (the call is then given up by its caller). */
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void promise.then(done, done);
+  });
 }

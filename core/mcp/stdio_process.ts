@@ -32,6 +32,11 @@ export interface StdioServerProcess {
    * SIGTERM and finally SIGKILL to its whole process group. Safe to call more than once.
    */
   stop(): Promise<void>;
+  /**
+   * At exit: ends its stdin and sends SIGTERM to its process group, without waiting. A
+   * sandboxed server dies with its bwrap (--die-with-parent); the agent does not stay for it.
+   */
+  terminate(): void;
 }
 
 /** How long a server has to leave after stdin ends, and what is left of its group after SIGTERM. */
@@ -89,6 +94,10 @@ export function spawnStdioServer(launch: StdioLaunch): StdioServerProcess {
       return tail(stderr);
     },
     stop: () => stopping ??= stopGroup(child.pid, stdin, exited, () => hasExited),
+    terminate: () => {
+      void stdin.close().catch(() => {});
+      if (!hasExited) terminateGroup(child.pid);
+    },
   };
 }
 
@@ -107,6 +116,18 @@ async function stopGroup(
   // Returns once the group is gone (or after the grace: a zombie waits for its reaper).
   await groupGone(pgid);
   await within(exited, STOP_GRACE_MS);
+}
+
+/** SIGTERM to process group `pgid`, now; a group already gone is not an error. */
+function terminateGroup(pgid: number): void {
+  if (!Number.isInteger(pgid) || pgid <= 1) return; // never -0 / -1
+  try {
+    Deno.kill(-pgid, "SIGTERM");
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound) && (err as { code?: string }).code !== "ESRCH") {
+      throw err;
+    }
+  }
 }
 
 /** Polls until process group `pgid` is empty; false if it still is after STOP_GRACE_MS. */

@@ -71,3 +71,9 @@ export function mcpTool(server: McpServerConfig, info: McpToolInfo, call: McpCal
     execute: (input, ctx) => call(info.name, input, ctx.signal),
   };
 }
+
+/** Replaces, in place, the MCP tools of a run's tool list with the servers' current ones. */
+export function replaceMcpTools(tools: Tool[], current: readonly Tool[]): void {
+  const kept = tools.filter((t) => !t.name.startsWith(MCP_TOOL_PREFIX));
+  tools.splice(0, tools.length, ...kept, ...current);
+}
