@@ -7,7 +7,7 @@ import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
-import { type LoopResult, runLoop } from "../core/agent/loop.ts";
+import { type LoopConfig, type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
   type HeadlessResult,
@@ -131,6 +131,9 @@ async function runBegun(
     journal,
     cache_key: journal.id,
     signal: deps.signal,
+    // A reply with tool calls means the run goes on: servers waiting behind a remembered tool
+    // list start now (a call to one of their tools starts its own server at once anyway).
+    ...(ctx.mcp ? { onEvent: startMcpOnToolCalls(ctx.mcp) } : {}),
     ...(effort ? { effort } : {}),
     ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),
     ...(ctx.settings.max_tokens ? { max_tokens: ctx.settings.max_tokens } : {}),
@@ -178,6 +181,16 @@ async function runBegun(
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
   timingMark("reflection");
   return final.exit_code;
+}
+
+function startMcpOnToolCalls(
+  mcp: NonNullable<AgentContext["mcp"]>,
+): NonNullable<LoopConfig["onEvent"]> {
+  return (event) => {
+    if (event.type === "done" && event.message.parts.some((p) => p.type === "tool_call")) {
+      mcp.startRemembered();
+    }
+  };
 }
 
 /**

@@ -54,8 +54,9 @@ export interface SetupInput {
   onMcpChange?: (status: McpServerStatus) => void;
   /**
    * false: return without waiting for MCP servers at all (an interactive session opens its
-   * prompt at once; each turn waits for `mcp.listed()`). Default: wait until every server's
-   * tools are known, which is at once for servers with a remembered tool list.
+   * prompt at once, every server starts behind it; each turn waits for `mcp.listed()`).
+   * Default: `mcp.open()`, which settles once every server's tools are known: at once for
+   * servers with a remembered tool list, which start only when the run needs them.
    */
   awaitMcp?: boolean;
 }
@@ -139,8 +140,12 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       },
     });
   }
-  void mcp?.start();
-  const mcpListed = input.awaitMcp === false ? Promise.resolve() : mcp?.listed();
+  // A run waits until every server's tools are known (at once for remembered ones, which then
+  // start only when needed); a session starts them all behind its prompt, having loaded the
+  // client's modules first (see McpManager.loadClient: Deno's loading line wipes a prompt).
+  const clientLoaded = input.awaitMcp === false ? mcp?.loadClient() : undefined;
+  if (input.awaitMcp === false) void mcp?.start();
+  const mcpListed = input.awaitMcp === false ? Promise.resolve() : mcp?.open();
   const memoryOpening = settings.memory_enabled
     ? openMemoryFor(settings, workdir, input.clock)
     : Promise.resolve(undefined);
@@ -157,12 +162,14 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
   await mcpListed;
+  if (mcp) timingMark("mcp");
   const { brief, warning: briefWarning } = await readWorkspaceBrief(workdir).catch(async (err) => {
     await mcp?.close();
     throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
   });
   if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
+  await clientLoaded;
 
   if (memory) tools.push(memory.tool());
   if (mcp) replaceMcpTools(tools, mcp.tools());

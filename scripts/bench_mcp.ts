@@ -8,7 +8,9 @@
 //    sandbox = "off" (what bubblewrap adds). The load average is printed beside them.
 // 2. Per-call overhead of an MCP echo tool (server-everything over stdio, in process through
 //    McpManager) against the built-in `view` tool on a small file.
-//   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200]
+// 3. (issue 35) A whole headless turn with one stdio server whose tools are not called, against
+//    the same turn without it, and Codex CLI's same pair when installed (bench_mcp_turn.ts).
+//   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200] [--only turn]
 // server-everything comes from the test kit (tests/mcp/everything.ts; installed with npm on
 // first use).
 //
@@ -90,10 +92,15 @@ import { McpManager } from "../core/mcp/manager.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
 import { viewTool } from "../core/tools/view.ts";
+import { benchMcpTurn } from "./bench_mcp_turn.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" }, calls: { type: "string", default: "200" } },
+  options: {
+    runs: { type: "string", default: "15" },
+    calls: { type: "string", default: "200" },
+    only: { type: "string" },
+  },
 });
 const RUNS = Number(values.runs);
 const CALLS = Number(values.calls);
@@ -156,6 +163,10 @@ const twoServers = (command: string, script: string, extra = "") =>
     `[mcp_servers.${n}]\ncommand = "${command}"\nargs = [${JSON.stringify(script)}]\n` +
     `read_paths = [${JSON.stringify(`${ROOT}/tests/mcp`)}]\n`
   ).join("");
+if (values.only === "turn") {
+  await benchMcpTurn(ROOT, RUNS);
+  Deno.exit(0);
+}
 const none = await homeWith("");
 const kinds = [
   { label: "node raw_server.mjs", home: await homeWith(twoServers("node", RAW_SERVER)) },
@@ -226,3 +237,4 @@ if (missing) {
 }
 await Deno.remove(none, { recursive: true });
 for (const kind of kinds) await Deno.remove(kind.home, { recursive: true });
+await benchMcpTurn(ROOT, RUNS);

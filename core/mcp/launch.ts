@@ -12,6 +12,7 @@ import { isAbsolute, join } from "../path.ts";
 import type { Env } from "../ports.ts";
 import type { StdioServer } from "../settings/mcp_servers.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import { sandboxHints } from "./start_hints.ts";
 
 /** What is spawned: the final argv, environment and directory. */
 export interface StdioLaunch {
@@ -25,10 +26,15 @@ export interface StdioLaunch {
  * Turns a server's spec into what is actually spawned (the sandbox's hook). Throws (or
  * rejects) when the server may not start: the message becomes its one status line.
  */
-export type StdioLauncher = (
-  spec: StdioLaunch,
-  server: StdioServer,
-) => StdioLaunch | Promise<StdioLaunch>;
+export type StdioLauncher =
+  & ((spec: StdioLaunch, server: StdioServer) => StdioLaunch | Promise<StdioLaunch>)
+  & {
+    /**
+     * After a failed start, the fixes that apply (core/mcp/start_hints.ts): the sandbox's
+     * launcher knows what it hid. `spec` is the server's spec before the launcher saw it.
+     */
+    hints?: (spec: StdioLaunch, server: StdioServer, stderr: string, workdir: string) => string[];
+  };
 
 export const directLauncher: StdioLauncher = (spec) => spec;
 
@@ -45,7 +51,7 @@ export function launcherFor(sandbox: Sandbox, sandboxNetwork: boolean): StdioLau
  * rejects with the shell tool's one-line refusal, so the server is reported not started.
  */
 export function sandboxLauncher(sandbox: Sandbox, sandboxNetwork: boolean): StdioLauncher {
-  return async (spec, server) => {
+  const launcher: StdioLauncher = async (spec, server) => {
     if (server.network === true && server.scope === "project") {
       throw new Error(
         `network = true is ignored for a server from a project settings file (${server.file}): ` +
@@ -63,6 +69,9 @@ export function sandboxLauncher(sandbox: Sandbox, sandboxNetwork: boolean): Stdi
     });
     return { command: wrapped.command, args: wrapped.args, env: wrapped.env, cwd: wrapped.cwd };
   };
+  launcher.hints = (spec, server, stderr, workdir) =>
+    sandboxHints({ server, spec, workdir, stderr, network: server.network ?? sandboxNetwork });
+  return launcher;
 }
 
 /**

@@ -26,7 +26,14 @@ import { timingMark } from "../timing_marks.ts";
 import type { McpToolInfo } from "./connection.ts";
 import { readToolList, toolListKey, writeToolList } from "./tool_list_cache.ts";
 
-export type McpServerState = "connecting" | "ready" | "failed" | "disabled" | "needs_approval";
+/** remembered: its remembered tool list is offered; it starts when needed (open()). */
+export type McpServerState =
+  | "connecting"
+  | "remembered"
+  | "ready"
+  | "failed"
+  | "disabled"
+  | "needs_approval";
 
 export interface McpServerStatus {
   name: string;
@@ -67,6 +74,8 @@ interface Entry {
   live: Set<string>;
   /** true while `tools` are the remembered list of a server still starting. */
   remembered: boolean;
+  /** Whether a start was made (a remembered server waits until it is needed). */
+  begun: boolean;
   /** The current start; settles when the server is up or has failed. */
   starting: Promise<void>;
   /** Settles once the tools are known: remembered, or from the server (or it failed). */
@@ -94,7 +103,7 @@ export class McpManager {
   readonly #approvedNow = new Set<string>();
   /** Processes of failed starts still being stopped: the start does not wait, close() does. */
   readonly #stopping = new Set<Promise<void>>();
-  #started: Promise<void> | undefined;
+  #opened: Promise<void> | undefined;
 
   constructor(settings: Settings, deps: McpDeps) {
     this.#settings = settings;
@@ -105,6 +114,7 @@ export class McpManager {
         tools: [],
         live: new Set(),
         remembered: false,
+        begun: false,
         starting: Promise.resolve(),
         listed: Promise.resolve(),
         status: {
@@ -119,35 +129,76 @@ export class McpManager {
   }
 
   /**
-   * Connects every enabled, approved server in parallel; settles when each is up or failed.
-   * Start-up order matters for the time to the first model request: each stdio server is
-   * spawned first, then the SDK's modules load (~50–80 ms of this thread) while the servers boot
-   * in their own processes, then the handshakes run (scripts/bench_mcp.ts measures it).
+   * Connects every enabled, approved server in parallel (remembered ones too); settles when each
+   * is up or failed. Start-up order matters for the time to the first model request: each stdio
+   * server is spawned first, then the SDK's modules load (~50–80 ms of this thread) while the
+   * servers boot in their own processes, then the handshakes run (scripts/bench_mcp.ts).
    */
-  start(): Promise<void> {
-    if (this.#started) return this.#started;
-    const starting = [...this.#entries.values()].map((e) => this.#begin(e));
-    // Every spawn is under way (each #startOne ran up to its first await): now the SDK.
-    if (this.#entries.size > 0) import("./connection.ts").catch(() => {}); // each start reports its error
-    this.#started = Promise.all(starting).then(() => {});
-    return this.#started;
+  async start(): Promise<void> {
+    for (const entry of this.#entries.values()) if (!entry.begun) void this.#begin(entry);
+    await Promise.all([...this.#entries.values()].map((e) => e.starting));
   }
 
   /**
-   * Starts the servers (if not yet) and settles once every server's tools are known: from the
-   * tool-list cache at once, or when the server is up or has failed. The first model request
-   * waits for this, not for start().
+   * For a run: a server whose tool list is remembered offers it and waits to be needed (a call
+   * to one of its tools, or startRemembered()); every other server starts now. Settles once
+   * every server's tools are known, which is at once when all are remembered: the first model
+   * request waits for this. Loading the SDK and a server's own boot compete with the run for
+   * the same cores, so a server the run does not use costs it nothing.
    */
+  async open(): Promise<void> {
+    this.#opened ??= Promise.all([...this.#entries.values()].map((e) => this.#openOne(e)))
+      .then(() => {});
+    await this.#opened;
+  }
+
+  /**
+   * Loads the MCP client's modules now. An interactive session does this before its prompt
+   * opens: while Deno loads npm modules it draws (and clears) a progress line on a terminal's
+   * stderr, which would wipe the prompt if the SDK loaded behind it.
+   */
+  async loadClient(): Promise<void> {
+    const transports = new Set([...this.#entries.values()].map((e) => e.server.transport));
+    await Promise.all([
+      import("./connection.ts"),
+      transports.has("stdio") ? import("./transport_stdio.ts") : undefined,
+      transports.has("http") ? import("./transport_http.ts") : undefined,
+    ]);
+  }
+
+  /** Settles once every server begun so far has its tools known (remembered, or from it). */
   async listed(): Promise<void> {
-    void this.start();
     await Promise.all([...this.#entries.values()].map((e) => e.listed));
   }
 
-  /** Tools of the servers that are up, or starting with a remembered list, in settings order. */
+  /** Starts, in the background, the servers still waiting behind a remembered list. */
+  startRemembered(): void {
+    for (const entry of this.#entries.values()) {
+      if (!entry.begun && entry.status.state === "remembered") void this.#begin(entry);
+    }
+  }
+
+  /** Tools of the servers that are up, or offered from a remembered list, in settings order. */
   tools(): Tool[] {
     return [...this.#entries.values()].flatMap((e) =>
-      e.status.state === "ready" || (e.status.state === "connecting" && e.remembered) ? e.tools : []
+      e.status.state === "ready" ||
+        ((e.status.state === "connecting" || e.status.state === "remembered") && e.remembered)
+        ? e.tools
+        : []
     );
+  }
+
+  async #openOne(entry: Entry): Promise<void> {
+    const { server } = entry;
+    const mayStart = server.enabled &&
+      (server.scope === "global" || await this.#approved(server));
+    if (mayStart && !entry.begun && await this.#recall(entry, this.#cacheKey(server))) {
+      return this.#set(entry, { state: "remembered", tools: entry.tools.map((t) => t.name) });
+    }
+    if (!entry.begun) void this.#begin(entry);
+    // Every spawn is under way (each #startOne ran up to its first await): now the SDK.
+    import("./connection.ts").catch(() => {}); // each start reports its own error
+    await entry.listed;
   }
 
   statuses(): McpServerStatus[] {
@@ -203,6 +254,7 @@ export class McpManager {
 
   /** One start of `entry`, its `starting` and `listed` promises set for callers to wait on. */
   #begin(entry: Entry): Promise<void> {
+    entry.begun = true;
     let markListed!: () => void;
     entry.listed = new Promise<void>((resolve) => markListed = resolve);
     entry.starting = this.#startOne(entry, markListed).finally(markListed);
@@ -242,7 +294,11 @@ export class McpManager {
     this.#set(entry, { state: "connecting", tools: [] });
     // Read beside the spawn: a remembered list lets the first request go before the server is up.
     const keying = this.#cacheKey(server);
-    const recalled = this.#recall(entry, keying).then((hit) => hit && markListed());
+    const recalled = this.#recall(entry, keying).then((hit) => {
+      if (!hit) return;
+      this.#set(entry, { state: "connecting", tools: entry.tools.map((t) => t.name) });
+      markListed();
+    });
     let connection: McpConnection;
     try {
       connection = await this.#connect(entry);
@@ -276,15 +332,13 @@ export class McpManager {
     const { server } = entry;
     const ms = Math.round(server.startup_timeout_s * 1000);
     let serverProcess: StdioServerProcess | undefined;
+    const launcher = this.#deps.launcher ?? directLauncher;
     try {
       const headers = this.#headers(server);
       // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
       // launcher awaits its one bwrap probe first; the SDK loads during that wait).
       if (server.transport === "stdio") {
-        const launched = (this.#deps.launcher ?? directLauncher)(
-          stdioSpec(server, this.#deps.env, this.#deps.workdir),
-          server,
-        );
+        const launched = launcher(stdioSpec(server, this.#deps.env, this.#deps.workdir), server);
         serverProcess = spawnStdioServer(
           launched instanceof Promise ? await launched : launched,
         );
@@ -320,7 +374,21 @@ export class McpManager {
         : errorLine(err);
       const stderr = (err as { stderrTail?: string }).stderrTail ||
         await serverProcess?.stderrTailOnExit(EXIT_STDERR_MS);
-      throw new StartFailure(stderr ? `${why} (stderr: ${stderr})` : why);
+      // A server that said nothing is worth saying so too: it points at the command itself.
+      const said = stderr
+        ? ` (stderr: ${stderr})`
+        : serverProcess
+        ? " (it wrote nothing to stderr)"
+        : "";
+      const hints = serverProcess && server.transport === "stdio"
+        ? launcher.hints?.(
+          stdioSpec(server, this.#deps.env, this.#deps.workdir),
+          server,
+          serverProcess.stderrText(),
+          this.#deps.workdir,
+        ) ?? []
+        : [];
+      throw new StartFailure([`${why}${said}`, ...hints].join("; "));
     }
   }
 
@@ -362,7 +430,6 @@ export class McpManager {
       this.#useTools(entry, infos);
       entry.live = new Set();
       entry.remembered = true;
-      this.#set(entry, { state: "connecting", tools: entry.tools.map((t) => t.name) });
       return true;
     } catch (err) {
       this.#deps.warn?.(`MCP server ${entry.server.name}: remembered tool list: ${errorLine(err)}`);
@@ -393,7 +460,8 @@ export class McpManager {
     signal: AbortSignal,
   ): Promise<ToolOutcome> {
     const name = entry.server.name;
-    // A remembered tool of a server still starting: the call waits for the connection.
+    // A remembered tool: the call starts its server if need be and waits for the connection.
+    if (!entry.begun) void this.#begin(entry);
     if (entry.remembered) await abortable(entry.starting, signal);
     const connection = entry.connection;
     if (!connection) {

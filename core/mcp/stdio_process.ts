@@ -22,6 +22,8 @@ export interface StdioServerProcess {
   readonly hasExited: boolean;
   /** The last lines it wrote to stderr, as one line. */
   stderrTail(): string;
+  /** The last few thousand characters it wrote to stderr, as written. */
+  stderrText(): string;
   /**
    * The same, once the server has exited and its stderr is read, or as it stands after `ms`:
    * a server that dies at once says why on stderr, often after a write to it has failed.
@@ -89,6 +91,7 @@ export function spawnStdioServer(launch: StdioLaunch): StdioServerProcess {
       return hasExited;
     },
     stderrTail: () => tail(stderr),
+    stderrText: () => stderr,
     stderrTailOnExit: async (ms) => {
       await within(exited, ms);
       return tail(stderr);

@@ -28,6 +28,7 @@ export function toolListPath(home: string, server: string): string {
 
 /** The cache key of a server as configured now, with the version installed for it. */
 export async function toolListKey(server: McpServerConfig, installed: string): Promise<string> {
+  // The digest, not the table itself: a server's env table may hold a token.
   return `${server.transport}:${server.name}:${await mcpFingerprint(server)}:${installed}`;
 }
 

@@ -140,5 +140,9 @@ Deno.test("ten slow servers with remembered lists: the first request leaves befo
     toolNames(t.fake.requests[1]!.body),
     Object.keys(servers).map((name, i) => `mcp__${name}__t${i}`),
   );
-  assert.equal((await second).code, 0);
+  const r = await second;
+  assert.equal(r.code, 0, r.stderr);
+  // No tool of theirs was called: none was needed, so none was started.
+  const states = (JSON.parse(r.stdout) as HeadlessResult).mcp_servers?.map((s) => s.state);
+  assert.deepEqual(states, Object.keys(servers).map(() => "remembered"));
 });
