@@ -44,6 +44,9 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     allowMissingKey: true,
     // MCP servers connect behind the prompt; the status line shows those still connecting.
     awaitMcp: false,
+    // Behind the prompt a line would break it: the status line shows the server connecting, and
+    // `agent mcp add` or `agent mcp update` install packages where their output can be seen.
+    mcpNotice: () => {},
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
   });

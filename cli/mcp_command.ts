@@ -8,6 +8,8 @@
 //   approve NAME              let a project-file server start in this project (recorded in
 //                             the global settings, pinned to its current command/url)
 //   set-key ID                store a key for bearer_key = ID, read from stdin
+//   update NAME               re-resolve a launcher server's package (npx, bunx, uvx, pipx run)
+//                             and install that version (also done by add, approve, first start)
 // Project files are never written: they belong to the repository.
 
 import { parseArgs } from "node:util";
@@ -28,7 +30,15 @@ import {
   setMcpKey,
 } from "../core/settings/mcp_settings_file.ts";
 import { McpManager } from "../core/mcp/manager.ts";
-import { launcherFor } from "../core/mcp/launch.ts";
+import { launcherFor, stdioSpec } from "../core/mcp/launch.ts";
+import { launcherPackage } from "../core/mcp/launcher_spec.ts";
+import {
+  describeInstalled,
+  installerEnv,
+  installPackage,
+  readInstalled,
+  serverPackageDir,
+} from "../core/mcp/package_install.ts";
 import { readFirstLine, readHidden } from "./config_main.ts";
 import { VERSION } from "./version.ts";
 
@@ -36,7 +46,7 @@ export const MCP_USAGE = [
   "usage: agent mcp list",
   "       agent mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
   "       agent mcp add NAME --url URL [--header K=V]... [--bearer-key ID]",
-  "       agent mcp remove NAME | test NAME | approve NAME | set-key ID",
+  "       agent mcp remove NAME | test NAME | approve NAME | update NAME | set-key ID",
 ].join("\n");
 
 export interface McpCommandIo {
@@ -70,7 +80,7 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
   const settings = resolveSettings({ flags: {}, env, cwd, home });
   switch (sub) {
     case "list":
-      return await list(settings, io);
+      return await list(settings, env, io);
     case "add": {
       if (!name) return usage(io);
       const table = values.url !== undefined
@@ -87,13 +97,24 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
         };
       await addMcpServer(home, name, table);
       // Read it back through the parser, so a bad value is reported now, not at next start.
-      resolveSettings({ flags: {}, env, cwd, home });
+      const added = resolveSettings({ flags: {}, env, cwd, home });
       io.out(`added MCP server ${name} to ${globalSettingsPath(home)}\n`);
-      return 0;
+      return await installIfLauncher(home, find(added, name), env, io);
+    }
+    case "update": {
+      const server = find(settings, name);
+      if (server.transport !== "stdio" || !launcherPackage(server.command, server.args)) {
+        io.err(`agent: ${server.name} does not run through npx, bunx, uvx or pipx run\n`);
+        return 1;
+      }
+      return await installIfLauncher(home, server, env, io);
     }
     case "remove": {
       if (!name) return usage(io);
       if (await removeMcpServer(home, name)) {
+        await Deno.remove(serverPackageDir(home, name), { recursive: true }).catch((err) => {
+          if (!(err instanceof Deno.errors.NotFound)) throw err;
+        });
         io.out(`removed MCP server ${name} from ${globalSettingsPath(home)}\n`);
         return 0;
       }
@@ -116,7 +137,7 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
         `approved ${server.name} for ${server.file}: ${describeMcpServer(server)}\n` +
           "(a change to its command, args, env, cwd or url needs a new approval)\n",
       );
-      return 0;
+      return await installIfLauncher(home, server, env, io);
     }
     case "test":
       return await test(settings, find(settings, name), env, cwd, io);
@@ -137,6 +158,37 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
     }
     default:
       return usage(io);
+  }
+}
+
+/**
+ * A launcher server (npx, bunx, uvx, pipx run): resolve and install its package now, with the
+ * network, so runs start it offline in the sandbox. 0 when done or not a launcher server.
+ */
+async function installIfLauncher(
+  home: string,
+  server: McpServerConfig,
+  env: Env,
+  io: McpCommandIo,
+): Promise<number> {
+  if (server.transport !== "stdio") return 0;
+  const pkg = launcherPackage(server.command, server.args);
+  if (!pkg) return 0;
+  io.out(`installing ${pkg.name} (${pkg.launcher}) for ${server.name}…\n`);
+  try {
+    const serverEnv = stdioSpec(server, env, Deno.cwd()).env;
+    const installed = await installPackage(home, server, installerEnv(serverEnv, env.toObject()));
+    io.out(
+      `installed ${describeInstalled(installed)}; ${server.name} runs it from there, offline, ` +
+        `in the sandbox (agent mcp update ${server.name} looks for a newer version)\n`,
+    );
+    return 0;
+  } catch (err) {
+    io.err(
+      `agent: ${errorLine(err)}; the server stays configured and the install is tried again ` +
+        `on its first start (or with agent mcp update ${server.name})\n`,
+    );
+    return 1;
   }
 }
 
@@ -166,7 +218,7 @@ function find(settings: Settings, name: string | undefined): McpServerConfig {
   throw new Error(`no MCP server named ${name ?? "(missing)"}; configured: ${known}`);
 }
 
-async function list(settings: Settings, io: McpCommandIo): Promise<number> {
+async function list(settings: Settings, env: Env, io: McpCommandIo): Promise<number> {
   if (settings.mcp_servers.length === 0) {
     io.out("no MCP servers configured (agent mcp add NAME -- COMMAND)\n");
     return 0;
@@ -182,6 +234,14 @@ async function list(settings: Settings, io: McpCommandIo): Promise<number> {
     io.out(
       `${s.name} (${s.transport}, ${s.scope} ${s.file}): ${state}\n  ${describeMcpServer(s)}\n`,
     );
+    if (s.transport === "stdio" && launcherPackage(s.command, s.args)) {
+      const installed = await readInstalled(agentHome(env), s);
+      io.out(
+        installed
+          ? `  package: ${describeInstalled(installed)}\n`
+          : `  package: not installed yet (on first start, or now with agent mcp update ${s.name})\n`,
+      );
+    }
   }
   return 0;
 }
@@ -208,6 +268,8 @@ async function test(
     workdir,
     clientVersion: VERSION,
     launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
+    home: agentHome(env),
+    notice: (line) => io.err(`agent: ${line}\n`),
   });
   try {
     await manager.start();

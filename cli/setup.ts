@@ -59,6 +59,8 @@ export interface SetupInput {
    * servers with a remembered tool list, which start only when the run needs them.
    */
   awaitMcp?: boolean;
+  /** A line about an MCP server to show now (a package installed on first start); default: stderr. */
+  mcpNotice?: (line: string) => void;
 }
 
 export interface AgentContext {
@@ -134,6 +136,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
       home,
       warn: input.warn ?? warnOnStderr,
+      notice: input.mcpNotice ?? ((line) => console.error(`agent: ${line}`)),
       onChange: (status) => {
         if (mcp) replaceMcpTools(tools, mcp.tools());
         input.onMcpChange?.(status);

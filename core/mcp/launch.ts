@@ -20,6 +20,8 @@ export interface StdioLaunch {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** A launcher server's installed package (core/mcp/package_install.ts), bound read-only. */
+  installDirs?: readonly string[];
 }
 
 /**
@@ -66,6 +68,7 @@ export function sandboxLauncher(sandbox: Sandbox, sandboxNetwork: boolean): Stdi
       env: server.env,
       readPaths: server.read_paths,
       network: server.network ?? sandboxNetwork,
+      ...(spec.installDirs ? { installDirs: spec.installDirs } : {}),
     });
     return { command: wrapped.command, args: wrapped.args, env: wrapped.env, cwd: wrapped.cwd };
   };

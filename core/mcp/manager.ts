@@ -11,17 +11,16 @@
 // out changed is remembered and offered from the next model request on (onChange). At exit
 // `abandon()` stops the servers without waiting for them.
 
-import type { Clock, Env, Fetch } from "../ports.ts";
 import type { Tool, ToolOutcome } from "../tools/types.ts";
-import { DeadlineError, withDeadline } from "../deadline.ts";
 import { errorLine } from "../logger.ts";
-import { approvalEntry, type HttpServer, type McpServerConfig } from "../settings/mcp_servers.ts";
+import { approvalEntry, type McpServerConfig } from "../settings/mcp_servers.ts";
+import { connectServer, type StartDeps, StartFailure } from "./server_start.ts";
+import { launcherPackage } from "./launcher_spec.ts";
 import type { Settings } from "../settings/types.ts";
-import { directLauncher, type StdioLauncher, stdioSpec } from "./launch.ts";
 import { mcpTool, toolAllowed } from "./tools.ts";
 import { toOutcome } from "./result.ts";
 import type { McpConnection } from "./connection.ts";
-import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
+import type { StdioServerProcess } from "./stdio_process.ts";
 import { timingMark } from "../timing_marks.ts";
 import type { McpToolInfo } from "./connection.ts";
 import { readToolList, toolListKey, writeToolList } from "./tool_list_cache.ts";
@@ -46,20 +45,14 @@ export interface McpServerStatus {
   error?: string;
 }
 
-export interface McpDeps {
-  env: Env;
-  fetch: Fetch;
-  clock: Clock;
-  workdir: string;
-  clientVersion: string;
-  /** How stdio servers are spawned (launch.ts: launcherFor the run's sandbox); default: directly. */
-  launcher?: StdioLauncher;
+/**
+ * env, fetch, clock, workdir, clientVersion, the StdioLauncher (launch.ts: launcherFor the run's
+ * sandbox; default: directly), the agent home (where tool lists are remembered and launcher
+ * servers' packages installed; absent: neither) and `notice`: see server_start.ts.
+ */
+export interface McpDeps extends StartDeps {
   /** Told each time a server's state or its offered tools change (the session's tool list). */
   onChange?: (status: McpServerStatus) => void;
-  /** The agent home: where tool lists are remembered (tool_list_cache.ts); absent: no cache. */
-  home?: string;
-  /** The version installed for a server (a launcher server's pinned package); default "". */
-  installedVersion?: (server: McpServerConfig) => Promise<string>;
   /** One warning line (a tool list that could not be remembered); default: dropped. */
   warn?: (line: string) => void;
 }
@@ -86,14 +79,6 @@ interface Entry {
 
 /** JSON-RPC error code the SDK gives a request that outlived its timeout (ErrorCode.RequestTimeout). */
 const REQUEST_TIMEOUT = -32001;
-/**
- * How long a failed start waits for the server's exit to be read, so a server that died at once
- * is reported by what it wrote to stderr rather than by the broken pipe our first write met.
- */
-const EXIT_STDERR_MS = 500;
-
-/** Why a server did not start, as its one status line. */
-class StartFailure extends Error {}
 
 export class McpManager {
   readonly #entries = new Map<string, Entry>();
@@ -301,7 +286,13 @@ export class McpManager {
     });
     let connection: McpConnection;
     try {
-      connection = await this.#connect(entry);
+      connection = await connectServer(server, this.#settings, this.#deps, {
+        spawned: (process) => entry.process = process,
+        stopping: (stopping) => {
+          this.#stopping.add(stopping);
+          void stopping.finally(() => this.#stopping.delete(stopping));
+        },
+      });
     } catch (err) {
       await recalled;
       entry.tools = [];
@@ -325,71 +316,6 @@ export class McpManager {
       });
     };
     this.#set(entry, { state: "ready", tools: entry.tools.map((t) => t.name) });
-  }
-
-  /** Spawns (stdio) and connects one server; throws the one line that says why it failed. */
-  async #connect(entry: Entry): Promise<McpConnection> {
-    const { server } = entry;
-    const ms = Math.round(server.startup_timeout_s * 1000);
-    let serverProcess: StdioServerProcess | undefined;
-    const launcher = this.#deps.launcher ?? directLauncher;
-    try {
-      const headers = this.#headers(server);
-      // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
-      // launcher awaits its one bwrap probe first; the SDK loads during that wait).
-      if (server.transport === "stdio") {
-        const launched = launcher(stdioSpec(server, this.#deps.env, this.#deps.workdir), server);
-        serverProcess = spawnStdioServer(
-          launched instanceof Promise ? await launched : launched,
-        );
-        entry.process = serverProcess;
-        timingMark(`mcp:${server.name}:spawned`);
-      }
-      return await withDeadline(
-        this.#deps.clock,
-        ms,
-        `starting MCP server ${server.name}`,
-        async (signal) => {
-          const { connectMcp } = await import("./connection.ts");
-          timingMark(`mcp:${server.name}:sdk`);
-          return await connectMcp(server, {
-            ...(serverProcess ? { process: serverProcess } : {}),
-            fetch: this.#deps.fetch,
-            clientVersion: this.#deps.clientVersion,
-            ...(headers ? { headers } : {}),
-            signal,
-          });
-        },
-      );
-    } catch (err) {
-      // Whatever failed (spawn, SDK load, handshake, the deadline), no process is left behind;
-      // a server slow to leave (up to 2 s) does not hold up the run, close() waits for it.
-      if (serverProcess) {
-        const stopping = serverProcess.stop();
-        this.#stopping.add(stopping);
-        void stopping.finally(() => this.#stopping.delete(stopping));
-      }
-      const why = err instanceof DeadlineError
-        ? `no answer within startup_timeout_s = ${server.startup_timeout_s}`
-        : errorLine(err);
-      const stderr = (err as { stderrTail?: string }).stderrTail ||
-        await serverProcess?.stderrTailOnExit(EXIT_STDERR_MS);
-      // A server that said nothing is worth saying so too: it points at the command itself.
-      const said = stderr
-        ? ` (stderr: ${stderr})`
-        : serverProcess
-        ? " (it wrote nothing to stderr)"
-        : "";
-      const hints = serverProcess && server.transport === "stdio"
-        ? launcher.hints?.(
-          stdioSpec(server, this.#deps.env, this.#deps.workdir),
-          server,
-          serverProcess.stderrText(),
-          this.#deps.workdir,
-        ) ?? []
-        : [];
-      throw new StartFailure([`${why}${said}`, ...hints].join("; "));
-    }
   }
 
   /** Offers `infos` (the server's list, or the remembered one) as the entry's tools. */
@@ -416,8 +342,15 @@ export class McpManager {
   /** The tool-list cache key of a server, or null when there is no cache. */
   async #cacheKey(server: McpServerConfig): Promise<string | null> {
     if (this.#deps.home === undefined) return null;
-    const installed = await (this.#deps.installedVersion?.(server) ?? Promise.resolve(""));
-    return await toolListKey(server, installed);
+    return await toolListKey(server, await this.#installedVersion(server));
+  }
+
+  /** A launcher server's installed package version (part of the cache key); "" otherwise. */
+  async #installedVersion(server: McpServerConfig): Promise<string> {
+    if (server.transport !== "stdio" || !launcherPackage(server.command, server.args)) return "";
+    const { readInstalled } = await import("./package_install.ts");
+    const installed = await readInstalled(this.#deps.home!, server);
+    return installed ? `${installed.ecosystem}:${installed.name}@${installed.version}` : "";
   }
 
   /** Offers the remembered list while the server starts; true when there was one. */
@@ -507,32 +440,6 @@ export class McpManager {
     if (this.#approvedNow.has(server.name)) return true;
     const approved = this.#settings.mcp_approvals[server.file] ?? [];
     return approved.includes(await approvalEntry(server));
-  }
-
-  /** HTTP headers: the file's plain ones plus the stored key (never for a project server). */
-  #headers(server: McpServerConfig): Record<string, string> | undefined {
-    if (server.transport !== "http") return undefined;
-    const headers = { ...server.http_headers };
-    if (server.bearer_key === undefined) return headers;
-    if (server.scope === "project") {
-      throw new Error(
-        `bearer_key is ignored for a server from a project settings file (${server.file}): ` +
-          "stored keys are only sent to servers defined in the global settings file",
-      );
-    }
-    const key = this.#settings.mcp_keys[server.bearer_key];
-    if (!key) {
-      throw new Error(
-        `no key mcp_keys.${server.bearer_key} in ${
-          this.#settings.files?.global ?? "the global settings"
-        }; ` +
-          `store one with \`agent mcp set-key ${server.bearer_key}\``,
-      );
-    }
-    headers[(server as HttpServer).key_header] = server.key_header.toLowerCase() === "authorization"
-      ? `Bearer ${key}`
-      : key;
-    return headers;
   }
 }
 
