@@ -33,6 +33,8 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     ? await resumeWorkdir(loaded.meta.workdir, args.workdir, Deno.cwd())
     : args.workdir;
   const modelFetch = modelServerFetch(processEnv);
+  // The session, once built: the form picker needs it, and the context is built before it.
+  const late: { session?: Session } = {};
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
@@ -47,6 +49,13 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     // Behind the prompt a line would break it: the status line shows the server connecting, and
     // `agent mcp add` or `agent mcp update` install packages where their output can be seen.
     mcpNotice: () => {},
+    // A server's form, asked in the terminal (the session exists by the time a tool runs).
+    mcpElicit: async (request) => {
+      if (!late.session) return { action: "cancel" };
+      late.session.pauseReply();
+      const { askForm } = await import("./interactive_elicit.ts");
+      return await askForm(late.session, request);
+    },
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
   });
@@ -62,6 +71,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     ctx,
     ...(resumed ? { resumed } : {}),
   });
+  late.session = session;
   // Outside raw mode (between prompts) ctrl+c arrives as SIGINT: interrupt, never die.
   const onSigint = () => session.interrupt();
   Deno.addSignalListener("SIGINT", onSigint);

@@ -268,6 +268,11 @@ export class Session implements SessionState {
   };
 
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
+  /** Stops the reply's activity line (a question is about to be asked mid-reply). */
+  pauseReply(): void {
+    this.#view?.pause();
+  }
+
   async withPrompt<T>(fn: () => Promise<T>): Promise<T> {
     const keys = this.#keys;
     keys?.stop();

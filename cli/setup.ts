@@ -26,6 +26,7 @@ import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
 import { replaceMcpTools } from "../core/mcp/tools.ts";
+import type { ElicitRequest, ElicitResult } from "../core/mcp/elicitation.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -61,6 +62,8 @@ export interface SetupInput {
   awaitMcp?: boolean;
   /** A line about an MCP server to show now (a package installed on first start); default: stderr. */
   mcpNotice?: (line: string) => void;
+  /** Asks the user to fill an MCP server's form; absent: a form ends the run needs-human. */
+  mcpElicit?: (request: ElicitRequest) => Promise<ElicitResult>;
 }
 
 export interface AgentContext {
@@ -137,6 +140,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       home,
       warn: input.warn ?? warnOnStderr,
       notice: input.mcpNotice ?? ((line) => console.error(`agent: ${line}`)),
+      ...(input.mcpElicit ? { elicit: input.mcpElicit } : {}),
       onChange: (status) => {
         if (mcp) replaceMcpTools(tools, mcp.tools());
         input.onMcpChange?.(status);

@@ -12,10 +12,9 @@
 //   tools_call                            PASSED 1/1
 //   sse-retry                             PASSED 3/3 (reconnects via GET after the retry
 //                                         interval, with Last-Event-ID)
-//   elicitation-sep1034-client-defaults   FAILED 0/6, not implemented: the agent declares no
-//                                         elicitation capability (a headless run has nobody
-//                                         to ask), yet the scenario's server asks anyway and
-//                                         gets "Method not found"
+//   elicitation-sep1034-client-defaults   PASSED (issue 35: the client declares form elicitation;
+//                                         this script answers as a user who accepts the form as
+//                                         offered, and the manager fills in the defaults)
 //   auth/* (the `auth` suite)             FAILED, not implemented: the agent sends a stored
 //                                         static key (bearer_key) and does no OAuth discovery,
 //                                         registration or token exchange; e.g.
@@ -37,6 +36,9 @@ const manager = new McpManager(settings, {
   clock: systemClock,
   workdir: home,
   clientVersion: "conformance",
+  // A user who accepts a form as the picker offers it: every field left at its default
+  // (the manager fills defaults into what the user left out, SEP-1034).
+  elicit: () => Promise.resolve({ action: "accept", content: {} }),
 });
 
 /** A value of the schema's type, the simplest a model would send. */

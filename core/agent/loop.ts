@@ -459,6 +459,7 @@ class LoopRun {
           name: call.name,
           input: call.input,
           reason: step.reason,
+          ...(step.form ? { form: step.form } : {}),
         }];
         for (const later of calls.slice(i + 1)) {
           results.push(

@@ -27,7 +27,12 @@ export interface CallContext {
 
 export type CallStep =
   | { type: "result"; content: string; is_error: boolean; images?: ImageAttachment[] }
-  | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
+  | {
+    type: "needs_human";
+    questions: Question[];
+    reason: PendingCall["reason"];
+    form?: Record<string, unknown>;
+  };
 
 export async function runCall(
   call: ToolCallPart,
@@ -90,6 +95,10 @@ export async function runCall(
     });
   } catch (err) {
     return emitEnd(errorText(err), true);
+  }
+  if (outcome.type === "needs_human" && outcome.form) {
+    // An MCP server's form nobody could fill now (a headless run): the call waits for it.
+    return { type: "needs_human", questions: outcome.questions, reason: "elicitation", form: outcome.form };
   }
   if (outcome.type === "needs_human") {
     const reason = outcome.questions.some((q) =>

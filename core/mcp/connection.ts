@@ -6,7 +6,7 @@
 // a dynamic import, so a run without MCP servers never loads it, and each transport loads only
 // when a server uses it.
 
-import { McpClient } from "./client.ts";
+import { type ElicitHandler, McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Fetch } from "../ports.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
@@ -46,6 +46,8 @@ export interface ConnectOptions {
   headers?: Record<string, string>;
   /** Aborting it gives up: the transport is closed and a stdio child is stopped. */
   signal: AbortSignal;
+  /** Answers the server's form requests; absent: the client declares no elicitation. */
+  elicit?: ElicitHandler;
 }
 
 export async function connectMcp(
@@ -62,7 +64,7 @@ export async function connectMcp(
     const mod = await import("./transport_http.ts");
     transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
   }
-  const client = new McpClient({ name: "agent", version: options.clientVersion });
+  const client = new McpClient({ name: "agent", version: options.clientVersion }, options.elicit);
   const tools: McpToolInfo[] = [];
   const connection: McpConnection = {
     tools,

@@ -11,11 +11,19 @@
 // out changed is remembered and offered from the next model request on (onChange). At exit
 // `abandon()` stops the servers without waiting for them.
 
-import type { Tool, ToolOutcome } from "../tools/types.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../tools/types.ts";
+import {
+  answerFormRequest,
+  elicitationQuestion,
+  type ElicitRequest,
+  type ElicitResult,
+  type FormSchema,
+  type PendingForm,
+} from "./elicitation.ts";
 import { errorLine } from "../logger.ts";
+import { untilAborted } from "../deadline.ts";
 import { approvalEntry, type McpServerConfig } from "../settings/mcp_servers.ts";
 import { connectServer, type StartDeps, StartFailure } from "./server_start.ts";
-import { launcherPackage } from "./launcher_spec.ts";
 import type { Settings } from "../settings/types.ts";
 import { mcpTool, toolAllowed } from "./tools.ts";
 import { toOutcome } from "./result.ts";
@@ -23,7 +31,7 @@ import type { McpConnection } from "./connection.ts";
 import type { StdioServerProcess } from "./stdio_process.ts";
 import { timingMark } from "../timing_marks.ts";
 import type { McpToolInfo } from "./connection.ts";
-import { readToolList, toolListKey, writeToolList } from "./tool_list_cache.ts";
+import { readToolList, serverCacheKey, writeToolList } from "./tool_list_cache.ts";
 
 /** remembered: its remembered tool list is offered; it starts when needed (open()). */
 export type McpServerState =
@@ -55,7 +63,15 @@ export interface McpDeps extends StartDeps {
   onChange?: (status: McpServerStatus) => void;
   /** One warning line (a tool list that could not be remembered); default: dropped. */
   warn?: (line: string) => void;
+  /**
+   * Asks the user to fill a server's form (an interactive session's picker). Absent: nobody
+   * can answer now, so the call ends the run needs-human with the form (a headless run).
+   */
+  elicit?: (request: ElicitRequest) => Promise<ElicitResult>;
 }
+
+/** A tool call in progress on a server: where its form request, if any, is answered or kept. */
+type ActiveCall = PendingForm;
 
 interface Entry {
   server: McpServerConfig;
@@ -73,6 +89,8 @@ interface Entry {
   starting: Promise<void>;
   /** Settles once the tools are known: remembered, or from the server (or it failed). */
   listed: Promise<void>;
+  /** Tool calls in progress, newest last (a form request belongs to the newest). */
+  calls: ActiveCall[];
   /** A stdio server's process of the current start (for abandon() at exit). */
   process?: StdioServerProcess | undefined;
 }
@@ -100,6 +118,7 @@ export class McpManager {
         live: new Set(),
         remembered: false,
         begun: false,
+        calls: [],
         starting: Promise.resolve(),
         listed: Promise.resolve(),
         status: {
@@ -292,6 +311,7 @@ export class McpManager {
           this.#stopping.add(stopping);
           void stopping.finally(() => this.#stopping.delete(stopping));
         },
+        elicit: (message, schema) => this.#onElicit(entry, message, schema),
       });
     } catch (err) {
       await recalled;
@@ -328,7 +348,7 @@ export class McpManager {
       const tool = mcpTool(
         server,
         info,
-        (name, args, signal) => this.#call(entry, name, args, signal),
+        (name, args, signal, answer) => this.#call(entry, name, args, signal, answer),
       );
       if (names.has(tool.name)) continue; // two names that sanitize alike: the first wins
       names.add(tool.name);
@@ -341,16 +361,7 @@ export class McpManager {
 
   /** The tool-list cache key of a server, or null when there is no cache. */
   async #cacheKey(server: McpServerConfig): Promise<string | null> {
-    if (this.#deps.home === undefined) return null;
-    return await toolListKey(server, await this.#installedVersion(server));
-  }
-
-  /** A launcher server's installed package version (part of the cache key); "" otherwise. */
-  async #installedVersion(server: McpServerConfig): Promise<string> {
-    if (server.transport !== "stdio" || !launcherPackage(server.command, server.args)) return "";
-    const { readInstalled } = await import("./package_install.ts");
-    const installed = await readInstalled(this.#deps.home!, server);
-    return installed ? `${installed.ecosystem}:${installed.name}@${installed.version}` : "";
+    return this.#deps.home === undefined ? null : await serverCacheKey(this.#deps.home, server);
   }
 
   /** Offers the remembered list while the server starts; true when there was one. */
@@ -386,7 +397,44 @@ export class McpManager {
     }
   }
 
+  /**
+   * A server's form request, during a tool call: answered by a resumed call's answer, else by
+   * the user (an interactive session), else kept for a needs-human ending and cancelled on the
+   * server (a headless run: nobody to ask now). An answer that does not fit is never sent.
+   */
+  #onElicit(entry: Entry, message: string, schema: unknown): Promise<ElicitResult> {
+    const request: ElicitRequest = {
+      server: entry.server.name,
+      message,
+      requestedSchema: (schema ?? {}) as FormSchema,
+    };
+    return answerFormRequest(request, entry.calls.at(-1), this.#deps.elicit);
+  }
+
   async #call(
+    entry: Entry,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    answer?: ToolContext["elicitation"],
+  ): Promise<ToolOutcome> {
+    const active: ActiveCall = answer ? { answer } : {};
+    entry.calls.push(active);
+    try {
+      const outcome = await this.#callOnce(entry, tool, args, signal);
+      if (!active.asked) return outcome;
+      return {
+        type: "needs_human",
+        questions: [elicitationQuestion(active.asked)],
+        content: `MCP server ${entry.server.name} asks the operator to fill a form`,
+        form: active.asked.requestedSchema as Record<string, unknown>,
+      };
+    } finally {
+      entry.calls.splice(entry.calls.indexOf(active), 1);
+    }
+  }
+
+  async #callOnce(
     entry: Entry,
     tool: string,
     args: Record<string, unknown>,
@@ -395,7 +443,7 @@ export class McpManager {
     const name = entry.server.name;
     // A remembered tool: the call starts its server if need be and waits for the connection.
     if (!entry.begun) void this.#begin(entry);
-    if (entry.remembered) await abortable(entry.starting, signal);
+    if (entry.remembered) await untilAborted(entry.starting, signal);
     const connection = entry.connection;
     if (!connection) {
       return {
@@ -441,17 +489,4 @@ export class McpManager {
     const approved = this.#settings.mcp_approvals[server.file] ?? [];
     return approved.includes(await approvalEntry(server));
   }
-}
-
-/** Waits for `promise`, or until `signal` aborts (the call is then given up by its caller). */
-function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    signal.addEventListener("abort", done, { once: true });
-    void promise.then(done, done);
-  });
 }

@@ -12,6 +12,7 @@ import type { McpServerConfig, StdioServer } from "../settings/mcp_servers.ts";
 import type { Settings } from "../settings/types.ts";
 import { directLauncher, type StdioLaunch, type StdioLauncher, stdioSpec } from "./launch.ts";
 import type { McpConnection } from "./connection.ts";
+import type { ElicitHandler } from "./client.ts";
 import { spawnStdioServer, type StdioServerProcess } from "./stdio_process.ts";
 import { httpHeaders } from "./http_headers.ts";
 import { launcherPackage } from "./launcher_spec.ts";
@@ -43,7 +44,12 @@ export async function connectServer(
   server: McpServerConfig,
   settings: Settings,
   deps: StartDeps,
-  track: { spawned(process: StdioServerProcess): void; stopping(done: Promise<void>): void },
+  track: {
+    spawned(process: StdioServerProcess): void;
+    stopping(done: Promise<void>): void;
+    /** Answers the server's form requests (the client then declares elicitation). */
+    elicit?: ElicitHandler;
+  },
 ): Promise<McpConnection> {
   const ms = Math.round(server.startup_timeout_s * 1000);
   let serverProcess: StdioServerProcess | undefined;
@@ -71,6 +77,7 @@ export async function connectServer(
           fetch: deps.fetch,
           clientVersion: deps.clientVersion,
           ...(headers ? { headers } : {}),
+          ...(track.elicit ? { elicit: track.elicit } : {}),
           signal,
         });
       },

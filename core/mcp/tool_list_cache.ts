@@ -16,6 +16,7 @@ import { join } from "../path.ts";
 import { writeFileAtomic } from "../atomic_write.ts";
 import { mcpFingerprint, type McpServerConfig } from "../settings/mcp_servers.ts";
 import type { McpToolInfo } from "./connection.ts";
+import { launcherPackage } from "./launcher_spec.ts";
 
 interface CacheFile {
   key: string;
@@ -30,6 +31,17 @@ export function toolListPath(home: string, server: string): string {
 export async function toolListKey(server: McpServerConfig, installed: string): Promise<string> {
   // The digest, not the table itself: a server's env table may hold a token.
   return `${server.transport}:${server.name}:${await mcpFingerprint(server)}:${installed}`;
+}
+
+/** A server's key as configured now: a launcher server's installed package version included. */
+export async function serverCacheKey(home: string, server: McpServerConfig): Promise<string> {
+  let installed = "";
+  if (server.transport === "stdio" && launcherPackage(server.command, server.args)) {
+    const { readInstalled } = await import("./package_install.ts");
+    const record = await readInstalled(home, server);
+    if (record) installed = `${record.ecosystem}:${record.name}@${record.version}`;
+  }
+  return await toolListKey(server, installed);
 }
 
 /** The remembered list for `key`, or null (no file, another key, or a file that is not ours). */

@@ -121,3 +121,52 @@ peerTest(
     }
   },
 );
+
+peerTest(
+  "an MCP server's form is asked field by field in the session, each answer checked",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer({ models: [{ id: "served", max_model_len: 65536 }] });
+    const agent = await TmuxAgent.start({
+      settings: [
+        `[mcp_servers.tables]`,
+        `command = "node"`,
+        `args = [${JSON.stringify(`${TEST_SERVERS_DIR}/form_server.mjs`)}]`,
+        `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]`,
+        "",
+      ].join("\n"),
+      width: 160,
+      env: {
+        AGENT_MEMORY_REFLECT: "0",
+        AGENT_BASE_URL: fake.url,
+        AGENT_PROVIDER: "chat_completions",
+      },
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().tool("mcp__tables__book", {}));
+      fake.enqueue(reply().text("table booked"));
+      await agent.submit("book a table");
+      await agent.waitFor(/MCP server tables asks: Which day, and for how many\?/);
+      await agent.waitFor(/Fill it in/);
+      await agent.keys("Enter");
+      await agent.waitFor(/date \(the day\)/);
+      await agent.submit("tomorrow"); // not a date: asked again
+      await agent.waitFor(/date: expected a date YYYY-MM-DD/);
+      await agent.submit("2026-12-01");
+      await agent.waitFor(/seats.*\[enter: 2\]/);
+      await agent.keys("Enter");
+      await agent.waitFor(/note.*\[enter: leave out\]/);
+      await agent.keys("Enter");
+      await agent.waitFor(/table booked/);
+      const body = fake.requests[1]!.body as { messages: { role: string; content?: unknown }[] };
+      const results = body.messages.filter((m) => m.role === "tool").map((m) => m.content);
+      assert.deepEqual(results, ["booked 2026-12-01 for 2"]);
+      await agent.submit("/exit");
+      assert.equal(await agent.waitForExit(), 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);

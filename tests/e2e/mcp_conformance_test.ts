@@ -26,7 +26,9 @@ function conformanceProbe(): string | null {
     : `${CONFORMANCE} could not be fetched: ${new TextDecoder().decode(out.stderr).trim()}`;
 }
 
-for (const scenario of ["initialize", "tools_call", "sse-retry"]) {
+for (
+  const scenario of ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"]
+) {
   peerTest(`MCP conformance client scenario ${scenario} passes`, conformanceProbe, async () => {
     const client =
       `${Deno.execPath()} run -A --cached-only ${ROOT}/scripts/mcp_conformance_client.ts`;
