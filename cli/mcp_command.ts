@@ -8,6 +8,9 @@
 //   approve NAME              let a project-file server start in this project (recorded in
 //                             the global settings, pinned to its current command/url)
 //   set-key ID                store a key for bearer_key = ID, read from stdin
+//   login NAME                sign in to a Streamable HTTP server with OAuth (browser, loopback
+//                             redirect); tokens kept 0600 under the agent home
+//   logout NAME               forget its OAuth registration and tokens
 //   update NAME               re-resolve a launcher server's package (npx, bunx, uvx, pipx run)
 //                             and install that version (also done by add, approve, first start)
 // Project files are never written: they belong to the repository.
@@ -47,6 +50,7 @@ export const MCP_USAGE = [
   "       agent mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
   "       agent mcp add NAME --url URL [--header K=V]... [--bearer-key ID]",
   "       agent mcp remove NAME | test NAME | approve NAME | update NAME | set-key ID",
+  "       agent mcp login NAME | logout NAME",
 ].join("\n");
 
 export interface McpCommandIo {
@@ -100,6 +104,18 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
       const added = resolveSettings({ flags: {}, env, cwd, home });
       io.out(`added MCP server ${name} to ${globalSettingsPath(home)}\n`);
       return await installIfLauncher(home, find(added, name), env, io);
+    }
+    case "login":
+      return await login(settings, find(settings, name), env, io);
+    case "logout": {
+      const server = find(settings, name);
+      const { forgetOAuth } = await import("../core/mcp/oauth.ts");
+      io.out(
+        (await forgetOAuth(home, server.name))
+          ? `signed out of ${server.name}: its OAuth registration and tokens are forgotten\n`
+          : `${server.name} had no OAuth sign-in kept\n`,
+      );
+      return 0;
     }
     case "update": {
       const server = find(settings, name);
@@ -158,6 +174,71 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
     }
     default:
       return usage(io);
+  }
+}
+
+/** `agent mcp login NAME`: OAuth sign-in in the browser (core/mcp/oauth_login.ts). */
+async function login(
+  settings: Settings,
+  server: McpServerConfig,
+  env: Env,
+  io: McpCommandIo,
+): Promise<number> {
+  if (server.transport !== "http") {
+    io.err(`agent: ${server.name} is a stdio server; only url servers sign in with OAuth\n`);
+    return 1;
+  }
+  if (server.scope === "project") {
+    io.err(
+      `agent: ${server.name} comes from ${server.file}; sign-ins are for servers in the global settings\n`,
+    );
+    return 1;
+  }
+  const { loginMcp } = await import("../core/mcp/oauth_login.ts");
+  const secret = server.oauth_client_id ? settings.mcp_keys[server.oauth_client_id] : undefined;
+  try {
+    const tools = await loginMcp(agentHome(env), server, {
+      fetch: globalThis.fetch,
+      clientVersion: VERSION,
+      headers: { ...server.http_headers },
+      openBrowser: (url) => openBrowser(url, env, io),
+      print: (line) => io.out(`${line}\n`),
+      ...(server.oauth_client_id
+        ? {
+          preregistered: {
+            client_id: server.oauth_client_id,
+            ...(secret ? { client_secret: secret } : {}),
+          },
+        }
+        : {}),
+    });
+    io.out(`signed in to ${server.name}: ready, ${tools} tools\n`);
+    return 0;
+  } catch (err) {
+    io.err(`agent: signing in to ${server.name} failed: ${errorLine(err)}\n`);
+    return 1;
+  }
+}
+
+/**
+ * Opens the URL in the user's browser: $BROWSER when set, else xdg-open (Linux) or open
+ * (macOS) when there is one; the URL is printed either way, for a machine without a browser.
+ */
+async function openBrowser(url: URL, env: Env, io: McpCommandIo): Promise<void> {
+  const chosen = env.get("BROWSER") ?? (Deno.build.os === "darwin" ? "open" : "xdg-open");
+  try {
+    const child = new Deno.Command(chosen, {
+      args: [url.href],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await child.status;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    io.out(
+      "(no browser to open here: open the URL above on any machine that can reach this one)\n",
+    );
   }
 }
 
@@ -234,6 +315,11 @@ async function list(settings: Settings, env: Env, io: McpCommandIo): Promise<num
     io.out(
       `${s.name} (${s.transport}, ${s.scope} ${s.file}): ${state}\n  ${describeMcpServer(s)}\n`,
     );
+    if (s.transport === "http" && s.bearer_key === undefined) {
+      const { readOAuth } = await import("../core/mcp/oauth.ts");
+      const record = await readOAuth(agentHome(env), s);
+      if (record?.tokens) io.out(`  oauth: signed in (tokens saved ${record.saved_at ?? "?"})\n`);
+    }
     if (s.transport === "stdio" && launcherPackage(s.command, s.args)) {
       const installed = await readInstalled(agentHome(env), s);
       io.out(

@@ -98,7 +98,12 @@ export async function runCall(
   }
   if (outcome.type === "needs_human" && outcome.form) {
     // An MCP server's form nobody could fill now (a headless run): the call waits for it.
-    return { type: "needs_human", questions: outcome.questions, reason: "elicitation", form: outcome.form };
+    return {
+      type: "needs_human",
+      questions: outcome.questions,
+      reason: "elicitation",
+      form: outcome.form,
+    };
   }
   if (outcome.type === "needs_human") {
     const reason = outcome.questions.some((q) =>

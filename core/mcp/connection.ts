@@ -48,6 +48,8 @@ export interface ConnectOptions {
   signal: AbortSignal;
   /** Answers the server's form requests; absent: the client declares no elicitation. */
   elicit?: ElicitHandler;
+  /** An HTTP server's OAuth (core/mcp/oauth.ts StoredOAuthProvider). */
+  authProvider?: unknown;
 }
 
 export async function connectMcp(
@@ -62,7 +64,12 @@ export async function connectMcp(
     transport = (await import("./transport_stdio.ts")).stdioTransport(process);
   } else {
     const mod = await import("./transport_http.ts");
-    transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
+    transport = mod.httpTransport(
+      server.url,
+      options.headers ?? {},
+      options.fetch,
+      options.authProvider as Parameters<typeof mod.httpTransport>[3],
+    );
   }
   const client = new McpClient({ name: "agent", version: options.clientVersion }, options.elicit);
   const tools: McpToolInfo[] = [];

@@ -8,7 +8,7 @@
 import type { Clock, Env, Fetch } from "../ports.ts";
 import { DeadlineError, withDeadline } from "../deadline.ts";
 import { errorLine } from "../logger.ts";
-import type { McpServerConfig, StdioServer } from "../settings/mcp_servers.ts";
+import type { HttpServer, McpServerConfig, StdioServer } from "../settings/mcp_servers.ts";
 import type { Settings } from "../settings/types.ts";
 import { directLauncher, type StdioLaunch, type StdioLauncher, stdioSpec } from "./launch.ts";
 import type { McpConnection } from "./connection.ts";
@@ -56,6 +56,10 @@ export async function connectServer(
   const launcher = deps.launcher ?? directLauncher;
   try {
     const headers = httpHeaders(server, settings);
+    const authProvider = server.transport === "http" && server.bearer_key === undefined &&
+        deps.home !== undefined
+      ? await oauthProvider(deps.home, server, settings)
+      : undefined;
     // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
     // launcher awaits its one bwrap probe first; the SDK loads during that wait).
     if (server.transport === "stdio") {
@@ -78,6 +82,7 @@ export async function connectServer(
           clientVersion: deps.clientVersion,
           ...(headers ? { headers } : {}),
           ...(track.elicit ? { elicit: track.elicit } : {}),
+          ...(authProvider ? { authProvider } : {}),
           signal,
         });
       },
@@ -107,6 +112,46 @@ export async function connectServer(
       : [];
     throw new StartFailure([`${why}${said}`, ...hints].join("; "));
   }
+}
+
+/**
+ * OAuth for an HTTP server without a stored key: a machine client's credentials
+ * (client_credentials, the SDK's own providers) or a user's sign-in from `agent mcp login`.
+ * Stored secrets are never used for a server from a project file.
+ */
+async function oauthProvider(home: string, server: HttpServer, settings: Settings) {
+  const secret = server.oauth_client_id && server.scope === "global"
+    ? settings.mcp_keys[server.oauth_client_id]
+    : undefined;
+  if (server.oauth_grant === "client_credentials") {
+    if (server.scope === "project") {
+      throw new Error(
+        "client_credentials is only honoured for a server in the global settings file",
+      );
+    }
+    const extensions = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
+    if (server.oauth_private_key_file) {
+      return new extensions.PrivateKeyJwtProvider({
+        clientId: server.oauth_client_id!,
+        privateKey: await Deno.readTextFile(server.oauth_private_key_file),
+        algorithm: server.oauth_signing_alg ?? "ES256",
+        clientName: "agent",
+      });
+    }
+    if (!secret) {
+      throw new Error(
+        `no key mcp_keys.${server.oauth_client_id} for the client_credentials grant; store it ` +
+          `with \`agent mcp set-key ${server.oauth_client_id}\``,
+      );
+    }
+    return new extensions.ClientCredentialsProvider({
+      clientId: server.oauth_client_id!,
+      clientSecret: secret,
+      clientName: "agent",
+    });
+  }
+  const { StoredOAuthProvider } = await import("./oauth.ts");
+  return new StoredOAuthProvider(home, server, {}, secret);
 }
 
 /**

@@ -55,6 +55,22 @@ export interface HttpServer extends CommonServer {
   bearer_key?: string;
   /** Header that carries the key: Authorization (as `Bearer <key>`, the default) or another. */
   key_header: string;
+  /**
+   * OAuth: a client registered by hand with the server's authorization server (for one without
+   * dynamic registration); its secret, if any, is the mcp_keys entry of the same name.
+   */
+  oauth_client_id?: string;
+  /** OAuth: an https URL of this client's metadata document, used as its client_id (CIMD). */
+  oauth_client_metadata_url?: string;
+  /**
+   * OAuth grant: "authorization_code" (the default: a user signs in) or "client_credentials"
+   * (a machine client: oauth_client_id with its secret in mcp_keys, or a private key file).
+   */
+  oauth_grant?: "authorization_code" | "client_credentials";
+  /** client_credentials with private_key_jwt: the PEM file of the client's key. */
+  oauth_private_key_file?: string;
+  /** Its signing algorithm (default ES256). */
+  oauth_signing_alg?: string;
 }
 
 export type McpServerConfig = StdioServer | HttpServer;
@@ -70,6 +86,11 @@ const FIELDS = [
   "http_headers",
   "bearer_key",
   "key_header",
+  "oauth_client_id",
+  "oauth_client_metadata_url",
+  "oauth_grant",
+  "oauth_private_key_file",
+  "oauth_signing_alg",
   "enabled",
   "startup_timeout_s",
   "tool_timeout_s",
@@ -175,7 +196,18 @@ export function parseMcpServers(
       );
     }
     if (command !== undefined) {
-      for (const f of ["http_headers", "bearer_key", "key_header"]) {
+      for (
+        const f of [
+          "http_headers",
+          "bearer_key",
+          "key_header",
+          "oauth_client_id",
+          "oauth_client_metadata_url",
+          "oauth_grant",
+          "oauth_private_key_file",
+          "oauth_signing_alg",
+        ]
+      ) {
         if (raw[f] !== undefined) throw fail(f, "absent: it applies to url servers only");
       }
       const cwd = str("cwd");
@@ -210,6 +242,28 @@ export function parseMcpServers(
       throw fail("url", "an http:// or https:// URL");
     }
     const bearer_key = str("bearer_key");
+    const oauth_client_id = str("oauth_client_id");
+    const oauth_client_metadata_url = str("oauth_client_metadata_url");
+    if (
+      oauth_client_metadata_url !== undefined && !oauth_client_metadata_url.startsWith("https://")
+    ) {
+      throw fail("oauth_client_metadata_url", "an https:// URL");
+    }
+    const oauth_grant = str("oauth_grant");
+    if (
+      oauth_grant !== undefined && oauth_grant !== "authorization_code" &&
+      oauth_grant !== "client_credentials"
+    ) {
+      throw fail("oauth_grant", '"authorization_code" or "client_credentials"');
+    }
+    if (oauth_grant === "client_credentials" && oauth_client_id === undefined) {
+      throw fail("oauth_client_id", "set: the client_credentials grant needs the client's id");
+    }
+    const oauth_private_key_file = str("oauth_private_key_file");
+    if (oauth_private_key_file !== undefined && !oauth_private_key_file.startsWith("/")) {
+      throw fail("oauth_private_key_file", "an absolute path");
+    }
+    const oauth_signing_alg = str("oauth_signing_alg");
     out.push({
       ...common,
       transport: "http",
@@ -217,6 +271,11 @@ export function parseMcpServers(
       http_headers: strings("http_headers"),
       ...(bearer_key !== undefined ? { bearer_key } : {}),
       key_header: str("key_header") ?? "Authorization",
+      ...(oauth_client_id !== undefined ? { oauth_client_id } : {}),
+      ...(oauth_client_metadata_url !== undefined ? { oauth_client_metadata_url } : {}),
+      ...(oauth_grant !== undefined ? { oauth_grant } : {}),
+      ...(oauth_private_key_file !== undefined ? { oauth_private_key_file } : {}),
+      ...(oauth_signing_alg !== undefined ? { oauth_signing_alg } : {}),
     });
   }
   return out;
