@@ -9,7 +9,17 @@
 // 2. Per-call overhead of an MCP echo tool (server-everything over stdio, in process through
 //    McpManager) against the built-in `view` tool on a small file.
 // 3. (issue 35) A whole headless turn with one stdio server whose tools are not called, against
-//    the same turn without it, and Codex CLI's same pair when installed (bench_mcp_turn.ts).
+//    the same turn without it, and Codex CLI's same pair when installed (bench_mcp_turn.ts);
+//    then a turn that calls one of its tools, against Codex's same turn.
+//    Measured 2026-11-28, installed launcher, server-everything, 21 interleaved rounds, 2 shared
+//    cores at load average 3.6 -> 4.9 (spawn to exit, medians):
+//      no MCP 56 ms; one stdio server (tools remembered, not called) 57 ms: 1.01x (+1 ms)
+//      sandbox off: 50 ms vs 54 ms, 1.08x (+4 ms)
+//      Codex CLI 0.171.0: 360 ms vs 674 ms, 1.87x (+313 ms)
+//      a turn that calls echo: agent 361 ms, Codex 645 ms (0.56x)
+//    Before issue 35 (the server awaited before the first request, close() awaited at exit) the
+//    same pair was 5.19x (+164 ms) at load 5.2; with the server started beside the first request
+//    instead of when needed it was 1.38x (+18 ms) at load 5 (core/settings/settings.md).
 //   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200] [--only turn]
 // server-everything comes from the test kit (tests/mcp/everything.ts; installed with npm on
 // first use).

@@ -4,8 +4,10 @@
 // interleaved rounds, ratio of medians; with the sandbox on (the default) and off. Target:
 // at most 1.15x. Each configuration runs once before the rounds, so the servers' tool lists
 // are remembered (core/mcp/tool_list_cache.ts) as they are for a user's second run.
+// Then a turn that calls one tool of the server (echo): the model asks for it, the answer goes
+// back, the model answers (two model requests), for the agent and for Codex.
 // When Codex CLI is installed (CODEX_BIN, or the peers' checkout at /work/peers-cc) the same
-// pair is measured for it in the same rounds, against an instant local Responses endpoint
+// series are measured for it in the same rounds, against an instant local Responses endpoint
 // (scripts/bench_responses_server.ts), with the same server in its [mcp_servers] table.
 // Figures only: no test depends on Codex.
 
@@ -78,7 +80,7 @@ export async function benchMcpTurn(root: string, runs: number): Promise<void> {
   const server = `[mcp_servers.everything]\ncommand = "node"\nargs = [${
     JSON.stringify(everythingEntry())
   }, "stdio"]\nread_paths = [${JSON.stringify(everythingDir())}]\n`;
-  const agentTurn = async (label: string, settings: string): Promise<Series> => {
+  const agentTurn = async (label: string, settings: string, calls = false): Promise<Series> => {
     const home = `${base}/${label}`;
     await Deno.mkdir(`${home}/.agent`, { recursive: true });
     await Deno.mkdir(`${home}/work`);
@@ -93,6 +95,7 @@ export async function benchMcpTurn(root: string, runs: number): Promise<void> {
       AGENT_MEMORY_REFLECT: "0",
     };
     const run = () => {
+      if (calls) fake.enqueue(reply().tool("mcp__everything__echo", { message: "hi" }));
       fake.enqueue(reply().text("done").usage(20, 2));
       return timed(launcher, ["-p", "--workdir", `${home}/work`, "--", "say done"], env, home);
     };
@@ -103,9 +106,17 @@ export async function benchMcpTurn(root: string, runs: number): Promise<void> {
     await agentTurn("one stdio server", server),
     await agentTurn("no MCP, sandbox off", 'sandbox = "off"\n'),
     await agentTurn("one stdio server, sandbox off", `sandbox = "off"\n${server}`),
+    await agentTurn("one stdio server, calls echo", server, true),
   ];
   const codex = codexBin();
   const responses = codex ? await startResponsesServer() : null;
+  const calling = codex
+    ? await startResponsesServer({
+      name: "echo",
+      namespace: "mcp__everything",
+      arguments: { message: "hi" },
+    })
+    : null;
   if (codex && responses) {
     const codexHome = `${BENCH_CACHE}/codex-home-mcp`;
     await Deno.mkdir(codexHome, { recursive: true });
@@ -148,6 +159,17 @@ export async function benchMcpTurn(root: string, runs: number): Promise<void> {
         run: () => timed(codex, [...common, ...mcp, "say done"], env, base),
         samples: [],
       },
+      {
+        name: "codex exec, one stdio server, calls echo",
+        run: () =>
+          timed(
+            codex,
+            [...common.map((a) => a.replace(responses.url, calling!.url)), ...mcp, "say done"],
+            env,
+            base,
+          ),
+        samples: [],
+      },
     );
   }
   // Warm-up: module caches, and each configuration's tool list remembered.
@@ -170,8 +192,15 @@ export async function benchMcpTurn(root: string, runs: number): Promise<void> {
   ratio("agent -p, one stdio server", "agent -p, no MCP", " (target <= 1.15x)");
   ratio("agent -p, one stdio server, sandbox off", "agent -p, no MCP, sandbox off", "");
   ratio("codex exec, one stdio server", "codex exec, no MCP", "");
+  ratio("agent -p, one stdio server, calls echo", "codex exec, one stdio server, calls echo", "");
+  if (calling && calling.requests !== 2 * (runs + 1)) {
+    console.log(
+      `  codex: ${calling.requests} model requests for ${runs + 1} tool turns (expected 2 each)`,
+    );
+  }
   if (!codex) console.log("  codex: not installed (CODEX_BIN or /work/peers-cc), not measured");
   await responses?.close();
+  await calling?.close();
   await fake.close();
   await Deno.remove(base, { recursive: true });
 }
