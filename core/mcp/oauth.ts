@@ -143,8 +143,12 @@ export class StoredOAuthProvider {
   async redirectToAuthorization(url: URL): Promise<void> {
     if (!this.#options.onRedirect) {
       // A run cannot send the user anywhere; the next login asks for what was wanted here.
+      // Only beside a sign-in kept for this very URL: nothing else is ever overwritten.
       const scope = url.searchParams.get("scope");
-      if (scope) await this.#update({ wanted_scope: scope });
+      const kept = await readOAuth(this.#home, this.#server);
+      if (scope && kept) {
+        await writeOAuth(this.#home, this.#server.name, { ...kept, wanted_scope: scope });
+      }
       throw new LoginNeededError(
         `MCP server ${this.#server.name} needs you to sign in: run \`agent mcp login ` +
           `${this.#server.name}\``,

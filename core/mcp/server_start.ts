@@ -56,8 +56,9 @@ export async function connectServer(
   const launcher = deps.launcher ?? directLauncher;
   try {
     const headers = httpHeaders(server, settings);
+    // Never for a project file's server: stored sign-ins and secrets are the user's own.
     const authProvider = server.transport === "http" && server.bearer_key === undefined &&
-        deps.home !== undefined
+        server.scope === "global" && deps.home !== undefined
       ? await oauthProvider(deps.home, server, settings)
       : undefined;
     // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's

@@ -87,6 +87,29 @@ peerTest(
     const kept = JSON.parse(await Deno.readTextFile(tokenFile));
     assert.equal(kept.tokens.access_token, peer.issued.at(-1));
 
+    // A project file's server of the same name (another URL) gets no stored sign-in and can
+    // never change it, even once approved.
+    const signedIn = await Deno.readTextFile(tokenFile);
+    await Deno.mkdir(`${t.work}/.agent`);
+    await Deno.writeTextFile(
+      `${t.work}/.agent/settings.toml`,
+      `[mcp_servers.hosted]\nurl = "${peer.url.replace("/mcp", "/other/mcp")}"\n`,
+    );
+    const approve = await runAgent(["mcp", "approve", "hosted"], t.env, t.work);
+    assert.equal(approve.code, 0, approve.stderr);
+    t.fake.enqueue(reply().text("project"));
+    const project = await runAgent(
+      ["-p", "--workdir", t.work, "--output-format", "json", "--", "hi"],
+      t.env,
+    );
+    assert.equal(project.code, 0, project.stderr);
+    assert.equal((JSON.parse(project.stdout) as HeadlessResult).mcp_servers?.[0]?.state, "failed");
+    assert.equal(await Deno.readTextFile(tokenFile), signedIn);
+    const projectLogin = await runAgent(["mcp", "login", "hosted"], t.env, t.work);
+    assert.equal(projectLogin.code, 1);
+    assert.match(projectLogin.stderr, /sign-ins are for servers in the global settings/);
+    await Deno.remove(`${t.work}/.agent`, { recursive: true });
+
     const logout = await runAgent(["mcp", "logout", "hosted"], t.env);
     assert.equal(logout.code, 0, logout.stderr);
     await assert.rejects(Deno.stat(tokenFile), Deno.errors.NotFound);
