@@ -49,6 +49,8 @@ Deno.test("a form in a headless run ends needs-human with the form; resuming wit
   assert.match(question?.detail ?? "", /Form schema: \{"type":"object"/);
   const report = await Deno.readTextFile(`${t.home}/report.md`);
   assert.match(report, /MCP server tables asks: Which day, and for how many\?/);
+  assert.match(report, /- date \(string; required\): the day/);
+  assert.match(report, /Form schema: \{"type":"object"/);
 
   t.fake.enqueue(reply().text("booked"));
   const r = await t.run(["--resume", waiting.session_id!, "--", '{"date": "2026-12-01"}']);
