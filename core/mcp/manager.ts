@@ -6,10 +6,12 @@
 //
 // No waiting on what the model does not use yet: with a tool-list cache (deps.home), a server
 // whose list is remembered for its exact configuration and installed version
-// (tool_list_cache.ts) offers that list at once while it starts, so `listed()` settles before
-// the server answers; a call to one of its tools waits for the connection; a list that turns
-// out changed is remembered and offered from the next model request on (onChange). At exit
-// `abandon()` stops the servers without waiting for them.
+// (tool_list_cache.ts) offers that list at once. A run (`open()`) starts such a server only when
+// needed: the first call to one of its tools (which waits for the connection) or
+// `startRemembered()`; a session (`start()`) starts every server behind its prompt. A list that
+// turns out changed is remembered and offered from the next model request on (onChange). A
+// server's form requests are answered here (elicitation.ts); at exit `abandon()` stops the
+// servers without waiting for them.
 
 import type { Tool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import {
