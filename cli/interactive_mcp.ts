@@ -56,6 +56,12 @@ export function mcpStatusPart(s: SessionState): string {
   const connecting = statuses.filter((x) => x.state === "connecting").length;
   const failed = statuses.filter((x) => x.state === "failed").length;
   const parts: string[] = [];
+  const installing = statuses.filter((x) =>
+    x.state === "connecting" && x.note?.includes("installing")
+  );
+  if (installing.length > 0) {
+    parts.push(`mcp installing ${installing.map((x) => x.name).join(", ")}`);
+  }
   if (connecting > 0) parts.push(`mcp connecting ${connecting}/${statuses.length}`);
   if (failed > 0) parts.push(`mcp ${failed} failed (/mcp)`);
   return parts.join(" · ");

@@ -53,13 +53,11 @@ export interface McpServerStatus {
   tools: string[];
   /** One line: why it failed or is not started. */
   error?: string;
+  /** While connecting: what it is doing that takes long (installing its package). */
+  note?: string;
 }
 
-/**
- * env, fetch, clock, workdir, clientVersion, the StdioLauncher (launch.ts: launcherFor the run's
- * sandbox; default: directly), the agent home (where tool lists are remembered and launcher
- * servers' packages installed; absent: neither) and `notice`: see server_start.ts.
- */
+/** The StartDeps (server_start.ts; `home` also keeps the remembered tool lists), and: */
 export interface McpDeps extends StartDeps {
   /** Told each time a server's state or its offered tools change (the session's tool list). */
   onChange?: (status: McpServerStatus) => void;
@@ -282,6 +280,7 @@ export class McpManager {
   #set(entry: Entry, change: Partial<McpServerStatus>): void {
     const next: McpServerStatus = { ...entry.status, ...change };
     if (change.error === undefined) delete next.error;
+    if (change.note === undefined) delete next.note;
     entry.status = next;
     this.#deps.onChange?.({ ...next });
   }
@@ -307,7 +306,11 @@ export class McpManager {
     });
     let connection: McpConnection;
     try {
-      connection = await connectServer(server, this.#settings, this.#deps, {
+      const notice = (line: string) => {
+        this.#set(entry, { state: "connecting", tools: entry.status.tools, note: line });
+        this.#deps.notice?.(line);
+      };
+      connection = await connectServer(server, this.#settings, { ...this.#deps, notice }, {
         spawned: (process) => entry.process = process,
         stopping: (stopping) => {
           this.#stopping.add(stopping);

@@ -63,3 +63,43 @@ peerTest(
     assert.match(update.stdout, new RegExp(`installed ${PACKAGE.replace("/", "\\/")}@\\d`));
   },
 );
+
+peerTest(
+  "a launcher server written into the settings by hand is installed on its first start, with a message",
+  probes.npmRegistry,
+  async () => {
+    const ca = Deno.env.get("NODE_EXTRA_CA_CERTS");
+    await using t = await headlessSetup({ env: ca ? { NODE_EXTRA_CA_CERTS: ca } : {} });
+    await Deno.mkdir(`${t.home}/.agent`);
+    await Deno.writeTextFile(
+      `${t.home}/.agent/settings.toml`,
+      // The install (outside the sandbox) is not bounded by startup_timeout_s (10 s).
+      `[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "${PACKAGE}", "."]\n`,
+    );
+    t.fake.enqueue(reply().text("first"));
+    const first = await runAgent(
+      ["-p", "--workdir", t.work, "--output-format", "json", "--", "hi"],
+      t.env,
+      t.work,
+    );
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(
+      first.stderr,
+      /agent: MCP server files: installing @modelcontextprotocol\/server-filesystem \(npx\) once/,
+    );
+    assert.match(
+      first.stderr,
+      /agent: MCP server files: installed @modelcontextprotocol\/server-filesystem@\d/,
+    );
+    assert.equal((JSON.parse(first.stdout) as HeadlessResult).mcp_servers?.[0]?.state, "ready");
+    // The second run finds it installed: no message, and nothing fetched.
+    t.fake.enqueue(reply().text("second"));
+    const second = await runAgent(
+      ["-p", "--workdir", t.work, "--output-format", "json", "--", "hi"],
+      t.env,
+      t.work,
+    );
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /installing/);
+  },
+);
