@@ -110,8 +110,11 @@ export async function installPackage(
       ...installed,
       installed_at: new Date().toISOString(),
     };
+    // The install the record pointed at until now stays: a session still running from it keeps
+    // working; older ones go.
+    const previous = await readPrevious(base);
     await writeFileAtomic(join(base, RECORD), JSON.stringify(record, null, 2) + "\n");
-    await removeOthers(base, dir);
+    await removeOthers(base, [dir, ...(previous ? [previous] : [])]);
     return record;
   } catch (err) {
     await Deno.remove(dir, { recursive: true }).catch(() => {}); // a half install is never used
@@ -224,10 +227,21 @@ function onPath(program: string, env: Record<string, string>): boolean {
   });
 }
 
-/** Removes the server's older install directories (the record points at `keep`). */
-async function removeOthers(base: string, keep: string): Promise<void> {
+/** The install directory the server's record points at now, if any. */
+async function readPrevious(base: string): Promise<string | null> {
+  try {
+    const record = JSON.parse(await Deno.readTextFile(join(base, RECORD))) as InstalledPackage;
+    return record.dirs[0] ?? null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
+/** Removes the server's install directories but `keep`. */
+async function removeOthers(base: string, keep: string[]): Promise<void> {
   for await (const entry of Deno.readDir(base)) {
     const path = join(base, entry.name);
-    if (entry.isDirectory && path !== keep) await Deno.remove(path, { recursive: true });
+    if (entry.isDirectory && !keep.includes(path)) await Deno.remove(path, { recursive: true });
   }
 }

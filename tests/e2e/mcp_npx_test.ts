@@ -57,9 +57,15 @@ peerTest(
     const [listing] = toolMessages(t.fake.requests[1]!.body);
     assert.match(String(listing), /\[FILE\] hello\.txt/);
 
-    // update re-resolves (the registry's newest version) and installs it again.
+    // update re-resolves (the registry's newest version) and installs it again; the install the
+    // record pointed at until then stays, for a session still running from it.
+    const record = `${t.home}/.agent/mcp/packages/files/installed.json`;
+    const before = JSON.parse(await Deno.readTextFile(record)).dirs[0];
     const update = await runAgent(["mcp", "update", "files"], t.env, t.work);
     assert.equal(update.code, 0, update.stderr);
+    const after = JSON.parse(await Deno.readTextFile(record)).dirs[0];
+    assert.notEqual(after, before);
+    assert.ok((await Deno.stat(before)).isDirectory);
     assert.match(update.stdout, new RegExp(`installed ${PACKAGE.replace("/", "\\/")}@\\d`));
   },
 );
