@@ -8,7 +8,7 @@ import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf, SetupError } from "./setup.ts";
 import { SettingsError } from "../core/settings/errors.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
-import { type LoopResult, runLoop } from "../core/agent/loop.ts";
+import { type LoopConfig, type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
   type HeadlessResult,
@@ -84,8 +84,11 @@ export async function runHeadless(args: ParsedArgs, deps: HeadlessDeps): Promise
   try {
     return await runBegun(args, deps, begun, prompt, outputPath, started, fixed);
   } finally {
-    await ctx.mcp?.close();
-    await ctx.sandbox.close(); // after the MCP servers, which run in it
+    // The process exits next: servers are signalled, not waited for (a graceful stop could
+    // hold the exit for up to STOP_GRACE_MS after the answer is out). The sandbox closes after
+    // they are signalled (it removes the .agent mount point it made, if still empty).
+    ctx.mcp?.abandon();
+    await ctx.sandbox.close();
   }
 }
 
@@ -100,17 +103,24 @@ async function runBegun(
 ): Promise<number> {
   // Unknown or misplaced settings keys, as `agent config` lists them, one line each.
   for (const warning of ctx.settings.warnings) deps.stderr(`agent: warning: ${warning}\n`);
-  // An MCP server that did not start is one line; the run goes on without it.
-  const mcpServers = ctx.mcp?.statuses().map((s): McpServerReport => ({
-    name: s.name,
-    state: s.state,
-    tools: s.tools,
-    ...(s.error ? { error: s.error } : {}),
-  }));
-  for (const s of mcpServers ?? []) {
-    if (s.error) deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
-  }
-  if (mcpServers) fixed = { ...fixed, mcp_servers: mcpServers };
+  // An MCP server that did not start is one line; the run goes on without it. A server still
+  // starting behind a remembered tool list is reported when the run ends.
+  const reported = new Set<string>();
+  const reportMcp = () => {
+    const servers = ctx.mcp?.statuses().map((s): McpServerReport => ({
+      name: s.name,
+      state: s.state,
+      tools: s.tools,
+      ...(s.error ? { error: s.error } : {}),
+    }));
+    for (const s of servers ?? []) {
+      if (!s.error || reported.has(s.name)) continue;
+      reported.add(s.name);
+      deps.stderr(`agent: MCP server ${s.name} ${s.state}: ${s.error}\n`);
+    }
+    if (servers) fixed = { ...fixed, mcp_servers: servers };
+  };
+  reportMcp();
 
   timingMark("journal");
   const looped = await runLoop(history, {
@@ -124,6 +134,9 @@ async function runBegun(
     journal,
     cache_key: journal.id,
     signal: deps.signal,
+    // A reply with tool calls means the run goes on: servers waiting behind a remembered tool
+    // list start now (a call to one of their tools starts its own server at once anyway).
+    ...(ctx.mcp ? { onEvent: startMcpOnToolCalls(ctx.mcp) } : {}),
     ...(effort ? { effort } : {}),
     ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),
     ...(ctx.settings.max_tokens ? { max_tokens: ctx.settings.max_tokens } : {}),
@@ -135,6 +148,7 @@ async function runBegun(
   });
   const result = refusalEndsInError(looped);
   await ctx.probe;
+  reportMcp();
   ctx.resolver.applyResponseModel(result.model);
   journal.append({
     type: "outcome",
@@ -171,6 +185,16 @@ async function runBegun(
   if (args.outputFormat === "json") deps.stdout(JSON.stringify(final) + "\n");
   timingMark("reflection");
   return final.exit_code;
+}
+
+function startMcpOnToolCalls(
+  mcp: NonNullable<AgentContext["mcp"]>,
+): NonNullable<LoopConfig["onEvent"]> {
+  return (event) => {
+    if (event.type === "done" && event.message.parts.some((p) => p.type === "tool_call")) {
+      mcp.startRemembered();
+    }
+  };
 }
 
 /**

@@ -45,6 +45,8 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     ? await resumeWorkdir(loaded.meta.workdir, args.workdir, Deno.cwd())
     : args.workdir;
   const modelFetch = modelServerFetch(processEnv);
+  // The session, once built: the form picker needs it, and the context is built before it.
+  const late: { session?: Session } = {};
   const ctx = await prepareAgent({
     flags: args.settingsFlags,
     mode: args.mode,
@@ -55,14 +57,17 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     cwd: Deno.cwd(),
     allowMissingKey: true,
     ...(args.memoryScope ? { memoryScope: args.memoryScope } : {}),
-    // Start-up progress of MCP servers, one line per change, before the prompt opens.
-    onMcpChange: (status) => {
-      const what = status.state === "ready"
-        ? `ready, ${status.tools.length} tools`
-        : status.error
-        ? `${status.state.replace("_", " ")}: ${status.error}`
-        : status.state.replace("_", " ");
-      Deno.stderr.writeSync(new TextEncoder().encode(`mcp: ${status.name} ${what}\n`));
+    // MCP servers connect behind the prompt; the status line shows those still connecting.
+    awaitMcp: false,
+    // Behind the prompt a line would break it: the status line shows the server connecting, and
+    // `agent mcp add` or `agent mcp update` install packages where their output can be seen.
+    mcpNotice: () => {},
+    // A server's form, asked in the terminal (the session exists by the time a tool runs).
+    mcpElicit: async (request) => {
+      if (!late.session) return { action: "cancel" };
+      late.session.pauseReply();
+      const { askForm } = await import("./interactive_elicit.ts");
+      return await askForm(late.session, request);
     },
     ...(args.effort !== undefined ? { effort: args.effort } : {}),
     ...(workdir ? { workdir } : {}),
@@ -80,6 +85,7 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
     ctx,
     ...(resumed ? { resumed } : {}),
   });
+  late.session = session;
   // Outside raw mode (between prompts) ctrl+c arrives as SIGINT: interrupt, never die.
   const onSigint = () => session.interrupt();
   Deno.addSignalListener("SIGINT", onSigint);
@@ -88,7 +94,8 @@ export async function runInteractive(args: ParsedArgs): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
     terminal.close();
-    await ctx.mcp?.close();
-    await ctx.sandbox.close(); // after the MCP servers, which run in it
+    // The process exits next: servers are signalled, not waited for; then the sandbox closes.
+    ctx.mcp?.abandon();
+    await ctx.sandbox.close();
   }
 }

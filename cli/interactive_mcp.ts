@@ -4,7 +4,7 @@
 
 import type { SessionState } from "./interactive_types.ts";
 import type { McpServerStatus } from "../core/mcp/manager.ts";
-import { MCP_TOOL_PREFIX } from "../core/mcp/tools.ts";
+import { replaceMcpTools } from "../core/mcp/tools.ts";
 import { approvalEntry, describeMcpServer } from "../core/settings/mcp_servers.ts";
 import { approveMcpServer } from "../core/settings/mcp_settings_file.ts";
 
@@ -18,6 +18,12 @@ export async function mcpCommand(s: SessionState, arg: string): Promise<void> {
   }
   const [sub = "", name = ""] = arg.trim().split(/\s+/);
   if (sub === "" || sub === "list") {
+    // Servers connect behind the prompt: the listing waits for those still starting.
+    const starting = mcp.statuses().filter((x) => x.state === "connecting").length;
+    if (starting > 0) {
+      s.note(`waiting for ${starting} MCP server${starting === 1 ? "" : "s"} still connecting…`);
+      await mcp.start();
+    }
     for (const status of mcp.statuses()) s.print(describeStatus(s, status));
     return;
   }
@@ -44,11 +50,26 @@ export async function mcpCommand(s: SessionState, arg: string): Promise<void> {
   s.print(describeStatus(s, status));
 }
 
+/** The MCP part of the status line: servers still connecting, or failed ones; "" when all are up. */
+export function mcpStatusPart(s: SessionState): string {
+  const statuses = s.ctx.mcp?.statuses() ?? [];
+  const connecting = statuses.filter((x) => x.state === "connecting").length;
+  const failed = statuses.filter((x) => x.state === "failed").length;
+  const parts: string[] = [];
+  const installing = statuses.filter((x) =>
+    x.state === "connecting" && x.note?.includes("installing")
+  );
+  if (installing.length > 0) {
+    parts.push(`mcp installing ${installing.map((x) => x.name).join(", ")}`);
+  }
+  if (connecting > 0) parts.push(`mcp connecting ${connecting}/${statuses.length}`);
+  if (failed > 0) parts.push(`mcp ${failed} failed (/mcp)`);
+  return parts.join(" · ");
+}
+
 /** Replaces the MCP tools in the session's tool list with the servers' current ones. */
 export function refreshTools(s: SessionState): void {
-  const tools = s.ctx.tools;
-  const kept = tools.filter((t) => !t.name.startsWith(MCP_TOOL_PREFIX));
-  tools.splice(0, tools.length, ...kept, ...(s.ctx.mcp?.tools() ?? []));
+  replaceMcpTools(s.ctx.tools, s.ctx.mcp?.tools() ?? []);
 }
 
 function describeStatus(s: SessionState, status: McpServerStatus): string {

@@ -268,6 +268,11 @@ export class Session implements SessionState {
   };
 
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
+  /** Stops the reply's activity line (a question is about to be asked mid-reply). */
+  pauseReply(): void {
+    this.#view?.pause();
+  }
+
   async withPrompt<T>(fn: () => Promise<T>): Promise<T> {
     const keys = this.#keys;
     keys?.stop();
@@ -322,6 +327,9 @@ export class Session implements SessionState {
     const result = await this.guarded(async (signal) => {
       cfg.signal = signal;
       if (this.effort) cfg.effort = this.effort;
+      // Servers connect behind the prompt; a turn waits only for those whose tools are not
+      // remembered yet (at once when every list is known).
+      await this.ctx.mcp?.listed();
       return await runLoop(messages, cfg);
     }, { escape: true }).finally(() => this.#view = undefined);
     await view.finish();

@@ -9,6 +9,7 @@ import { truncate } from "./terminal/style.ts";
 import type { SessionState } from "./interactive_types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
 import { sandboxOffWarning } from "./config_command.ts";
+import { mcpStatusPart } from "./interactive_mcp.ts";
 
 export function banner(s: SessionState): string {
   const { style, ctx } = s;
@@ -43,13 +44,15 @@ export function banner(s: SessionState): string {
   return lines.join("\n");
 }
 
-/** One dim line: model · effort · context · cost. */
+/** One dim line: model · effort · context · cost · MCP servers still connecting or failed. */
 export function statusLine(s: SessionState): string {
   const parts = [s.ctx.resolver.displayName, providerLabel(s.ctx.settings, s.ctx.endpoint)];
   parts.push(`effort ${s.effort ?? "default"}`);
   parts.push(`ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`);
   const cost = costText(s);
   if (cost) parts.push(cost);
+  const mcp = mcpStatusPart(s);
+  if (mcp) parts.push(mcp);
   const width = Math.max(20, s.term.columns() - 2);
   return s.style.dim(truncate(`─ ${parts.join(" · ")} ─`, width));
 }

@@ -8,6 +8,11 @@
 //   approve NAME              let a project-file server start in this project (recorded in
 //                             the global settings, pinned to its current command/url)
 //   set-key ID                store a key for bearer_key = ID, read from stdin
+//   login NAME                sign in to a Streamable HTTP server with OAuth (browser, loopback
+//                             redirect); tokens kept 0600 under the agent home
+//   logout NAME               forget its OAuth registration and tokens
+//   update NAME               re-resolve a launcher server's package (npx, bunx, uvx, pipx run)
+//                             and install that version (also done by add, approve, first start)
 // Project files are never written: they belong to the repository.
 
 import { parseArgs } from "node:util";
@@ -28,7 +33,15 @@ import {
   setMcpKey,
 } from "../core/settings/mcp_settings_file.ts";
 import { McpManager } from "../core/mcp/manager.ts";
-import { launcherFor } from "../core/mcp/launch.ts";
+import { launcherFor, stdioSpec } from "../core/mcp/launch.ts";
+import { launcherPackage } from "../core/mcp/launcher_spec.ts";
+import {
+  describeInstalled,
+  installerEnv,
+  installPackage,
+  readInstalled,
+  serverPackageDir,
+} from "../core/mcp/package_install.ts";
 import { readFirstLine, readHidden } from "./config_main.ts";
 import { VERSION } from "./version.ts";
 
@@ -36,7 +49,8 @@ export const MCP_USAGE = [
   "usage: agent mcp list",
   "       agent mcp add NAME [--env K=V]... [--cwd DIR] -- COMMAND [ARGS...]",
   "       agent mcp add NAME --url URL [--header K=V]... [--bearer-key ID]",
-  "       agent mcp remove NAME | test NAME | approve NAME | set-key ID",
+  "       agent mcp remove NAME | test NAME | approve NAME | update NAME | set-key ID",
+  "       agent mcp login NAME | logout NAME",
 ].join("\n");
 
 export interface McpCommandIo {
@@ -70,7 +84,7 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
   const settings = resolveSettings({ flags: {}, env, cwd, home });
   switch (sub) {
     case "list":
-      return await list(settings, io);
+      return await list(settings, env, io);
     case "add": {
       if (!name) return usage(io);
       const table = values.url !== undefined
@@ -87,13 +101,36 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
         };
       await addMcpServer(home, name, table);
       // Read it back through the parser, so a bad value is reported now, not at next start.
-      resolveSettings({ flags: {}, env, cwd, home });
+      const added = resolveSettings({ flags: {}, env, cwd, home });
       io.out(`added MCP server ${name} to ${globalSettingsPath(home)}\n`);
+      return await installIfLauncher(home, find(added, name), env, io);
+    }
+    case "login":
+      return await login(settings, find(settings, name), env, io);
+    case "logout": {
+      const server = find(settings, name);
+      const { forgetOAuth } = await import("../core/mcp/oauth.ts");
+      io.out(
+        (await forgetOAuth(home, server.name))
+          ? `signed out of ${server.name}: its OAuth registration and tokens are forgotten\n`
+          : `${server.name} had no OAuth sign-in kept\n`,
+      );
       return 0;
+    }
+    case "update": {
+      const server = find(settings, name);
+      if (server.transport !== "stdio" || !launcherPackage(server.command, server.args)) {
+        io.err(`agent: ${server.name} does not run through npx, bunx, uvx or pipx run\n`);
+        return 1;
+      }
+      return await installIfLauncher(home, server, env, io);
     }
     case "remove": {
       if (!name) return usage(io);
       if (await removeMcpServer(home, name)) {
+        await Deno.remove(serverPackageDir(home, name), { recursive: true }).catch((err) => {
+          if (!(err instanceof Deno.errors.NotFound)) throw err;
+        });
         io.out(`removed MCP server ${name} from ${globalSettingsPath(home)}\n`);
         return 0;
       }
@@ -116,7 +153,7 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
         `approved ${server.name} for ${server.file}: ${describeMcpServer(server)}\n` +
           "(a change to its command, args, env, cwd or url needs a new approval)\n",
       );
-      return 0;
+      return await installIfLauncher(home, server, env, io);
     }
     case "test":
       return await test(settings, find(settings, name), env, cwd, io);
@@ -137,6 +174,102 @@ export async function runMcpCommand(argv: string[], io: McpCommandIo): Promise<n
     }
     default:
       return usage(io);
+  }
+}
+
+/** `agent mcp login NAME`: OAuth sign-in in the browser (core/mcp/oauth_login.ts). */
+async function login(
+  settings: Settings,
+  server: McpServerConfig,
+  env: Env,
+  io: McpCommandIo,
+): Promise<number> {
+  if (server.transport !== "http") {
+    io.err(`agent: ${server.name} is a stdio server; only url servers sign in with OAuth\n`);
+    return 1;
+  }
+  if (server.scope === "project") {
+    io.err(
+      `agent: ${server.name} comes from ${server.file}; sign-ins are for servers in the global settings\n`,
+    );
+    return 1;
+  }
+  const { loginMcp } = await import("../core/mcp/oauth_login.ts");
+  const secret = server.oauth_client_id ? settings.mcp_keys[server.oauth_client_id] : undefined;
+  try {
+    const tools = await loginMcp(agentHome(env), server, {
+      fetch: globalThis.fetch,
+      clientVersion: VERSION,
+      headers: { ...server.http_headers },
+      openBrowser: (url) => openBrowser(url, env, io),
+      print: (line) => io.out(`${line}\n`),
+      ...(server.oauth_client_id
+        ? {
+          preregistered: {
+            client_id: server.oauth_client_id,
+            ...(secret ? { client_secret: secret } : {}),
+          },
+        }
+        : {}),
+    });
+    io.out(`signed in to ${server.name}: ready, ${tools} tools\n`);
+    return 0;
+  } catch (err) {
+    io.err(`agent: signing in to ${server.name} failed: ${errorLine(err)}\n`);
+    return 1;
+  }
+}
+
+/**
+ * Opens the URL in the user's browser: $BROWSER when set, else xdg-open (Linux) or open
+ * (macOS) when there is one; the URL is printed either way, for a machine without a browser.
+ */
+async function openBrowser(url: URL, env: Env, io: McpCommandIo): Promise<void> {
+  const chosen = env.get("BROWSER") ?? (Deno.build.os === "darwin" ? "open" : "xdg-open");
+  try {
+    const child = new Deno.Command(chosen, {
+      args: [url.href],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await child.status;
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    io.out(
+      "(no browser to open here: open the URL above on any machine that can reach this one)\n",
+    );
+  }
+}
+
+/**
+ * A launcher server (npx, bunx, uvx, pipx run): resolve and install its package now, with the
+ * network, so runs start it offline in the sandbox. 0 when done or not a launcher server.
+ */
+async function installIfLauncher(
+  home: string,
+  server: McpServerConfig,
+  env: Env,
+  io: McpCommandIo,
+): Promise<number> {
+  if (server.transport !== "stdio") return 0;
+  const pkg = launcherPackage(server.command, server.args);
+  if (!pkg) return 0;
+  io.out(`installing ${pkg.name} (${pkg.launcher}) for ${server.name}…\n`);
+  try {
+    const serverEnv = stdioSpec(server, env, Deno.cwd()).env;
+    const installed = await installPackage(home, server, installerEnv(serverEnv, env.toObject()));
+    io.out(
+      `installed ${describeInstalled(installed)}; ${server.name} runs it from there, offline, ` +
+        `in the sandbox (agent mcp update ${server.name} looks for a newer version)\n`,
+    );
+    return 0;
+  } catch (err) {
+    io.err(
+      `agent: ${errorLine(err)}; the server stays configured and the install is tried again ` +
+        `on its first start (or with agent mcp update ${server.name})\n`,
+    );
+    return 1;
   }
 }
 
@@ -166,7 +299,7 @@ function find(settings: Settings, name: string | undefined): McpServerConfig {
   throw new Error(`no MCP server named ${name ?? "(missing)"}; configured: ${known}`);
 }
 
-async function list(settings: Settings, io: McpCommandIo): Promise<number> {
+async function list(settings: Settings, env: Env, io: McpCommandIo): Promise<number> {
   if (settings.mcp_servers.length === 0) {
     io.out("no MCP servers configured (agent mcp add NAME -- COMMAND)\n");
     return 0;
@@ -182,6 +315,19 @@ async function list(settings: Settings, io: McpCommandIo): Promise<number> {
     io.out(
       `${s.name} (${s.transport}, ${s.scope} ${s.file}): ${state}\n  ${describeMcpServer(s)}\n`,
     );
+    if (s.transport === "http" && s.bearer_key === undefined) {
+      const { readOAuth } = await import("../core/mcp/oauth.ts");
+      const record = await readOAuth(agentHome(env), s);
+      if (record?.tokens) io.out(`  oauth: signed in (tokens saved ${record.saved_at ?? "?"})\n`);
+    }
+    if (s.transport === "stdio" && launcherPackage(s.command, s.args)) {
+      const installed = await readInstalled(agentHome(env), s);
+      io.out(
+        installed
+          ? `  package: ${describeInstalled(installed)}\n`
+          : `  package: not installed yet (on first start, or now with agent mcp update ${s.name})\n`,
+      );
+    }
   }
   return 0;
 }
@@ -208,6 +354,8 @@ async function test(
     workdir,
     clientVersion: VERSION,
     launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
+    home: agentHome(env),
+    notice: (line) => io.err(`agent: ${line}\n`),
   });
   try {
     await manager.start();

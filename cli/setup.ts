@@ -40,6 +40,8 @@ import { sweepAtStartup } from "../core/memory/sweep_runner.ts";
 import type { MemoryScope } from "../core/memory/memory_scope.ts";
 import { timingMark } from "../core/timing_marks.ts";
 import type { McpManager, McpServerStatus } from "../core/mcp/manager.ts";
+import { replaceMcpTools } from "../core/mcp/tools.ts";
+import type { ElicitRequest, ElicitResult } from "../core/mcp/elicitation.ts";
 import { VERSION } from "./version.ts";
 
 export class SetupError extends Error {
@@ -66,13 +68,24 @@ export interface SetupInput {
   awaitProbe?: boolean;
   /** One warning line (no newline); default: stderr. The start-up memory sweep reports here. */
   warn?: (line: string) => void;
-  /** Told each time an MCP server's state changes (the interactive progress line). */
+  /** Told each time an MCP server's state changes (the interactive status line). */
   onMcpChange?: (status: McpServerStatus) => void;
   /**
    * Asks the person whether to trust a project settings file that routes the prompt (the
    * interactive start); absent (headless): such a file is refused (core/settings/project_trust.ts).
    */
   confirmProjectTrust?: (question: string) => Promise<boolean>;
+  /**
+   * false: return without waiting for MCP servers at all (an interactive session opens its
+   * prompt at once, every server starts behind it; each turn waits for `mcp.listed()`).
+   * Default: `mcp.open()`, which settles once every server's tools are known: at once for
+   * servers with a remembered tool list, which start only when the run needs them.
+   */
+  awaitMcp?: boolean;
+  /** A line about an MCP server to show now (a package installed on first start); default: stderr. */
+  mcpNotice?: (line: string) => void;
+  /** Asks the user to fill an MCP server's form; absent: a form ends the run needs-human. */
+  mcpElicit?: (request: ElicitRequest) => Promise<ElicitResult>;
 }
 
 export interface AgentContext {
@@ -139,6 +152,9 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // run in the shell tool's sandbox, so it is built first (cheap: nothing is spawned yet).
   const sandbox = await sandboxFor(settings, workdir, home, input.env);
   let mcp: McpManager | undefined;
+  // The run's tool list; an MCP server's tools change in it in place (a remembered list that
+  // turned out different, a server that failed), and the loop offers the new list next turn.
+  const tools: Tool[] = workspaceTools(sandbox);
   if (settings.mcp_servers.length > 0) {
     // Dynamic imports: the manager and the launcher load only for runs that have MCP servers,
     // not at every start (see cli/main.ts).
@@ -156,10 +172,22 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
       workdir,
       clientVersion: VERSION,
       launcher: launcherFor(sandbox, settings.sandbox_network === "on"),
-      ...(input.onMcpChange ? { onChange: input.onMcpChange } : {}),
+      home,
+      warn: input.warn ?? warnOnStderr,
+      notice: input.mcpNotice ?? ((line) => console.error(`agent: ${line}`)),
+      ...(input.mcpElicit ? { elicit: input.mcpElicit } : {}),
+      onChange: (status) => {
+        if (mcp) replaceMcpTools(tools, mcp.tools());
+        input.onMcpChange?.(status);
+      },
     });
   }
-  const mcpStarting = mcp?.start();
+  // A run waits until every server's tools are known (at once for remembered ones, which then
+  // start only when needed); a session starts them all behind its prompt, having loaded the
+  // client's modules first (see McpManager.loadClient: Deno's loading line wipes a prompt).
+  const clientLoaded = input.awaitMcp === false ? mcp?.loadClient() : undefined;
+  if (input.awaitMcp === false) void mcp?.start();
+  const mcpListed = input.awaitMcp === false ? Promise.resolve() : mcp?.open();
   const memoryOpening = settings.memory_enabled
     ? openMemoryFor(settings, workdir, input.clock, input.memoryScope ?? "all")
     : Promise.resolve(undefined);
@@ -167,7 +195,7 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     .then((listing) => void resolver.applyListing(listing));
   timingMark("wire+probe");
   const memory = await memoryOpening.catch(async (err) => {
-    await mcpStarting;
+    await mcp?.start();
     await mcp?.close();
     throw err;
   });
@@ -175,17 +203,18 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
   // Lifecycle sweep, before the index goes into the prompt so it never lists a deleted file.
   // Cheap (the index was just reconciled: only due files are touched) and it never throws.
   if (memory) sweepAtStartup(memory, input.warn ?? warnOnStderr, { refresh: false });
-  await mcpStarting;
+  await mcpListed;
+  if (mcp) timingMark("mcp");
   const { brief, warning: briefWarning } = await readWorkspaceBrief(workdir).catch(async (err) => {
     await mcp?.close();
     throw new SetupError(err instanceof Error ? err.message : String(err), { cause: err });
   });
   if (briefWarning) (input.warn ?? warnOnStderr)(briefWarning);
   if (input.awaitProbe !== false) await probe;
+  await clientLoaded;
 
-  const tools: Tool[] = workspaceTools(sandbox);
   if (memory) tools.push(memory.tool());
-  if (mcp) tools.push(...mcp.tools());
+  if (mcp) replaceMcpTools(tools, mcp.tools());
   const system = composeSystemPrompt({
     workdir,
     today: input.clock.now().toISOString().slice(0, 10),

@@ -35,3 +35,16 @@ export async function withDeadline<T>(
     timer.abort();
   }
 }
+
+/** Waits for `promise` to settle, or until `signal` aborts, whichever comes first; never rejects. */
+export function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void promise.then(done, done);
+  });
+}

@@ -11,6 +11,7 @@
 // checked first too, so `/proc/self` is refused without looking at /proc at all.
 
 import { dirname, join, normalize } from "./path.ts";
+import { nearestRealPath } from "./nearest_real_path.ts";
 
 /** Folders of the system itself: a workdir may be none of them nor lie inside one. */
 export const SYSTEM_FOLDERS: readonly string[] = [
@@ -182,7 +183,7 @@ export function workdirRefusal(workdir: string, places: ProtectedPlaces): string
  * for the sandbox, which checks the workdir again before each bind).
  */
 export function canonicalWorkdirRefusal(workdir: string, places: ProtectedPlaces): string | null {
-  return workdirRefusal(realOrSpelled(normalize(workdir)), canonicalPlaces(places));
+  return workdirRefusal(nearestRealPath(normalize(workdir)), canonicalPlaces(places));
 }
 
 /** `path` equals `dir` or lies under it (both normalized, absolute). */
@@ -197,7 +198,7 @@ function lexicalPlaces(p: ProtectedPlaces): ProtectedPlaces {
 
 /** Each protected place as its real path (or its normalized spelling when it does not exist). */
 function canonicalPlaces(p: ProtectedPlaces): ProtectedPlaces {
-  return mapPlaces(p, (path) => realOrSpelled(normalize(path)));
+  return mapPlaces(p, (path) => nearestRealPath(normalize(path)));
 }
 
 function mapPlaces(p: ProtectedPlaces, f: (path: string) => string): ProtectedPlaces {
@@ -208,26 +209,4 @@ function mapPlaces(p: ProtectedPlaces, f: (path: string) => string): ProtectedPl
     ...(p.userHome ? { userHome: f(p.userHome) } : {}),
     ...(p.openedRoots ? { openedRoots: p.openedRoots.map(f) } : {}),
   };
-}
-
-/**
- * The real path; for a path that does not exist yet, its nearest existing ancestor's real path
- * joined with the rest (an agent home not created yet is still protected where it will be).
- */
-function realOrSpelled(path: string): string {
-  const tail: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(Deno.realPathSync(current), ...tail.reverse());
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) {
-        throw err;
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      tail.push(current.slice(parent === "/" ? 1 : parent.length + 1));
-      current = parent;
-    }
-  }
 }

@@ -8,7 +8,23 @@
 //    sandbox = "off" (what bubblewrap adds). The load average is printed beside them.
 // 2. Per-call overhead of an MCP echo tool (server-everything over stdio, in process through
 //    McpManager) against the built-in `view` tool on a small file.
-//   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200]
+// 3. (issue 35) A whole headless turn with one stdio server whose tools are not called, against
+//    the same turn without it, and Codex CLI's same pair when installed (bench_mcp_turn.ts);
+//    then a turn that calls one of its tools, against Codex's same turn.
+//    Measured 2026-11-28, installed launcher, server-everything, 21 interleaved rounds, 2 shared
+//    cores at load average 3.6 -> 4.9 (spawn to exit, medians):
+//      no MCP 56 ms; one stdio server (tools remembered, not called) 57 ms: 1.01x (+1 ms)
+//      sandbox off: 50 ms vs 54 ms, 1.08x (+4 ms)
+//      Codex CLI 0.171.0: 360 ms vs 674 ms, 1.87x (+313 ms)
+//      a turn that calls echo: agent 361 ms, Codex 645 ms (0.56x)
+//    Again at load 4.7-5.1, 11 rounds: 38 vs 39 ms 1.04x (+1 ms); sandbox off 1.10x (+4 ms);
+//    Codex 1.79x (+192 ms); calls echo: agent 250 ms, Codex 454 ms. Section 1 (servers seen for
+//    the first time, so waited for) at the same time: node 3.83x, instant 3.32x, instant with
+//    the sandbox off 2.75x of 47 ms: a first run's cost, which the tool-list cache removes after.
+//    Before issue 35 (the server awaited before the first request, close() awaited at exit) the
+//    same pair was 5.19x (+164 ms) at load 5.2; with the server started beside the first request
+//    instead of when needed it was 1.38x (+18 ms) at load 5 (core/settings/settings.md).
+//   deno run -A scripts/bench_mcp.ts [--runs 15] [--calls 200] [--only turn]
 // server-everything comes from the test kit (tests/mcp/everything.ts; installed with npm on
 // first use).
 //
@@ -90,10 +106,15 @@ import { McpManager } from "../core/mcp/manager.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
 import { viewTool } from "../core/tools/view.ts";
+import { benchMcpTurn } from "./bench_mcp_turn.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "15" }, calls: { type: "string", default: "200" } },
+  options: {
+    runs: { type: "string", default: "15" },
+    calls: { type: "string", default: "200" },
+    only: { type: "string" },
+  },
 });
 const RUNS = Number(values.runs);
 const CALLS = Number(values.calls);
@@ -114,8 +135,15 @@ async function homeWith(settings: string): Promise<string> {
   return home;
 }
 
-/** Milliseconds from spawning `agent -p` to the fake model server's first request. */
+/**
+ * Milliseconds from spawning `agent -p` to the fake model server's first request, for servers
+ * seen for the first time: their remembered tool lists are removed first (with them the request
+ * does not wait for the servers at all: section 3).
+ */
 async function firstRequestMs(home: string): Promise<number> {
+  await Deno.remove(`${home}/.agent/mcp/tool-lists`, { recursive: true }).catch((err) => {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  });
   const fake = await startFakeModelServer({ models: [{ id: "bench", max_model_len: 32768 }] });
   fake.enqueue(reply().text("ok"));
   const t0 = performance.now();
@@ -156,6 +184,10 @@ const twoServers = (command: string, script: string, extra = "") =>
     `[mcp_servers.${n}]\ncommand = "${command}"\nargs = [${JSON.stringify(script)}]\n` +
     `read_paths = [${JSON.stringify(`${ROOT}/tests/mcp`)}]\n`
   ).join("");
+if (values.only === "turn") {
+  await benchMcpTurn(ROOT, RUNS);
+  Deno.exit(0);
+}
 const none = await homeWith("");
 const kinds = [
   { label: "node raw_server.mjs", home: await homeWith(twoServers("node", RAW_SERVER)) },
@@ -226,3 +258,4 @@ if (missing) {
 }
 await Deno.remove(none, { recursive: true });
 for (const kind of kinds) await Deno.remove(kind.home, { recursive: true });
+await benchMcpTurn(ROOT, RUNS);

@@ -49,8 +49,59 @@ function answerEvents(): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 }
 
-export function startResponsesServer(): Promise<ResponsesServer> {
+/** A function call as the first answer of each turn (the turn's second request gets the text). */
+export interface ScriptedCall {
+  name: string;
+  /** Codex offers an MCP server's tools as a namespace (mcp__<server>) of plain names. */
+  namespace?: string;
+  arguments: Record<string, unknown>;
+}
+
+function callEvents(call: ScriptedCall): string {
+  const item = {
+    type: "function_call",
+    id: "fc_bench",
+    call_id: "call_bench",
+    name: call.name,
+    ...(call.namespace ? { namespace: call.namespace } : {}),
+    arguments: JSON.stringify(call.arguments),
+    status: "completed",
+  };
+  const usage = {
+    input_tokens: 20,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 25,
+  };
+  const events = [
+    { type: "response.created", response: { id: "resp_call", status: "in_progress", output: [] } },
+    { type: "response.output_item.added", output_index: 0, item: { ...item, arguments: "" } },
+    {
+      type: "response.function_call_arguments.delta",
+      item_id: item.id,
+      output_index: 0,
+      delta: item.arguments,
+    },
+    {
+      type: "response.function_call_arguments.done",
+      item_id: item.id,
+      output_index: 0,
+      arguments: item.arguments,
+    },
+    { type: "response.output_item.done", output_index: 0, item },
+    {
+      type: "response.completed",
+      response: { id: "resp_call", status: "completed", output: [item], usage },
+    },
+  ];
+  return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+}
+
+/** `call`: each turn first asks for this function call, then answers with text. */
+export function startResponsesServer(call?: ScriptedCall): Promise<ResponsesServer> {
   const body = new TextEncoder().encode(answerEvents());
+  const calling = call ? new TextEncoder().encode(callEvents(call)) : undefined;
   return new Promise((resolve) => {
     const state = { requests: 0 };
     const server = Deno.serve({
@@ -65,12 +116,16 @@ export function startResponsesServer(): Promise<ResponsesServer> {
           close: () => server.shutdown(),
         }),
     }, async (req) => {
-      await req.body?.cancel();
+      const text = await req.text();
       if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/responses")) {
         return new Response("not found", { status: 404 });
       }
       state.requests++;
-      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      // The call's result is in the request once the call was made: then the text answer.
+      const answered = !calling || text.includes("function_call_output");
+      return new Response(answered ? body : calling, {
+        headers: { "content-type": "text/event-stream" },
+      });
     });
   });
 }

@@ -5,6 +5,7 @@
 //   deno run -A scripts/release_smoke.ts DIR VERSION     (DIR holds agent and agent-outpost)
 
 import { reply, startFakeModelServer } from "../tests/fakes/model_server.ts";
+import { readListeningUrl } from "../tests/e2e/listening_kit.ts";
 
 const decoder = new TextDecoder();
 
@@ -59,24 +60,17 @@ export async function checkOutpost(dir: string, home: string): Promise<string | 
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
   let failure: string | null = null;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) {
-        failure = `agent-outpost ended before listening: ${seen}`;
-        break;
-      }
-      seen += value;
-      const url = /listening on (http:\/\/\S+\/)/.exec(seen)?.[1];
-      if (!url) continue;
+    const { url, seen } = await readListeningUrl(reader);
+    if (url === null) {
+      failure = `agent-outpost ended before listening: ${seen}`;
+    } else {
       const health = await fetch(`${url}healthz`);
       const body = await health.text();
       if (health.status !== 200 || JSON.parse(body).ok !== true) {
         failure = `agent-outpost /healthz: ${health.status} ${body}`;
       }
-      break;
     }
   } finally {
     await reader.cancel().catch(() => {});

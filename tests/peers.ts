@@ -161,6 +161,17 @@ export const probes = {
     existsFile(litellmPath())
       ? null
       : `LiteLLM not installed (scripts/peers/litellm_install.sh): ${litellmPath()}`,
+  /** npm and npx on PATH, and the npm registry answering (launcher MCP servers install from it). */
+  npmRegistry: (): string | null => {
+    if (!commandOnPath("npm") || !commandOnPath("npx")) return "npm or npx is not on PATH";
+    const out = new Deno.Command("npm", {
+      args: ["ping", "--fetch-timeout=10000", "--fetch-retries=0"],
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    return out.success ? null : `the npm registry does not answer (npm ping: ${why})`;
+  },
 } satisfies Record<string, PeerProbe>;
 
 /** The newest installed PostgreSQL server's bin folder (Debian's layout), or null. */

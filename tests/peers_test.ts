@@ -8,12 +8,20 @@ import assert from "node:assert/strict";
 
 const PEERS = new URL("./peers.ts", import.meta.url).href;
 
-async function standIns(scripts: Record<string, string>): Promise<string> {
+/** Runs `fn` with a folder of `sh` stand-ins (name: script body), removed afterwards. */
+async function withStandIns(
+  scripts: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "agent-peer-standins-" });
-  for (const [name, body] of Object.entries(scripts)) {
-    await Deno.writeTextFile(`${dir}/${name}`, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  try {
+    for (const [name, body] of Object.entries(scripts)) {
+      await Deno.writeTextFile(`${dir}/${name}`, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
-  return dir;
 }
 
 async function runDeno(args: string[], path: string, env: Record<string, string> = {}) {
@@ -41,43 +49,36 @@ const RUNC_RLIMIT = "Error: runc: runc create failed: unable to start container 
   "7: operation not permitted: OCI permission denied";
 
 Deno.test("podman that cannot run a trivial container is a missing peer whose reason is .ci/run's containers.conf", async () => {
-  const dir = await standIns({
+  await withStandIns({
     podman: `case "$1" in image) exit 0;; run) echo '${RUNC_RLIMIT}' >&2; exit 126;; esac; exit 2`,
     debootstrap: "exit 0",
-  });
-  try {
+  }, async (dir) => {
     const reason = await probe("podman", dir);
     assert.ok(reason !== null);
     assert.match(reason, /podman run --rm localhost\/bookworm-min true/);
     assert.match(reason, /error setting rlimit type 7/);
     assert.ok(reason.includes("export CONTAINERS_CONF="), reason);
     assert.ok(reason.endsWith(".ci/containers.conf`, which holds:\n" + CONF_BODY), reason);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 /** The settings of .ci/containers.conf, as the reason quotes them. */
 const CONF_BODY = '[containers]\ndefault_ulimits = []\nnetns = "host"\n[engine]\nruntime = "runc"';
 
 Deno.test("podman that runs the trivial container is a working peer", async () => {
-  const dir = await standIns({
+  await withStandIns({
     podman:
       `case "$1" in image) exit 0;; run) [ "$*" = "run --rm localhost/bookworm-min true" ]; exit $?;; esac; exit 2`,
     debootstrap: "exit 0",
-  });
-  try {
+  }, async (dir) => {
     assert.equal(await probe("podman", dir), null);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("bwrap refused its user namespace is a missing peer that names the AppArmor switch", async () => {
-  const dir = await standIns({
+  await withStandIns({
     bwrap: "echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1",
-  });
-  try {
+  }, async (dir) => {
     const reason = await probe("bubblewrap", dir);
     assert.ok(reason !== null);
     assert.match(
@@ -85,22 +86,19 @@ Deno.test("bwrap refused its user namespace is a missing peer that names the App
       /bwrap --ro-bind \/ \/ true`: bwrap: setting up uid map: Permission denied/,
     );
     assert.match(reason, /kernel\.apparmor_restrict_unprivileged_userns=0/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a refused peer skips with its reason, and fails when AGENT_TEST_REQUIRE_PEERS=1", async () => {
-  const dir = await standIns({
+  await withStandIns({
     bwrap: "echo 'bwrap: No permissions to create new namespace' >&2; exit 1",
-  });
-  const file = `${dir}/gate_test.ts`;
-  await Deno.writeTextFile(
-    file,
-    `import { peerTest, probes } from "${PEERS}";\n` +
-      `peerTest("needs a sandbox", probes.bubblewrap, () => Promise.resolve());\n`,
-  );
-  try {
+  }, async (dir) => {
+    const file = `${dir}/gate_test.ts`;
+    await Deno.writeTextFile(
+      file,
+      `import { peerTest, probes } from "${PEERS}";\n` +
+        `peerTest("needs a sandbox", probes.bubblewrap, () => Promise.resolve());\n`,
+    );
     const path = `${dir}:/usr/bin:/bin`;
     const skipped = await runDeno(["test", "--no-config", "-A", file], path);
     assert.equal(skipped.code, 0, skipped.stderr);
@@ -118,23 +116,18 @@ Deno.test("a refused peer skips with its reason, and fails when AGENT_TEST_REQUI
       required.stdout + required.stderr,
       /required peer missing: bubblewrap cannot start/,
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("tmux that cannot start is a missing peer, with what it said", async () => {
-  const dir = await standIns({
+  await withStandIns({
     tmux: "echo 'tmux: error while loading shared libraries: libevent_core-2.1.so.7' >&2; exit 127",
-  });
-  try {
+  }, async (dir) => {
     const reason = await probe("tmux", dir);
     assert.equal(
       reason,
       "tmux cannot start (`tmux -V`: tmux: error while loading shared libraries: " +
         "libevent_core-2.1.so.7)",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

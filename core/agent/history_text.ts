@@ -3,23 +3,30 @@
 
 import type { Message } from "../wires/types.ts";
 
+/** The newest answer with text: its fragments joined as they streamed, trimmed. */
 export function lastAssistantText(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== "assistant") continue;
-    const text = m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
-      .join("");
-    if (text.trim() !== "") return text.trim();
-  }
-  return "";
+  return lastText(messages, "assistant", "", (text) => text.trim());
 }
 
+/** The newest thing the user wrote: its text parts one a line, as written. */
 export function lastUserText(messages: readonly Message[]): string {
+  return lastText(messages, "user", "\n", (text) => text);
+}
+
+/** The newest `role` message whose text (parts joined by `separator`, then `clean`) is not empty. */
+function lastText(
+  messages: readonly Message[],
+  role: Message["role"],
+  separator: string,
+  clean: (text: string) => string,
+): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role !== "user") continue;
-    const text = m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
-      .join("\n");
+    if (m.role !== role) continue;
+    const text = clean(
+      m.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
+        .join(separator),
+    );
     if (text !== "") return text;
   }
   return "";

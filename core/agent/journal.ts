@@ -23,8 +23,13 @@ export interface PendingCall {
   id: string;
   name: string;
   input: Record<string, unknown>;
-  /** ask: the answer is the result; approval: run the call if approved; proposal: effort change. */
-  reason: "ask" | "approval" | "proposal";
+  /**
+   * ask: the answer is the result; approval: run the call if approved; proposal: effort change;
+   * elicitation: run the call again, its MCP server's form answered with the answer.
+   */
+  reason: "ask" | "approval" | "proposal" | "elicitation";
+  /** elicitation: the form (requested schema) the answer must fit. */
+  form?: Record<string, unknown>;
 }
 
 export type JournalEntry =

@@ -51,6 +51,11 @@ export interface LoopConfig {
   wire: Wire;
   model: string;
   system: string;
+  /**
+   * Read again before each request: the caller may change it in place between requests (an
+   * MCP server whose tool list changed, core/mcp/manager.ts), and the next request offers the
+   * new list. A reply's calls run against the list its request offered.
+   */
   tools: readonly Tool[];
   mode: PermissionMode;
   workdir: string;
@@ -126,8 +131,10 @@ class LoopRun {
   readonly #messages: Message[];
   readonly #usage: Usage = { input_tokens: 0, output_tokens: 0 };
   readonly #maxTurns: number;
-  readonly #toolByName: Map<string, Tool>;
-  readonly #specs: ToolSpec[];
+  #toolByName = new Map<string, Tool>();
+  #specs: ToolSpec[] = [];
+  /** The tools #specs was built from, to notice a list changed in place. */
+  #offered: readonly Tool[] = [];
   // The next request's prompt size as best known: the last turn's whole context plus an
   // estimate of what was appended since (tool results), so compaction looks ahead.
   #lastContext = 0;
@@ -144,8 +151,18 @@ class LoopRun {
     this.#cfg = cfg;
     this.#messages = [...history];
     this.#maxTurns = cfg.max_turns ?? DEFAULT_MAX_TURNS;
-    this.#toolByName = new Map(cfg.tools.map((t) => [t.name, t]));
-    this.#specs = cfg.tools.map((t) => ({
+    this.#syncTools();
+  }
+
+  /** Rebuilds the offered tools when the caller's list changed since the last request. */
+  #syncTools(): void {
+    const tools = this.#cfg.tools;
+    const same = tools.length === this.#offered.length &&
+      tools.every((t, i) => t === this.#offered[i]);
+    if (same) return;
+    this.#offered = [...tools];
+    this.#toolByName = new Map(tools.map((t) => [t.name, t]));
+    this.#specs = tools.map((t) => ({
       name: t.name,
       description: t.description,
       input_schema: t.input_schema,
@@ -162,6 +179,7 @@ class LoopRun {
       const window = typeof cfg.context_window === "function"
         ? cfg.context_window()
         : cfg.context_window;
+      this.#syncTools();
       const compactionEnd = await this.#compactIfDue(window);
       if (compactionEnd) return compactionEnd;
       const request = this.#prepare();
@@ -445,6 +463,7 @@ class LoopRun {
           name: call.name,
           input: call.input,
           reason: step.reason,
+          ...(step.form ? { form: step.form } : {}),
         }];
         for (const later of calls.slice(i + 1)) {
           results.push(

@@ -7,6 +7,7 @@ import type { Tool } from "../tools/types.ts";
 import type { LoadedSession, PendingCall } from "./journal.ts";
 import { errorText } from "../logger.ts";
 import { toolResult } from "./tool_call.ts";
+import { parseWrittenAnswer } from "../mcp/elicitation.ts";
 
 export interface ResumeStep {
   /** History ready for the next model turn. */
@@ -64,6 +65,7 @@ async function answerCall(
     const effort = String(call.input.effort ?? "").trim();
     return { part: toolResult(call.id, `Approved: effort is now ${effort}.`, false), effort };
   }
+  if (call.reason === "elicitation") return { part: await answerForm(call, answer, ctx) };
   // A strict-mode action the operator has now approved (or not) explicitly.
   if (!isApproval(answer)) {
     return {
@@ -82,6 +84,30 @@ async function answerCall(
     };
   } catch (err) {
     return { part: toolResult(call.id, errorText(err), true) };
+  }
+}
+
+/**
+ * An MCP server's form, answered in writing: checked against the form first (a bad answer
+ * throws, and the session stays waiting), then the call runs again with the server's form
+ * request answered by it.
+ */
+async function answerForm(
+  call: PendingCall,
+  answer: string,
+  ctx: { tools: readonly Tool[]; workdir: string; signal: AbortSignal },
+): Promise<Part> {
+  const elicitation = parseWrittenAnswer(call.form ?? {}, answer);
+  const tool = ctx.tools.find((t) => t.name === call.name);
+  if (!tool) return toolResult(call.id, `No tool named "${call.name}".`, true);
+  try {
+    const outcome = await tool.execute(call.input, { ...ctx, elicitation });
+    if (outcome.type === "needs_human") {
+      return toolResult(call.id, `The server asked again: ${outcome.content}`, true);
+    }
+    return toolResult(call.id, outcome.content, outcome.is_error ?? false, outcome.images);
+  } catch (err) {
+    return toolResult(call.id, errorText(err), true);
   }
 }
 

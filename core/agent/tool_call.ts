@@ -34,7 +34,12 @@ export type CallStep =
     /** The call was refused for want of a sandbox (ToolOutcome's `refused`). */
     refused?: string;
   }
-  | { type: "needs_human"; questions: Question[]; reason: PendingCall["reason"] };
+  | {
+    type: "needs_human";
+    questions: Question[];
+    reason: PendingCall["reason"];
+    form?: Record<string, unknown>;
+  };
 
 export async function runCall(
   call: ToolCallPart,
@@ -108,6 +113,15 @@ export async function runCall(
     });
   } catch (err) {
     return emitEnd(errorText(err), true);
+  }
+  if (outcome.type === "needs_human" && outcome.form) {
+    // An MCP server's form nobody could fill now (a headless run): the call waits for it.
+    return {
+      type: "needs_human",
+      questions: outcome.questions,
+      reason: "elicitation",
+      form: outcome.form,
+    };
   }
   if (outcome.type === "needs_human") {
     const reason = outcome.questions.some((q) =>

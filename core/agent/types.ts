@@ -90,7 +90,8 @@ export interface HeadlessResult {
 /** One MCP server as a run's report and JSON result record it. */
 export interface McpServerReport {
   name: string;
-  /** ready, failed, disabled or needs_approval. */
+  /** ready, failed, disabled, needs_approval, connecting, or remembered (its remembered tools
+   * were offered; the run never needed the server, so it was not started). */
   state: string;
   tools: string[];
   error?: string;

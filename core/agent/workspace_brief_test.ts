@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { BRIEF_MAX_BYTES, readWorkspaceBrief } from "./workspace_brief.ts";
 import { composeSystemPrompt } from "./system_prompt.ts";
 import { runRefused } from "../../tests/fixtures/refused.ts";
+import { fifoWithWriter } from "../../tests/fakes/hostile_report.ts";
 
 async function workspace(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "brief-" }));
@@ -91,24 +92,13 @@ console.log(await outcome(() => readWorkspaceBrief(${JSON.stringify(dir)})));`,
 Deno.test("an AGENTS.md that is a FIFO or a directory is skipped with one line, never opened", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "brief_fifo_" }));
   try {
-    const fifo = await new Deno.Command("mkfifo", { args: [`${dir}/AGENTS.md`] }).output();
-    assert.ok(fifo.success, "mkfifo");
     // Opening a FIFO for reading blocks until a writer comes. A writer waits on the other end,
     // so code that opened it would read "planted" as the brief instead of hanging the test;
-    // code that never opens it leaves the writer waiting, and it is killed below.
-    const writer = new Deno.Command("sh", {
-      args: ["-c", `printf planted > '${dir}/AGENTS.md'`],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    // code that never opens it leaves the writer waiting, and it is killed at the block's end.
     let got;
-    try {
+    {
+      await using _writer = await fifoWithWriter(`${dir}/AGENTS.md`, "planted");
       got = await readWorkspaceBrief(dir);
-    } finally {
-      try {
-        writer.kill("SIGKILL");
-      } catch { /* it already wrote and ended: the assertion below says so */ }
-      await writer.status;
     }
     assert.deepEqual(got, { warning: "AGENTS.md is a FIFO, not a regular file; it is not used" });
     await Deno.remove(`${dir}/AGENTS.md`);

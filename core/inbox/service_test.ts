@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { MemoryLogger } from "../logger.ts";
-import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
+import {
+  haltedRecords,
+  jobInput,
+  type Kit,
+  makeKit,
+  tickAndSpawn,
+} from "../../tests/fakes/scheduler_kit.ts";
 import type { Question } from "../tools/types.ts";
 import { InboxService } from "./service.ts";
 
@@ -19,23 +25,12 @@ async function haltedByFire(kit: Kit, questions: unknown[], sessionId = "sess-1"
 
 /** The same records written straight to the store (no scheduler step needed). */
 function halted(kit: Kit, questions: unknown[], sessionId = "sess-1") {
-  const job = kit.scheduler.createJob(jobInput({ mode: "strict" }), { enabled: false });
-  const haltedRun = kit.store.createRun({
-    job_id: job.id,
-    status: "needs_human",
-    attempt: 1,
-    exit_code: 2,
-    priority: 10,
-    class: "scheduled",
-    session_id: sessionId,
-  });
-  const item = kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: haltedRun.id,
-    questions: questions as Question[],
+  const { job, run, item } = haltedRecords(kit, questions as Question[], {
+    job: { mode: "strict" },
+    sessionId,
     meta: { risk: "medium" },
   });
-  return { job, item, haltedRun };
+  return { job, item, haltedRun: run };
 }
 
 function service(kit: Kit, ttlMs = HOUR, logger = kit.logger) {

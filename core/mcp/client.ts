@@ -11,6 +11,7 @@
 import { Protocol as SdkProtocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolResultSchema,
+  ElicitRequestSchema,
   EmptyResultSchema,
   ErrorCode,
   InitializeResultSchema,
@@ -49,6 +50,10 @@ declare class ProtocolBase {
   close(): Promise<void>;
   request<T>(request: ClientRequest, schema: unknown, options?: RequestOptions): Promise<T>;
   notification(notification: ClientNotification): Promise<void>;
+  setRequestHandler(
+    schema: unknown,
+    handler: (request: { params: Record<string, unknown> }) => Promise<Record<string, unknown>>,
+  ): void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 }
@@ -65,6 +70,12 @@ function loadOutputSchema(): Promise<OutputSchemaModule> {
 
 type Check = (value: unknown) => string | undefined;
 
+/** Answers one form request: the server's message and requested schema, to the result to send. */
+export type ElicitHandler = (
+  message: string,
+  requestedSchema: unknown,
+) => Promise<{ action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }>;
+
 export class McpClient extends Protocol {
   #info: { name: string; version: string };
   #serverCapabilities: ServerCapabilities | undefined;
@@ -72,9 +83,26 @@ export class McpClient extends Protocol {
   #outputSchemas = new Map<string, Record<string, unknown>>();
   #checks = new Map<string, Check>();
 
-  constructor(info: { name: string; version: string }) {
+  #elicit: ElicitHandler | undefined;
+
+  /**
+   * `elicit`, when given, answers the server's form requests (elicitation/create); the client
+   * then declares the elicitation capability (form mode only: URL mode is not offered).
+   */
+  constructor(info: { name: string; version: string }, elicit?: ElicitHandler) {
     super();
     this.#info = info;
+    this.#elicit = elicit;
+    if (elicit) {
+      this.setRequestHandler(ElicitRequestSchema, async (request) => {
+        const params = request.params;
+        if (params.mode === "url") {
+          // Declared capability is form only; a URL request is refused as the spec says.
+          throw new McpError(ErrorCode.InvalidParams, "this client supports form elicitation only");
+        }
+        return { ...await elicit(String(params.message ?? ""), params.requestedSchema ?? {}) };
+      });
+    }
   }
 
   override async connect(transport: Transport, options?: RequestOptions): Promise<void> {
@@ -85,7 +113,7 @@ export class McpClient extends Protocol {
           method: "initialize",
           params: {
             protocolVersion: LATEST_PROTOCOL_VERSION,
-            capabilities: {},
+            capabilities: this.#elicit ? { elicitation: { form: {} } } : {},
             clientInfo: this.#info,
           },
         },
@@ -164,9 +192,9 @@ export class McpClient extends Protocol {
     return result;
   }
 
-  // The agent offers no capabilities and handles no server requests beyond the Protocol's own
-  // (ping, cancellation, progress), so these checks of the SDK's Client have nothing to refuse,
-  // except a request for something the server did not declare.
+  // The agent offers elicitation at most and handles no other server requests beyond the
+  // Protocol's own (ping, cancellation, progress), so these checks of the SDK's Client have
+  // nothing to refuse, except a request for something the server did not declare.
   protected assertCapabilityForMethod(method: ClientRequest["method"]): void {
     if ((method === "tools/list" || method === "tools/call") && !this.#serverCapabilities?.tools) {
       throw new Error(`Server does not support tools (required for ${method})`);

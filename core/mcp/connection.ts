@@ -6,7 +6,7 @@
 // a dynamic import, so a run without MCP servers never loads it, and each transport loads only
 // when a server uses it.
 
-import { McpClient } from "./client.ts";
+import { type ElicitHandler, McpClient } from "./client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Fetch } from "../ports.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
@@ -46,6 +46,10 @@ export interface ConnectOptions {
   headers?: Record<string, string>;
   /** Aborting it gives up: the transport is closed and a stdio child is stopped. */
   signal: AbortSignal;
+  /** Answers the server's form requests; absent: the client declares no elicitation. */
+  elicit?: ElicitHandler;
+  /** An HTTP server's OAuth (core/mcp/oauth.ts StoredOAuthProvider). */
+  authProvider?: unknown;
 }
 
 export async function connectMcp(
@@ -60,9 +64,14 @@ export async function connectMcp(
     transport = (await import("./transport_stdio.ts")).stdioTransport(process);
   } else {
     const mod = await import("./transport_http.ts");
-    transport = mod.httpTransport(server.url, options.headers ?? {}, options.fetch);
+    transport = mod.httpTransport(
+      server.url,
+      options.headers ?? {},
+      options.fetch,
+      options.authProvider as Parameters<typeof mod.httpTransport>[3],
+    );
   }
-  const client = new McpClient({ name: "agent", version: options.clientVersion });
+  const client = new McpClient({ name: "agent", version: options.clientVersion }, options.elicit);
   const tools: McpToolInfo[] = [];
   const connection: McpConnection = {
     tools,

@@ -12,6 +12,7 @@ import { isAbsolute, join } from "../path.ts";
 import type { Env } from "../ports.ts";
 import type { StdioServer } from "../settings/mcp_servers.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
+import { sandboxHints } from "./start_hints.ts";
 
 /** What is spawned: the final argv, environment and directory. */
 export interface StdioLaunch {
@@ -19,16 +20,23 @@ export interface StdioLaunch {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** A launcher server's installed package (core/mcp/package_install.ts), bound read-only. */
+  installDirs?: readonly string[];
 }
 
 /**
  * Turns a server's spec into what is actually spawned (the sandbox's hook). Throws (or
  * rejects) when the server may not start: the message becomes its one status line.
  */
-export type StdioLauncher = (
-  spec: StdioLaunch,
-  server: StdioServer,
-) => StdioLaunch | Promise<StdioLaunch>;
+export type StdioLauncher =
+  & ((spec: StdioLaunch, server: StdioServer) => StdioLaunch | Promise<StdioLaunch>)
+  & {
+    /**
+     * After a failed start, the fixes that apply (core/mcp/start_hints.ts): the sandbox's
+     * launcher knows what it hid. `spec` is the server's spec before the launcher saw it.
+     */
+    hints?: (spec: StdioLaunch, server: StdioServer, stderr: string, workdir: string) => string[];
+  };
 
 export const directLauncher: StdioLauncher = (spec) => spec;
 
@@ -45,7 +53,7 @@ export function launcherFor(sandbox: Sandbox, sandboxNetwork: boolean): StdioLau
  * rejects with the shell tool's one-line refusal, so the server is reported not started.
  */
 export function sandboxLauncher(sandbox: Sandbox, sandboxNetwork: boolean): StdioLauncher {
-  return async (spec, server) => {
+  const launcher: StdioLauncher = async (spec, server) => {
     if (server.network === true && server.scope === "project") {
       throw new Error(
         `network = true is ignored for a server from a project settings file (${server.file}): ` +
@@ -60,9 +68,13 @@ export function sandboxLauncher(sandbox: Sandbox, sandboxNetwork: boolean): Stdi
       env: server.env,
       readPaths: server.read_paths,
       network: server.network ?? sandboxNetwork,
+      ...(spec.installDirs ? { installDirs: spec.installDirs } : {}),
     });
     return { command: wrapped.command, args: wrapped.args, env: wrapped.env, cwd: wrapped.cwd };
   };
+  launcher.hints = (spec, server, stderr, workdir) =>
+    sandboxHints({ server, spec, workdir, stderr, network: server.network ?? sandboxNetwork });
+  return launcher;
 }
 
 /**

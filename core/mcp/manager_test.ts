@@ -287,6 +287,26 @@ Deno.test("closing an MCP server kills its whole process group, a grandchild ign
   assert.equal(alive(grandchild), false, `grandchild ${grandchild} outlived the server's close`);
 });
 
+Deno.test("abandon() at exit returns at once and SIGTERMs each server's process group", async () => {
+  await using dir = await tempDir();
+  const pidFile = `${dir.path}/grandchild.pid`;
+  // A grandchild that ignores stdin's end (a graceful stop would wait for it), not SIGTERM.
+  const script = `(exec sleep 300) </dev/null >/dev/null 2>&1 & echo $! > ${pidFile}; ` +
+    `exec node ${RAW_SERVER}`;
+  await using t = await managerFor(
+    `[mcp_servers.parent]\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`,
+  );
+  await t.manager.start();
+  const grandchild = Number((await Deno.readTextFile(pidFile)).trim());
+  assert.equal(alive(grandchild), true);
+  // Nothing to await: the process exits right after.
+  assert.equal(t.manager.abandon(), undefined);
+  for (let i = 0; i < 200 && alive(grandchild); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(alive(grandchild), false, `grandchild ${grandchild} was not signalled`);
+});
+
 /** Whether process `pid` runs: it exists (signal 0) and is not a zombie awaiting its reaper. */
 function alive(pid: number): boolean {
   try {

@@ -22,6 +22,8 @@ export interface StdioServerProcess {
   readonly hasExited: boolean;
   /** The last lines it wrote to stderr, as one line. */
   stderrTail(): string;
+  /** The last few thousand characters it wrote to stderr, as written. */
+  stderrText(): string;
   /**
    * The same, once the server has exited and its stderr is read, or as it stands after `ms`:
    * a server that dies at once says why on stderr, often after a write to it has failed.
@@ -32,6 +34,11 @@ export interface StdioServerProcess {
    * SIGTERM and finally SIGKILL to its whole process group. Safe to call more than once.
    */
   stop(): Promise<void>;
+  /**
+   * At exit: ends its stdin and sends SIGTERM to its process group, without waiting. A
+   * sandboxed server dies with its bwrap (--die-with-parent); the agent does not stay for it.
+   */
+  terminate(): void;
 }
 
 /** How long a server has to leave after stdin ends, and what is left of its group after SIGTERM. */
@@ -84,11 +91,16 @@ export function spawnStdioServer(launch: StdioLaunch): StdioServerProcess {
       return hasExited;
     },
     stderrTail: () => tail(stderr),
+    stderrText: () => stderr,
     stderrTailOnExit: async (ms) => {
       await within(exited, ms);
       return tail(stderr);
     },
     stop: () => stopping ??= stopGroup(child.pid, stdin, exited, () => hasExited),
+    terminate: () => {
+      void stdin.close().catch(() => {});
+      if (!hasExited) terminateGroup(child.pid);
+    },
   };
 }
 
@@ -107,6 +119,18 @@ async function stopGroup(
   // Returns once the group is gone (or after the grace: a zombie waits for its reaper).
   await groupGone(pgid);
   await within(exited, STOP_GRACE_MS);
+}
+
+/** SIGTERM to process group `pgid`, now; a group already gone is not an error. */
+function terminateGroup(pgid: number): void {
+  if (!Number.isInteger(pgid) || pgid <= 1) return; // never -0 / -1
+  try {
+    Deno.kill(-pgid, "SIGTERM");
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound) && (err as { code?: string }).code !== "ESRCH") {
+      throw err;
+    }
+  }
 }
 
 /** Polls until process group `pgid` is empty; false if it still is after STOP_GRACE_MS. */

@@ -5,7 +5,7 @@
 // or shell (destructive, or not annotated at all: the stricter reading). Both of the latter are
 // applied in auto mode, need approval in strict mode and are denied in plan mode.
 
-import type { Tool, ToolKind } from "../tools/types.ts";
+import type { Tool, ToolContext, ToolKind } from "../tools/types.ts";
 import type { McpServerConfig } from "../settings/mcp_servers.ts";
 import type { McpToolInfo } from "./connection.ts";
 
@@ -45,6 +45,8 @@ export type McpCaller = (
   tool: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  /** A resumed call's answer to the server's form (ToolContext.elicitation). */
+  elicitation?: ToolContext["elicitation"],
 ) => ReturnType<Tool["execute"]>;
 
 export function mcpTool(server: McpServerConfig, info: McpToolInfo, call: McpCaller): Tool {
@@ -68,6 +70,12 @@ export function mcpTool(server: McpServerConfig, info: McpToolInfo, call: McpCal
         `MCP server ${server.name} (${server.scope} settings), tool ${info.name}\n` +
           JSON.stringify(input, null, 2),
       ),
-    execute: (input, ctx) => call(info.name, input, ctx.signal),
+    execute: (input, ctx) => call(info.name, input, ctx.signal, ctx.elicitation),
   };
+}
+
+/** Replaces, in place, the MCP tools of a run's tool list with the servers' current ones. */
+export function replaceMcpTools(tools: Tool[], current: readonly Tool[]): void {
+  const kept = tools.filter((t) => !t.name.startsWith(MCP_TOOL_PREFIX));
+  tools.splice(0, tools.length, ...kept, ...current);
 }

@@ -3,16 +3,24 @@
 // through a dynamic import.
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Fetch } from "../ports.ts";
 
+/**
+ * `authProvider`: the server's OAuth (core/mcp/oauth.ts), whose tokens the SDK sends, refreshes
+ * and, on a 401 or an insufficient_scope 403, renews through discovery and sign-in.
+ */
 export function httpTransport(
   url: string,
   headers: Record<string, string>,
   fetch: Fetch,
-): Transport {
+  authProvider?: OAuthClientProvider,
+): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
     fetch,
+    ...(authProvider ? { authProvider } : {}),
   });
 }
+
+export { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";

@@ -5,6 +5,7 @@ import { parseMemory } from "./frontmatter.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { commandOnPath, peerTest } from "../../tests/peers.ts";
 import { runRefused } from "../../tests/fixtures/refused.ts";
+import { fifoWithWriter } from "../../tests/fakes/hostile_report.ts";
 
 function git(cwd: string, ...args: string[]): string {
   const out = new Deno.Command("git", {
@@ -206,25 +207,10 @@ Deno.test("a FIFO where git's commondir pointer should be is not a pointer and i
     // The workdir is the model's: it can write a `.git` file pointing at a FIFO.
     await Deno.mkdir(`${top}/gitdir`);
     await Deno.writeTextFile(`${top}/.git`, `gitdir: ${top}/gitdir\n`);
-    assert.ok(
-      (await new Deno.Command("mkfifo", { args: [`${top}/gitdir/commondir`] }).output())
-        .success,
-    );
     await Deno.mkdir(`${top}/main/.git`, { recursive: true });
     // A writer waits: code that opened the FIFO would take this for the pointer.
-    const writer = new Deno.Command("sh", {
-      args: ["-c", `printf '${top}/main/.git' > '${top}/gitdir/commondir'`],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
-      assert.equal(resolveWorkspaceSync(top), top);
-    } finally {
-      try {
-        writer.kill("SIGKILL");
-      } catch { /* it wrote and ended: the assertion above said so */ }
-      await writer.status;
-    }
+    await using _pointer = await fifoWithWriter(`${top}/gitdir/commondir`, `${top}/main/.git`);
+    assert.equal(resolveWorkspaceSync(top), top);
   } finally {
     await Deno.remove(top, { recursive: true });
   }

@@ -5,18 +5,12 @@
 // are defanged; the outpost's own run link stays clickable.
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { InboxService } from "../inbox/service.ts";
 import { releaseHeld } from "../publish/release.ts";
-import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
-import { ScriptedTransport, textMessage } from "../../tests/fakes/matrix_transport.ts";
-import { jobInput, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
+import { textMessage } from "../../tests/fakes/matrix_transport.ts";
+import { kitChatBot } from "../../tests/fakes/chat_kit.ts";
+import { haltedRecords, type Kit, makeKit } from "../../tests/fakes/scheduler_kit.ts";
 import { createMessengerAdapter } from "./adapter.ts";
-import { MatrixBot, WITHHELD_REPLY } from "./bot.ts";
-import { CommandRunner } from "./commands.ts";
-import { parseVerbs } from "./config.ts";
-import { Gate } from "./gate.ts";
-import { RoomTrust } from "./room_trust.ts";
+import { WITHHELD_REPLY } from "./bot.ts";
 
 const BOT = "@bot:test";
 const ALICE = "@alice:test";
@@ -24,68 +18,12 @@ const ROOM = "!ops:test";
 const TOKEN = "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";
 
 function chat(kit: Kit) {
-  const transport = new ScriptedTransport(ROOM, BOT);
-  transport.members_.set(ROOM, [BOT, ALICE]);
-  const allowlist = new Set([ALICE]);
-  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
-  const { verbs, setting } = parseVerbs(undefined);
-  const inbox = new InboxService({
-    store: kit.store,
-    clock: kit.clock,
-    logger: kit.logger,
-    resumer: kit.scheduler,
-    holdTtlMs: 60_000,
-  });
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox,
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: join(kit.home, "workspaces"),
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
-  });
-  const gate = new Gate({
-    allowlist,
-    verbs,
-    verbsSetting: setting,
-    rooms,
-    runner,
-    clock: kit.clock,
-    logger: kit.logger,
-  });
-  const publish = testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger });
-  const bot = new MatrixBot({
-    transport,
-    gate,
-    rooms,
-    clock: kit.clock,
-    logger: kit.logger,
-    publish,
-  });
-  return { transport, inbox, publish, bot };
+  return kitChatBot(kit, { room: ROOM, botUser: BOT, operators: [ALICE] });
 }
 
 /** A halted run of a job, with an open inbox item asking `question`. */
 function haltedItem(kit: Kit, question: string) {
-  const job = kit.scheduler.createJob(jobInput(), { enabled: false });
-  const run = kit.store.createRun({
-    job_id: job.id,
-    status: "needs_human",
-    attempt: 1,
-    exit_code: 2,
-    priority: 10,
-    class: "scheduled",
-    session_id: "s1",
-  });
-  kit.store.createInboxItem({
-    job_id: job.id,
-    run_id: run.id,
-    questions: [{ kind: "question", text: question }],
-    meta: {},
-  });
-  return { job, run };
+  return haltedRecords(kit, [{ kind: "question", text: question }]);
 }
 
 Deno.test("a chat reply with a secret is blocked: the room gets a notice, the audit log the reason", async () => {
@@ -157,22 +95,12 @@ Deno.test("a run notice with a secret is held as an inbox item; release posts th
 Deno.test("chat verbs refuse a held publication: release is a dashboard decision", async () => {
   await using kit = await makeKit();
   const { run, job } = haltedItem(kit, "unrelated");
-  const { inbox } = chat(kit);
+  const { runner } = chat(kit);
   const held = kit.store.createInboxItem({
     job_id: job.id,
     run_id: run.id,
     questions: [{ kind: "approval", text: "Held", detail: "[redacted github]" }],
     meta: { kind: "publish_hold", surface: "chat", where: "room !ops:test", rules: ["github"] },
-  });
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox,
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: join(kit.home, "workspaces"),
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
   });
   const origin = { sender: ALICE, room: ROOM };
   for (

@@ -5,17 +5,9 @@
 // sync batch at a time, members as the room has them now).
 
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { InboxService } from "../inbox/service.ts";
+import { kitChatBot } from "../../tests/fakes/chat_kit.ts";
 import { makeKit } from "../../tests/fakes/scheduler_kit.ts";
-import { MatrixBot } from "./bot.ts";
-import { CommandRunner } from "./commands.ts";
-import { parseVerbs } from "./config.ts";
-import { Gate } from "./gate.ts";
-import { RoomTrust } from "./room_trust.ts";
-import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
 import type { MatrixEvent } from "./transport.ts";
-import { ScriptedTransport } from "../../tests/fakes/matrix_transport.ts";
 
 const BOT = "@bot:test";
 const ALICE = "@alice:test";
@@ -45,44 +37,10 @@ function joined(user: string): MatrixEvent {
 
 Deno.test("a trusted room stops being trusted when a stranger joins later", async () => {
   await using kit = await makeKit();
-  const workspacesRoot = join(kit.home, "workspaces");
-  const allowlist = new Set([ALICE, BOB]);
-  const transport = new ScriptedTransport(ROOM, BOT);
-  transport.members_.set(ROOM, [BOT, ALICE, BOB]);
-  const rooms = new RoomTrust((room) => transport.members(room), allowlist, "");
-  const { verbs, setting } = parseVerbs(undefined);
-  const inbox = new InboxService({
-    store: kit.store,
-    clock: kit.clock,
-    logger: kit.logger,
-    resumer: kit.scheduler,
-    holdTtlMs: 60_000,
-  });
-  const gate = new Gate({
-    allowlist,
-    verbs,
-    verbsSetting: setting,
-    rooms,
-    runner: new CommandRunner({
-      store: kit.store,
-      scheduler: kit.scheduler,
-      inbox,
-      logger: kit.logger,
-      baseUrl: "http://outpost.test",
-      workspacesRoot,
-      workdirPlaces: { agentHome: kit.home },
-      clock: kit.clock,
-    }),
-    clock: kit.clock,
-    logger: kit.logger,
-  });
-  const bot = new MatrixBot({
-    transport,
-    gate,
-    rooms,
-    clock: kit.clock,
-    logger: kit.logger,
-    publish: testPublishGate({ store: kit.store, home: kit.home, logger: kit.logger }),
+  const { transport, bot } = kitChatBot(kit, {
+    room: ROOM,
+    botUser: BOT,
+    operators: [ALICE, BOB],
   });
   bot.start();
   try {

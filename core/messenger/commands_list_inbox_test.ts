@@ -2,28 +2,13 @@
 // (the command and its directory, or the diff), cleaned and cut for a chat message.
 
 import assert from "node:assert/strict";
-import { InboxService } from "../inbox/service.ts";
+import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
 import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
-import { CommandRunner, LIST_DETAIL_MAX } from "./commands.ts";
+import { LIST_DETAIL_MAX } from "./commands.ts";
 
 Deno.test("list inbox shows each item's command or diff under its question, cleaned and cut", async () => {
   await using kit = await makeKit();
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox: new InboxService({
-      store: kit.store,
-      clock: kit.clock,
-      logger: kit.logger,
-      resumer: kit.scheduler,
-      holdTtlMs: 60_000,
-    }),
-    logger: kit.logger,
-    baseUrl: "http://outpost.test",
-    workspacesRoot: kit.home,
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
-  });
+  const runner = kitCommandRunner(kit, kitInbox(kit), { workspacesRoot: kit.home });
   const job = kit.scheduler.createJob(jobInput());
   const run = kit.store.createRun({
     job_id: job.id,

@@ -3,9 +3,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { InboxService } from "../inbox/service.ts";
+import { kitCommandRunner, kitInbox } from "../../tests/fakes/chat_kit.ts";
 import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
-import { CommandRunner } from "./commands.ts";
 import { rangerSnapshot, STATUS_FILE } from "./ranger.ts";
 import { RefusalError } from "./replies.ts";
 import { headlessArgs } from "../scheduler/headless_command.ts";
@@ -97,23 +96,7 @@ async function runnerKit() {
   const kit = await makeKit();
   const root = join(kit.home, "workspaces");
   await Deno.mkdir(join(root, "app"), { recursive: true });
-  const inbox = new InboxService({
-    store: kit.store,
-    clock: kit.clock,
-    logger: kit.logger,
-    resumer: kit.scheduler,
-    holdTtlMs: 60_000,
-  });
-  const runner = new CommandRunner({
-    store: kit.store,
-    scheduler: kit.scheduler,
-    inbox,
-    logger: kit.logger,
-    baseUrl: BASE,
-    workspacesRoot: root,
-    workdirPlaces: { agentHome: kit.home },
-    clock: kit.clock,
-  });
+  const runner = kitCommandRunner(kit, kitInbox(kit), { workspacesRoot: root, baseUrl: BASE });
   return { kit, root, runner };
 }
 

@@ -5,6 +5,8 @@
 //   model keys from the settings file and environment, trigger secrets, the Matrix and
 //   code-host tokens, the VAPID private key, the CSRF secret) plus the shape of the machine
 //   door's tokens, which are stored only as hashes (aop_ + 43 base64url characters);
+// - the shapes the preset lacks (SHAPES: Google API keys, AIza + 35 characters, Google's
+//   documented format);
 // - secretlint's recommended preset for the common key formats of other services
 //   (secretlint_rules.ts), loaded by a dynamic import on the first scan.
 // The redacted text shows each finding as [redacted <rule>], for a human to judge.
@@ -24,8 +26,15 @@ export interface ScanResult {
 
 /** Shorter literals are not matched: they would hit ordinary words. */
 export const KNOWN_SECRET_MIN_LENGTH = 8;
-/** Machine-door bearer tokens (server/http/machine_tokens.ts), revoked ones included. */
-const MACHINE_TOKEN = /aop_[A-Za-z0-9_-]{43}/g;
+/**
+ * Key shapes matched here, each for a reason: machine-door bearer tokens
+ * (server/http/machine_tokens.ts, revoked ones included) are stored only as hashes, and
+ * secretlint's recommended preset (13.0.7) has no rule for Google API keys.
+ */
+const SHAPES: readonly { rule: string; pattern: RegExp }[] = [
+  { rule: "machine-token", pattern: /aop_[A-Za-z0-9_-]{43}/g },
+  { rule: "google-api-key", pattern: /AIza[0-9A-Za-z_-]{35}/g },
+];
 
 type RuleLoader = () => Promise<(text: string) => Promise<Finding[]>>;
 
@@ -51,7 +60,7 @@ export class SecretScanner {
     const [rules, known] = await Promise.all([this.#rules, this.#known()]);
     const findings = merged([
       ...knownFindings(text, known),
-      ...machineTokenFindings(text),
+      ...shapeFindings(text),
       ...await rules(text),
     ]);
     return { findings, redacted: redact(text, findings) };
@@ -69,12 +78,10 @@ function knownFindings(text: string, known: readonly string[]): Finding[] {
   return out;
 }
 
-function machineTokenFindings(text: string): Finding[] {
-  return [...text.matchAll(MACHINE_TOKEN)].map((m) => ({
-    rule: "machine-token",
-    start: m.index,
-    end: m.index + m[0].length,
-  }));
+function shapeFindings(text: string): Finding[] {
+  return SHAPES.flatMap(({ rule, pattern }) =>
+    [...text.matchAll(pattern)].map((m) => ({ rule, start: m.index, end: m.index + m[0].length }))
+  );
 }
 
 /** Sorted by start; overlapping ranges joined (the first rule's name is kept). */

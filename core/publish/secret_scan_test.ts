@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { MemoryLogger } from "../logger.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import { FakeClock } from "../../tests/fakes/clock.ts";
-import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
+import { okRunRecords } from "../../tests/fakes/job_fixture.ts";
 import { PublishGate } from "./gate.ts";
 import { ruleNames, SecretScanner } from "./secret_scan.ts";
 
@@ -39,15 +39,7 @@ Deno.test("a scanner that cannot run holds the text: nothing unchecked leaves", 
   const store = new SqliteStore({ path: ":memory:", clock });
   const home = await Deno.makeTempDir();
   try {
-    const job = store.createJob(newJobFixture());
-    const run = store.createRun({
-      job_id: job.id,
-      status: "ok",
-      attempt: 1,
-      exit_code: 0,
-      priority: 10,
-      class: "scheduled",
-    });
+    const { job, run } = okRunRecords(store);
     const broken = new SecretScanner(() => Promise.reject(new Error("settings.toml: bad TOML")));
     const logger = new MemoryLogger();
     const gate = new PublishGate({ store, scanner: broken, home, logger });
@@ -93,6 +85,7 @@ Deno.test("the formats an attack pass tried are all held (one table, one finding
     "basicauth": "https://admin:s3cretP4ss@internal.example.org/",
     "database": "postgres://app:hunter2pass@db.internal:5432/prod",
     "sendgrid": "SG.aBcDeFgHiJkLmNoPqRsTuV.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789abcdefg",
+    "google-api-key": "AIzaSyD4kL9xQ2mN7pR1sT6vW0yZ3bC8eF5hJ-_",
   };
   const through: string[] = [];
   for (const [name, secret] of Object.entries(cases)) {

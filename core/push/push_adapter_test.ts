@@ -12,7 +12,7 @@ import type { HostResolver } from "./endpoint_guard.ts";
 import { PushAdapter, type PushAdapterOptions } from "./push_adapter.ts";
 import { vapidKeyPair, type VapidState } from "./vapid.ts";
 import { testPublishGate } from "../../tests/fakes/publish_gate.ts";
-import { newJobFixture } from "../../tests/fakes/job_fixture.ts";
+import { okRunRecords } from "../../tests/fakes/job_fixture.ts";
 
 // RFC 8291 appendix A's application server key (any P-256 key would do).
 const PRIVATE = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
@@ -352,15 +352,7 @@ Deno.test("a push text carrying a secret is held: nothing reaches a browser, and
   await using push = await startPushService();
   using t = setup();
   t.store.upsertPushSubscription(push.subscribe());
-  const job = t.store.createJob(newJobFixture());
-  const run = t.store.createRun({
-    job_id: job.id,
-    status: "ok",
-    attempt: 1,
-    exit_code: 0,
-    priority: 10,
-    class: "scheduled",
-  });
+  const { job, run } = okRunRecords(t.store);
   const token = "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";
   await t.adapter.send({
     ...reportEvent,

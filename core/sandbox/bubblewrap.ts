@@ -60,6 +60,8 @@ export interface BubblewrapLayout {
   projectMask: HiddenPath | null;
   /** Checked host paths bound read-only after /tmp (an MCP server's read_paths). */
   readPaths: readonly ReadPath[];
+  /** Agent-installed directories bound read-only after the masks (a launcher server's package). */
+  installDirs?: readonly ReadPath[];
   /** true: share the host's network namespace (sandbox_network = on). */
   network: boolean;
   /** Extra files to bind read-only when the network is on (resolv.conf's real target). */
@@ -122,6 +124,10 @@ export function bubblewrapArgs(layout: BubblewrapLayout, argv: readonly string[]
   }
   for (const f of layout.readOnly) {
     if (insideWorkdir(f) && !(mask && isWithin(f, mask.path))) args.push("--ro-bind", f, f);
+  }
+  // A package the agent installed under its (masked) home shows at its own path, read-only.
+  for (const r of layout.installDirs ?? []) {
+    for (const target of new Set([r.source, r.target])) args.push("--ro-bind", r.source, target);
   }
   // Masks are read-only too (nothing lands in them), and so is the root that holds the mounts.
   for (const p of remount) args.push("--remount-ro", p);

@@ -31,6 +31,12 @@ export interface CommandSpec {
   readPaths?: readonly string[];
   /** Overrides the sandbox's network for this command (an MCP server's `network`). */
   network?: boolean;
+  /**
+   * Directories the agent itself installed for this command (a launcher MCP server's package,
+   * under the agent home: core/mcp/package_install.ts), bound read-only over the masks. Never
+   * taken from settings: read_paths may not reach into the agent home.
+   */
+  installDirs?: readonly string[];
 }
 
 /** Ready for spawn(command, args, { cwd, env }). */
@@ -177,7 +183,14 @@ class BubblewrapSandbox implements Sandbox {
       throw new SandboxConfigError(`sandbox: workdir ${spec.cwd} ${refusal}; it is not bound`);
     }
     const projectMask = this.#projectMask(spec.cwd);
-    const layout = this.#layout(spec.cwd, spec.network ?? this.network, readPaths, projectMask);
+    const layout = {
+      ...this.#layout(spec.cwd, spec.network ?? this.network, readPaths, projectMask),
+      installDirs: (spec.installDirs ?? []).map((dir) => {
+        const real = realOrNull(dir);
+        if (real === null) throw new SandboxConfigError(`installed package ${dir} is missing`);
+        return { source: real, target: dir };
+      }),
+    };
     return {
       command: probe.bwrap,
       args: bubblewrapArgs(layout, spec.argv),

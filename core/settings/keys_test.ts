@@ -2,16 +2,7 @@ import assert from "node:assert/strict";
 import { envFrom } from "../ports.ts";
 import { resolveEndpoint, resolveKey } from "./keys.ts";
 import { resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
-
-async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
-  const layout = await makeLayout();
-  try {
-    await fn(layout);
-  } finally {
-    await layout.cleanup();
-  }
-}
+import { withLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 
 const ALL_ENV = {
   ANTHROPIC_API_KEY: "k-anthropic",

@@ -42,6 +42,22 @@ export interface HttpServer extends CommonServer {
   bearer_key?: string;
   /** Header that carries the key: Authorization (as `Bearer <key>`, the default) or another. */
   key_header: string;
+  /**
+   * OAuth: a client registered by hand with the server's authorization server (for one without
+   * dynamic registration); its secret, if any, is the mcp_keys entry of the same name.
+   */
+  oauth_client_id?: string;
+  /** OAuth: an https URL of this client's metadata document, used as its client_id (CIMD). */
+  oauth_client_metadata_url?: string;
+  /**
+   * OAuth grant: "authorization_code" (the default: a user signs in) or "client_credentials"
+   * (a machine client: oauth_client_id with its secret in mcp_keys, or a private key file).
+   */
+  oauth_grant?: "authorization_code" | "client_credentials";
+  /** client_credentials with private_key_jwt: the PEM file of the client's key. */
+  oauth_private_key_file?: string;
+  /** Its signing algorithm (default ES256). */
+  oauth_signing_alg?: string;
 }
 
 export type McpServerConfig = StdioServer | HttpServer;

@@ -8,12 +8,7 @@
 import type { LoadedFile } from "./toml_file.ts";
 import { positionOf } from "./toml_file.ts";
 import { badValue } from "./values.ts";
-import type {
-  CommonServer,
-  HttpServer,
-  McpServerConfig,
-  StdioServer,
-} from "./mcp_server_config.ts";
+import type { CommonServer, McpServerConfig } from "./mcp_server_config.ts";
 import type { Source } from "./source.ts";
 
 export type { HttpServer, McpServerConfig, StdioServer } from "./mcp_server_config.ts";
@@ -34,6 +29,11 @@ const FIELDS = [
   "http_headers",
   "bearer_key",
   "key_header",
+  "oauth_client_id",
+  "oauth_client_metadata_url",
+  "oauth_grant",
+  "oauth_private_key_file",
+  "oauth_signing_alg",
   "enabled",
   "startup_timeout_s",
   "tool_timeout_s",
@@ -139,7 +139,18 @@ export function parseMcpServers(
       );
     }
     if (command !== undefined) {
-      for (const f of ["http_headers", "bearer_key", "key_header"]) {
+      for (
+        const f of [
+          "http_headers",
+          "bearer_key",
+          "key_header",
+          "oauth_client_id",
+          "oauth_client_metadata_url",
+          "oauth_grant",
+          "oauth_private_key_file",
+          "oauth_signing_alg",
+        ]
+      ) {
         if (raw[f] !== undefined) throw fail(f, "absent: it applies to url servers only");
       }
       const cwd = str("cwd");
@@ -174,6 +185,28 @@ export function parseMcpServers(
       throw fail("url", "an http:// or https:// URL");
     }
     const bearer_key = str("bearer_key");
+    const oauth_client_id = str("oauth_client_id");
+    const oauth_client_metadata_url = str("oauth_client_metadata_url");
+    if (
+      oauth_client_metadata_url !== undefined && !oauth_client_metadata_url.startsWith("https://")
+    ) {
+      throw fail("oauth_client_metadata_url", "an https:// URL");
+    }
+    const oauth_grant = str("oauth_grant");
+    if (
+      oauth_grant !== undefined && oauth_grant !== "authorization_code" &&
+      oauth_grant !== "client_credentials"
+    ) {
+      throw fail("oauth_grant", '"authorization_code" or "client_credentials"');
+    }
+    if (oauth_grant === "client_credentials" && oauth_client_id === undefined) {
+      throw fail("oauth_client_id", "set: the client_credentials grant needs the client's id");
+    }
+    const oauth_private_key_file = str("oauth_private_key_file");
+    if (oauth_private_key_file !== undefined && !oauth_private_key_file.startsWith("/")) {
+      throw fail("oauth_private_key_file", "an absolute path");
+    }
+    const oauth_signing_alg = str("oauth_signing_alg");
     out.push({
       ...common,
       transport: "http",
@@ -181,6 +214,11 @@ export function parseMcpServers(
       http_headers: strings("http_headers"),
       ...(bearer_key !== undefined ? { bearer_key } : {}),
       key_header: str("key_header") ?? "Authorization",
+      ...(oauth_client_id !== undefined ? { oauth_client_id } : {}),
+      ...(oauth_client_metadata_url !== undefined ? { oauth_client_metadata_url } : {}),
+      ...(oauth_grant !== undefined ? { oauth_grant } : {}),
+      ...(oauth_private_key_file !== undefined ? { oauth_private_key_file } : {}),
+      ...(oauth_signing_alg !== undefined ? { oauth_signing_alg } : {}),
     });
   }
   return out;

@@ -4,16 +4,7 @@ import { SettingsError } from "./errors.ts";
 import { resolveEndpoint } from "./keys.ts";
 import { activePreset, BUILTIN_PRESETS, findPreset } from "./presets.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
-
-async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
-  const layout = await makeLayout();
-  try {
-    await fn(layout);
-  } finally {
-    await layout.cleanup();
-  }
-}
+import { type Layout, withLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 
 function resolveIn(l: Layout, flags: Flags = {}, env: Record<string, string> = {}) {
   return resolveSettings({ flags, env: envFrom(env), cwd: l.cwd, home: l.home });

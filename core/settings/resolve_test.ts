@@ -4,17 +4,9 @@ import { envFrom } from "../ports.ts";
 import { SettingsError } from "./errors.ts";
 import { agentHome, findProjectSettingsFile } from "./project.ts";
 import { type Flags, resolveSettings } from "./resolve.ts";
-import { type Layout, makeLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
+import { type Layout, withLayout, writeFile } from "../../tests/fakes/settings_layout.ts";
 import { runRefused } from "../../tests/fixtures/refused.ts";
-
-async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
-  const layout = await makeLayout();
-  try {
-    await fn(layout);
-  } finally {
-    await layout.cleanup();
-  }
-}
+import { fifoWithWriter } from "../../tests/fakes/hostile_report.ts";
 
 function resolveIn(l: Layout, opts: { flags?: Flags; env?: Record<string, string> } = {}) {
   return resolveSettings({
@@ -436,26 +428,16 @@ Deno.test("a project settings file that is a FIFO or a directory is skipped with
   withLayout(async (l) => {
     await writeFile(join(l.root, "work", ".agent", "settings.toml"), 'model = "parent-model"\n');
     await Deno.mkdir(join(l.project, ".agent"), { recursive: true });
-    const made = await new Deno.Command("mkfifo", { args: [l.projectFile] }).output();
-    assert.ok(made.success, "mkfifo");
-    // A writer waits on the FIFO: code that opened it would read this instead of hanging.
-    const writer = new Deno.Command("sh", {
-      args: ["-c", `printf 'model = "planted"' > '${l.projectFile}'`],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    try {
+    {
+      // A writer waits on the FIFO: code that opened it would read this instead of hanging.
+      // It is ended before the FIFO is removed, or its `>` could create the path anew.
+      await using _writer = await fifoWithWriter(l.projectFile, 'model = "planted"');
       const s = resolveIn(l);
       assert.equal(s.model, "gpt-4.1", "neither the FIFO nor a parent project's file is used");
       assert.deepEqual(s.warnings, [
         `settings file ${l.projectFile} is a FIFO, not a regular file; it is ignored`,
       ]);
       assert.equal(s.files?.project, undefined);
-    } finally {
-      try {
-        writer.kill("SIGKILL");
-      } catch { /* it wrote and ended: the assertions above said so */ }
-      await writer.status;
     }
     await Deno.remove(l.projectFile);
     await Deno.mkdir(l.projectFile);

@@ -26,6 +26,10 @@ export interface ToolContext {
   /** Canonical real path of the workspace; file tools are confined to it. */
   workdir: string;
   signal: AbortSignal;
+  /** A resumed call's answer to the form its MCP server asks for (core/mcp/elicitation.ts). */
+  elicitation?: { action: "accept"; content: Record<string, unknown> } | {
+    action: "decline" | "cancel";
+  };
 }
 
 /** What a tool hands back to the loop. */
@@ -41,8 +45,12 @@ export type ToolOutcome =
      */
     refused?: string;
   }
-  /** The run must stop and wait for a human (ask tool, strict mode). */
-  | { type: "needs_human"; questions: Question[]; content: string };
+  /**
+   * The run must stop and wait for a human (ask tool, strict mode, an MCP server's form).
+   * `form`: the form the answer must fit (an MCP elicitation), kept with the waiting call so
+   * a resumed answer is checked before anything runs.
+   */
+  | { type: "needs_human"; questions: Question[]; content: string; form?: Record<string, unknown> };
 
 export interface Tool {
   name: string;

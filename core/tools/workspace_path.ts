@@ -9,7 +9,8 @@
 // tool runs outside the sandbox, so this rule (checked on the path as written and as resolved)
 // is what keeps the file tools out; the sandbox masks the workdir's `.agent` for commands.
 
-import { dirname, isAbsolute, join, relative, resolve } from "../path.ts";
+import { isAbsolute, relative, resolve } from "../path.ts";
+import { nearestRealPath } from "../nearest_real_path.ts";
 import { PROJECT_DIR_NAME } from "../settings/project.ts";
 
 export class WorkspacePathError extends Error {
@@ -83,31 +84,23 @@ function canonicalRoot(workdir: string): string {
   }
 }
 
-/** realpath of the path, or of its nearest existing ancestor joined with the missing tail. */
+/**
+ * realpath of the path, or of its nearest existing ancestor joined with the missing tail;
+ * a parent that is a file, or a dangling symlink on the way, refuses the path.
+ */
 function realpathOfNearest(path: string, input: string): string {
-  const tail: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      return join(Deno.realPathSync(current), ...tail.reverse());
-    } catch (err) {
-      if (err instanceof Deno.errors.NotADirectory) {
-        throw new WorkspacePathError(
-          input,
-          "a parent of the path is a file, not a directory",
-          "check the path with view or search",
-        );
-      }
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-      if (isSymlink(current)) {
-        throw new WorkspacePathError(input, "path goes through a dangling symlink");
-      }
-      const parent = dirname(current);
-      if (parent === current) return path;
-      tail.push(current.slice(parent.length + (parent.endsWith("/") ? 0 : 1)));
-      current = parent;
+  return nearestRealPath(path, (step, err) => {
+    if (err instanceof Deno.errors.NotADirectory) {
+      throw new WorkspacePathError(
+        input,
+        "a parent of the path is a file, not a directory",
+        "check the path with view or search",
+      );
     }
-  }
+    if (isSymlink(step)) {
+      throw new WorkspacePathError(input, "path goes through a dangling symlink");
+    }
+  });
 }
 
 /**

@@ -2,7 +2,7 @@
 // History is stored neutrally and rendered per wire, which is what makes a
 // cross-provider model swap possible mid-conversation.
 
-import type { AuthStyle, Endpoint, ThinkingType, WireKind } from "../settings/types.ts";
+import type { Endpoint, ThinkingType, WireKind } from "../settings/types.ts";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -77,28 +77,15 @@ export function registerInboxRoutes(app: Hono, deps: AppDeps): void {
   });
 
   // A held publication (kind publish_hold): release sends the original, drop discards it.
-  const release = { store: deps.store, inbox, gate: deps.publishGate, home: deps.home };
-  app.post(`/api/inbox/:id{${ID}}/release`, async (c) => {
-    const id = pathId(c, "id");
-    readEmptyBody(c, "release");
-    const item = await releaseHeld(release, id, {
-      actor: actor(c),
-      via: "dashboard",
-      channel: "dashboard",
+  const held = { store: deps.store, inbox, gate: deps.publishGate, home: deps.home };
+  for (const [verb, act] of [["release", releaseHeld], ["drop", dropHeld]] as const) {
+    app.post(`/api/inbox/:id{${ID}}/${verb}`, async (c) => {
+      const id = pathId(c, "id");
+      readEmptyBody(c, verb);
+      const item = await act(held, id, { actor: actor(c), via: "dashboard", channel: "dashboard" });
+      return c.json({ item: inbox.view(item) });
     });
-    return c.json({ item: inbox.view(item) });
-  });
-
-  app.post(`/api/inbox/:id{${ID}}/drop`, async (c) => {
-    const id = pathId(c, "id");
-    readEmptyBody(c, "drop");
-    const item = await dropHeld(release, id, {
-      actor: actor(c),
-      via: "dashboard",
-      channel: "dashboard",
-    });
-    return c.json({ item: inbox.view(item) });
-  });
+  }
 }
 
 /** dismiss, release and drop take no fields: an empty body or {}. */

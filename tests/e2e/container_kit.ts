@@ -4,6 +4,8 @@
 // Containerfile, and a container's lifecycle. Every container runs with --network=host, so
 // the fake model server on the host's loopback is reachable from inside.
 
+import { readListeningUrl } from "./listening_kit.ts";
+
 export const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 export const BASE_IMAGE = "localhost/bookworm-min";
 export const DENO_IMAGE = `localhost/agent-deno-bin:${Deno.version.deno}`;
@@ -151,15 +153,10 @@ export async function waitForListening(name: string, nth: number): Promise<strin
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`container ${name} stopped before listening:\n${seen}`);
-      seen += value;
-      const urls = [...seen.matchAll(/listening on (http:\/\/[^\s]+\/)/g)];
-      if (urls.length >= nth) return urls[nth - 1]![1]!;
-    }
+    const { url, seen } = await readListeningUrl(reader, { nth });
+    if (url === null) throw new Error(`container ${name} stopped before listening:\n${seen}`);
+    return url;
   } finally {
     await reader.cancel();
     try {

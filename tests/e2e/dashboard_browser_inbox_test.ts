@@ -146,6 +146,8 @@ peerTest(
       return Promise.resolve();
     });
     await page.goto("/");
+    // The card must arrive live: hold only once the event stream is open (as the jobs test does).
+    await page.locator('body[data-live="sse"]').waitFor({ state: "attached" });
     const hold = (text: string) =>
       d.deps.publishGate.screen({
         surface: "chat",

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { reply } from "../fakes/model_server.ts";
 import { KEY, parseAction, setup, yml } from "./github_action_kit.ts";
+import { binWithoutBwrap } from "./no_bwrap_kit.ts";
 
 const model = (url: string) => ({
   base_url: url,
@@ -183,17 +184,7 @@ Deno.test("a non-default workdir (relative to the checkout) is where the agent w
 
 /** A PATH holding deno and every program of /usr/bin and /bin except bwrap. */
 async function pathWithoutBwrap(home: string): Promise<string> {
-  const bin = `${home}/bin-without-bwrap`;
-  await Deno.mkdir(bin);
-  for (const dir of ["/usr/bin", "/bin"]) {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.name === "bwrap") continue;
-      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
-        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
-      });
-    }
-  }
-  return `${dirname(Deno.execPath())}:${bin}`;
+  return `${dirname(Deno.execPath())}:${await binWithoutBwrap(home)}`;
 }
 
 Deno.test("no sandbox on the runner: a refused shell call fails the step instead of a green review", async () => {

@@ -183,7 +183,7 @@ Deno.test("a server that never answers initialize: the run goes on without it af
     name: "mute",
     state: "failed",
     tools: [],
-    error: "no answer within startup_timeout_s = 1",
+    error: "no answer within startup_timeout_s = 1 (it wrote nothing to stderr)",
   }]);
   // The workspace tools were offered (the list is not empty), and no tool of the mute server.
   const offered = toolNames(t.fake.requests[0]!.body);

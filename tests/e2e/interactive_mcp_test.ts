@@ -74,3 +74,99 @@ peerTest(
     }
   },
 );
+
+peerTest(
+  "the prompt opens while a slow server connects behind it; the status line says so",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer({ models: [{ id: "served", max_model_len: 65536 }] });
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcp-slow-" }));
+    await Deno.writeTextFile(`${dir}/slow.tools`, "alpha\n");
+    // tests/mcp/sleepy_server.mjs answers initialize after 3 s, writing `slow.up` as it does.
+    const settings = [
+      `[mcp_servers.slow]`,
+      `command = "node"`,
+      `args = [${JSON.stringify(`${TEST_SERVERS_DIR}/sleepy_server.mjs`)}, "3000", ` +
+      `${JSON.stringify(`${dir}/slow.tools`)}, "slow.up"]`,
+      `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}, ${JSON.stringify(dir)}]`,
+      "",
+    ].join("\n");
+    const agent = await TmuxAgent.start({
+      settings,
+      width: 160,
+      env: {
+        AGENT_MEMORY_REFLECT: "0",
+        AGENT_BASE_URL: fake.url,
+        AGENT_PROVIDER: "chat_completions",
+      },
+    });
+    try {
+      const screen = await agent.idle();
+      assert.match(screen, /mcp connecting 1\/1/);
+      // The server writes its marker into the workdir as it answers: not there yet.
+      await assert.rejects(Deno.stat(`${agent.workdir}/slow.up`), Deno.errors.NotFound);
+      // A turn needs the server's tools (never seen before): it waits for them.
+      fake.enqueue(reply().text("seen"));
+      await agent.submit("which tools?");
+      await agent.waitFor(/seen/);
+      const tools = ((fake.requests[0]!.body as { tools?: Array<{ function: { name: string } }> })
+        .tools ?? []).map((t) => t.function.name);
+      assert.ok(tools.includes("mcp__slow__alpha"), tools.join());
+      await agent.submit("/exit");
+      assert.equal(await agent.waitForExit(), 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+peerTest(
+  "an MCP server's form is asked field by field in the session, each answer checked",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer({ models: [{ id: "served", max_model_len: 65536 }] });
+    const agent = await TmuxAgent.start({
+      settings: [
+        `[mcp_servers.tables]`,
+        `command = "node"`,
+        `args = [${JSON.stringify(`${TEST_SERVERS_DIR}/form_server.mjs`)}]`,
+        `read_paths = [${JSON.stringify(TEST_SERVERS_DIR)}]`,
+        "",
+      ].join("\n"),
+      width: 160,
+      env: {
+        AGENT_MEMORY_REFLECT: "0",
+        AGENT_BASE_URL: fake.url,
+        AGENT_PROVIDER: "chat_completions",
+      },
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().tool("mcp__tables__book", {}));
+      fake.enqueue(reply().text("table booked"));
+      await agent.submit("book a table");
+      await agent.waitFor(/MCP server tables asks: Which day, and for how many\?/);
+      await agent.waitFor(/Fill it in/);
+      await agent.keys("Enter");
+      await agent.waitFor(/date \(the day\)/);
+      await agent.submit("tomorrow"); // not a date: asked again
+      await agent.waitFor(/date: expected a date YYYY-MM-DD/);
+      await agent.submit("2026-12-01");
+      await agent.waitFor(/seats.*\[enter: 2\]/);
+      await agent.keys("Enter");
+      await agent.waitFor(/note.*\[enter: leave out\]/);
+      await agent.keys("Enter");
+      await agent.waitFor(/table booked/);
+      const body = fake.requests[1]!.body as { messages: { role: string; content?: unknown }[] };
+      const results = body.messages.filter((m) => m.role === "tool").map((m) => m.content);
+      assert.deepEqual(results, ["booked 2026-12-01 for 2"]);
+      await agent.submit("/exit");
+      assert.equal(await agent.waitForExit(), 0);
+    } finally {
+      await agent.close();
+      await fake.close();
+    }
+  },
+);

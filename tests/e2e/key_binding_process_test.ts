@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { type FakeModelServer, reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { runAgent, tempHome } from "./agent_process.ts";
-import { dashboardApi, startOutpost, stop, waitForRunEnd } from "./outpost_process_kit.ts";
+import { closeStack, dashboardApi, startOutpost, waitForRunEnd } from "./outpost_process_kit.ts";
 
 const CANARY = "sk-canary-default-endpoint-93f1";
 const CANARY_SHARED = "sk-canary-shared-api-key-41aa";
@@ -109,9 +109,6 @@ Deno.test("outpost: a job whose base_url is the listener sends it no stored key;
     assert.ok(!all.includes(CANARY) && !all.includes(CANARY_SHARED), JSON.stringify(all));
     listener.assertNoViolations();
   } finally {
-    const ended = await stop(outpost);
-    await listener.close();
-    await Deno.remove(home, { recursive: true });
-    assert.equal(ended.code, 0, ended.stderr);
+    await closeStack({ home, fake: listener, outpost });
   }
 });

@@ -5,33 +5,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { denoRunArgs } from "../../scripts/permissions.ts";
-import { childEnv, ROOT, tempHome } from "./agent_process.ts";
-import { startOutpost, stop } from "./outpost_process_kit.ts";
-
-/** Starts the outpost; stops it as soon as it says it listens. Its stdout, stderr and code. */
-async function startAndStop(home: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
-    env: childEnv({ home }),
-    clearEnv: true,
-    cwd: home,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const stdout = await new Response(child.stdout.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        controller.enqueue(chunk);
-        // Today's outpost would serve forever: stop it as soon as it says it listens.
-        if (new TextDecoder().decode(chunk).includes("listening on")) child.kill("SIGKILL");
-      },
-    }),
-  )).text();
-  const { code } = await child.status;
-  return { stdout, stderr: await stderr, code };
-}
+import { tempHome } from "./agent_process.ts";
+import { startOutpost, startRefusedOutpost, stop } from "./outpost_process_kit.ts";
 
 Deno.test("a zero-byte outpost.db beside run folders: the outpost refuses to start, one line, exit 1; removing the file starts fresh", async () => {
   const home = await tempHome();
@@ -44,7 +19,7 @@ Deno.test("a zero-byte outpost.db beside run folders: the outpost refuses to sta
     }
     await Deno.writeFile(db, new Uint8Array(), { mode: 0o600 });
 
-    const refused = await startAndStop(home);
+    const refused = await startRefusedOutpost(home);
     assert.doesNotMatch(refused.stdout, /listening on/, "started on an emptied store");
     assert.equal(refused.code, 1, refused.stderr);
     assert.equal(refused.stderr.trim().split("\n").length, 1, refused.stderr);

@@ -3,6 +3,7 @@
 
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { readListeningUrl } from "./listening_kit.ts";
 import { type FakeModelServer, startFakeModelServer } from "../fakes/model_server.ts";
 
 export interface Outpost {
@@ -11,8 +12,9 @@ export interface Outpost {
   stderr: Promise<string>;
 }
 
-export async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
-  const child = new Deno.Command(Deno.execPath(), {
+/** The outpost as `deno task outpost` starts it, on --port 0, in `home`; output piped. */
+function spawnOutpost(home: string, env: Record<string, string>): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
     env: childEnv({ home, ...env }),
     clearEnv: true,
@@ -20,20 +22,42 @@ export async function startOutpost(home: string, env: Record<string, string>): P
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+export async function startOutpost(home: string, env: Record<string, string>): Promise<Outpost> {
+  const child = spawnOutpost(home, env);
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
-    seen += value;
-    const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      void child.stdout.cancel().catch(() => {});
-      return { url: m[1]!, child, stderr };
-    }
-  }
+  const { url, seen } = await readListeningUrl(reader, LOOPBACK_LISTENING);
+  if (url === null) throw new Error(`outpost exited before listening: ${seen}\n${await stderr}`);
+  reader.releaseLock();
+  void child.stdout.cancel().catch(() => {});
+  return { url, child, stderr };
+}
+
+/** The dev outpost's line: it listens on the loopback only. */
+const LOOPBACK_LISTENING = { pattern: /listening on (http:\/\/127\.0\.0\.1:\d+\/)/ };
+
+/**
+ * Starts an outpost that is meant to refuse to start, and stops it as soon as it says it
+ * listens instead (else it would serve forever). Its stdout, stderr and exit code.
+ */
+export async function startRefusedOutpost(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = spawnOutpost(home, env);
+  const stderr = new Response(child.stderr).text();
+  const stdout = await new Response(child.stdout.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk);
+        if (new TextDecoder().decode(chunk).includes("listening on")) child.kill("SIGKILL");
+      },
+    }),
+  )).text();
+  const { code } = await child.status;
+  return { stdout, stderr: await stderr, code };
 }
 
 export async function stop(o: Outpost): Promise<{ code: number; stderr: string }> {
@@ -171,11 +195,19 @@ export async function startStack(
     fake,
     outpost,
     api,
-    async close() {
-      const ended = await stop(outpost);
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-      if (ended.code !== 0) throw new Error(`the outpost exited ${ended.code}: ${ended.stderr}`);
-    },
+    close: () => closeStack({ home, fake, outpost }),
   };
+}
+
+/**
+ * Stops the outpost and the model server, removes the home, and then fails when the outpost
+ * did not exit 0: Stack.close, for the tests that start their outpost themselves.
+ */
+export async function closeStack(
+  parts: { home: string; fake: FakeModelServer; outpost: Outpost },
+): Promise<void> {
+  const ended = await stop(parts.outpost);
+  await parts.fake.close();
+  await Deno.remove(parts.home, { recursive: true });
+  if (ended.code !== 0) throw new Error(`the outpost exited ${ended.code}: ${ended.stderr}`);
 }

@@ -17,9 +17,15 @@ import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";
 import type { NewJob } from "../../core/store/store.ts";
 import { denoRunArgs } from "../../scripts/permissions.ts";
 import { type RecordedRequest, reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { childEnv, ROOT, tempHome } from "./agent_process.ts";
+import { ROOT, tempHome } from "./agent_process.ts";
 import { mkfifo, readFifo } from "./outpost_fifo.ts";
-import { type Outpost, startOutpost, waitForRun, waitForRunEnd } from "./outpost_process_kit.ts";
+import {
+  type Outpost,
+  startOutpost,
+  startRefusedOutpost,
+  waitForRun,
+  waitForRunEnd,
+} from "./outpost_process_kit.ts";
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -43,6 +49,13 @@ elif [ -p exit.fifo ]; then
 fi
 exec ${agent} "$@"
 `;
+}
+
+/** Writes agentWrapper() as `agent.sh` in `home`; its path. */
+async function writeAgentWrapper(home: string): Promise<string> {
+  const agentBin = join(home, "agent.sh");
+  await Deno.writeTextFile(agentBin, agentWrapper(), { mode: 0o755 });
+  return agentBin;
 }
 
 function job(
@@ -106,6 +119,16 @@ async function kill(outpost: Outpost | null): Promise<void> {
   await outpost.stderr;
 }
 
+/** Kills what a test left running, whatever happened: the outposts and every child group. */
+async function killAll(outposts: (Outpost | null)[], groups: number[]): Promise<void> {
+  for (const outpost of outposts) await kill(outpost);
+  for (const pgid of groups) {
+    try {
+      Deno.kill(-pgid, "SIGKILL");
+    } catch { /* already gone */ }
+  }
+}
+
 Deno.test("kill -9 the real outpost mid-run: on restart the live child's group is killed, the dead one lost, neither retried with no retries left, and one trigger starts exactly one child", async () => {
   const home = await tempHome();
   const fake = await startFakeModelServer();
@@ -118,8 +141,7 @@ Deno.test("kill -9 the real outpost mid-run: on restart the live child's group i
     for (const dir of Object.values(dirs)) await Deno.mkdir(dir, { recursive: true });
     const fifoA = await mkfifo(join(dirs.a, "alive.fifo"));
     const fifoB = await mkfifo(join(dirs.b, "alive.fifo"));
-    const agentBin = join(home, "agent.sh");
-    await Deno.writeTextFile(agentBin, agentWrapper(), { mode: 0o755 });
+    const agentBin = await writeAgentWrapper(home);
 
     const setup = new SqliteStore({ path: outpostDbPath(agentHome), clock: systemClock });
     const every = { kind: "every" as const, expr: "1h", tz: "UTC" };
@@ -189,13 +211,7 @@ Deno.test("kill -9 the real outpost mid-run: on restart the live child's group i
     assert.equal(fake.requests.length, 4, "no other child ever asked the model");
     fake.assertNoViolations();
   } finally {
-    await kill(first);
-    await kill(second);
-    for (const pgid of groups) {
-      try {
-        Deno.kill(-pgid, "SIGKILL");
-      } catch { /* already gone */ }
-    }
+    await killAll([first, second], groups);
     await fake.close();
     await Deno.remove(home, { recursive: true });
   }
@@ -213,8 +229,7 @@ Deno.test("kill -9 the real outpost mid-run: on restart the cut-short run is ret
     for (const dir of Object.values(dirs)) await Deno.mkdir(dir, { recursive: true });
     const fifoA = await mkfifo(join(dirs.a, "alive.fifo"));
     const fifoB = await mkfifo(join(dirs.b, "exit.fifo"));
-    const agentBin = join(home, "agent.sh");
-    await Deno.writeTextFile(agentBin, agentWrapper(), { mode: 0o755 });
+    const agentBin = await writeAgentWrapper(home);
 
     const setup = new SqliteStore({ path: outpostDbPath(agentHome), clock: systemClock });
     const every = { kind: "every" as const, expr: "1h", tz: "UTC" };
@@ -278,13 +293,7 @@ Deno.test("kill -9 the real outpost mid-run: on restart the cut-short run is ret
     assert.equal(fake.requests.length, 3, "a, b, and a's retry: b was never run again");
     fake.assertNoViolations();
   } finally {
-    await kill(first);
-    await kill(second);
-    for (const pgid of groups) {
-      try {
-        Deno.kill(-pgid, "SIGKILL");
-      } catch { /* already gone */ }
-    }
+    await killAll([first, second], groups);
     await fake.close();
     await Deno.remove(home, { recursive: true });
   }
@@ -295,26 +304,7 @@ Deno.test("an outpost that cannot read the process table refuses to start: one l
   try {
     const emptyBin = join(home, "empty-bin"); // no `cat` to read /proc with
     await Deno.mkdir(emptyBin);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...denoRunArgs("agent-outpost", ROOT), "--port", "0"],
-      env: childEnv({ home, PATH: emptyBin }),
-      clearEnv: true,
-      cwd: home,
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const stderr = new Response(child.stderr).text();
-    const stdout = await new Response(child.stdout.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          controller.enqueue(chunk);
-          // Today's outpost would serve forever: stop it as soon as it says it listens.
-          if (new TextDecoder().decode(chunk).includes("listening on")) child.kill("SIGKILL");
-        },
-      }),
-    )).text();
-    const { code } = await child.status;
-    const err = await stderr;
+    const { stdout, stderr: err, code } = await startRefusedOutpost(home, { PATH: emptyBin });
     assert.doesNotMatch(stdout, /listening on/, "started without a readable process table");
     assert.equal(code, 1, err);
     assert.equal(err.trim().split("\n").length, 1, err);

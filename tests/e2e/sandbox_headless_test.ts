@@ -95,11 +95,19 @@ async function pathWithoutBwrap(home: string): Promise<string> {
   return bin;
 }
 
-Deno.test("headless without bwrap: auto refuses the shell call with the install hint, and the run ends in error", async () => {
-  await using t = await setup();
+/**
+ * `agent -p` on a machine without bwrap, its model asking for one shell call (id c1,
+ * `echo ran > ran.txt`) and then answering `finalText`; JSON output, the report at
+ * <home>/r.md.
+ */
+async function runShellWithoutBwrap(
+  t: Awaited<ReturnType<typeof setup>>,
+  finalText: string,
+  env: Record<string, string> = {},
+) {
   t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }));
-  t.fake.enqueue(reply().text("Could not run it."));
-  const r = await runAgent(
+  t.fake.enqueue(reply().text(finalText));
+  return await runAgent(
     [
       "-p",
       "--workdir",
@@ -111,8 +119,13 @@ Deno.test("headless without bwrap: auto refuses the shell call with the install 
       "--",
       "run it",
     ],
-    { ...t.env, PATH: await pathWithoutBwrap(t.home) },
+    { ...t.env, PATH: await pathWithoutBwrap(t.home), ...env },
   );
+}
+
+Deno.test("headless without bwrap: auto refuses the shell call with the install hint, and the run ends in error", async () => {
+  await using t = await setup();
+  const r = await runShellWithoutBwrap(t, "Could not run it.");
   const result = toolResultsById(t.fake.requests.at(-1)!.body).get("c1") ?? "";
   assert.equal(result.split("\n").length, 1, "one line");
   assert.match(result, /^sandbox: bubblewrap is not installed \(no bwrap on PATH\): install it/);
@@ -137,19 +150,7 @@ Deno.test("headless without bwrap: auto refuses the shell call with the install 
 
 Deno.test("headless without bwrap: off runs the command and the report says so", async () => {
   await using t = await setup();
-  t.fake.enqueue(reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }));
-  t.fake.enqueue(reply().text("Ran it."));
-  const r = await runAgent([
-    "-p",
-    "--workdir",
-    t.work,
-    "--output-format",
-    "json",
-    "--output",
-    `${t.home}/r.md`,
-    "--",
-    "run it",
-  ], { ...t.env, PATH: await pathWithoutBwrap(t.home), AGENT_SANDBOX_MODE: "off" });
+  const r = await runShellWithoutBwrap(t, "Ran it.", { AGENT_SANDBOX_MODE: "off" });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(await Deno.readTextFile(`${t.work}/ran.txt`), "ran\n");
   assert.match(JSON.parse(r.stdout).sandbox, /^off \(commands run unsandboxed/);

@@ -9,11 +9,13 @@
 import assert from "node:assert/strict";
 import { reply, startFakeModelServer } from "../fakes/model_server.ts";
 import { tempHome } from "./agent_process.ts";
+import { binWithoutBwrap } from "./no_bwrap_kit.ts";
 import {
+  closeStack,
   dashboardApi,
+  type Stack,
   startOutpost,
   startStack,
-  stop,
   waitForRunEnd,
 } from "./outpost_process_kit.ts";
 import { peerTest, probes } from "../peers.ts";
@@ -114,40 +116,52 @@ peerTest(
       await assertNoCanaryUnder(home, [`${agentHome}/settings.toml`]);
       fake.assertNoViolations();
     } finally {
-      const ended = await stop(outpost);
-      await fake.close();
-      await Deno.remove(home, { recursive: true });
-      assert.equal(ended.code, 0, ended.stderr);
+      await closeStack({ home, fake, outpost });
     }
   },
 );
+
+/**
+ * Creates an hourly job "write a file" in a new `<home>/ws`, queues the model's replies and
+ * triggers the job: the ids of the job and of its run.
+ */
+async function triggerJobInWs(
+  stack: Stack,
+  name: string,
+  ...replies: Parameters<Stack["fake"]["enqueue"]>
+): Promise<{ jobId: number; runId: number }> {
+  const { home, fake, api } = stack;
+  await Deno.mkdir(`${home}/ws`);
+  const created = await api("POST", "api/jobs", {
+    name,
+    prompt: "write a file",
+    schedule: { kind: "every", expr: "1h", tz: "UTC" },
+    workdir: `${home}/ws`,
+  });
+  assert.equal(created.status, 201, created.text);
+  const jobId = created.json.job.id as number;
+  fake.enqueue(...replies);
+  const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
+  assert.equal(triggered.status, 202, triggered.text);
+  return { jobId, runId: triggered.json.run.id as number };
+}
 
 Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and the run page says so", async () => {
   // `off` must never be silent (issue 14): the banner, `agent config`, the headless report and
   // the run page all say it. This is the run page, through a real outpost and agent. No bwrap
   // is needed: off never starts it.
   const stack = await startStack('sandbox = "off"\n');
-  const { home, fake, api } = stack;
+  const { home, fake } = stack;
   try {
     const { url } = stack.outpost;
-    await Deno.mkdir(`${home}/ws`);
-    const created = await api("POST", "api/jobs", {
-      name: "unsandboxed",
-      prompt: "write a file",
-      schedule: { kind: "every", expr: "1h", tz: "UTC" },
-      workdir: `${home}/ws`,
-    });
-    assert.equal(created.status, 201, created.text);
-    const jobId = created.json.job.id as number;
-    fake.enqueue(
+    const { jobId, runId } = await triggerJobInWs(
+      stack,
+      "unsandboxed",
       reply().tool("shell", { command: "echo ran > ran.txt; ls /proc | grep -c '^[0-9]'" }, {
         id: "c1",
       }),
       reply().text("Wrote it."),
     );
-    const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
-    assert.equal(triggered.status, 202, triggered.text);
-    const runId = triggered.json.run.id as number;
     assert.equal(await waitForRunEnd(url, runId), "ok");
     assert.equal(await Deno.readTextFile(`${home}/ws/ran.txt`), "ran\n");
     // Unsandboxed, the command sees the host's processes (a bwrap PID namespace shows ~3).
@@ -166,43 +180,18 @@ Deno.test("outpost: with sandbox = off the job's command runs unsandboxed and th
   }
 });
 
-/** A PATH directory with every program of /usr/bin and /bin except bwrap. */
-async function pathWithoutBwrap(home: string): Promise<string> {
-  const bin = `${home}/bin-without-bwrap`;
-  await Deno.mkdir(bin);
-  for (const dir of ["/usr/bin", "/bin"]) {
-    for await (const entry of Deno.readDir(dir)) {
-      if (entry.name === "bwrap") continue;
-      await Deno.symlink(`${dir}/${entry.name}`, `${bin}/${entry.name}`).catch((err) => {
-        if (!(err instanceof Deno.errors.AlreadyExists)) throw err; // /bin and /usr/bin overlap
-      });
-    }
-  }
-  return bin;
-}
-
 Deno.test("outpost: a job whose shell call was refused for want of a sandbox ends in error, not ok", async () => {
-  const path = await pathWithoutBwrap(await Deno.makeTempDir({ prefix: "agent-nobwrap-" }));
+  const path = await binWithoutBwrap(await Deno.makeTempDir({ prefix: "agent-nobwrap-" }));
   const stack = await startStack(undefined, { PATH: path });
-  const { home, fake, api } = stack;
+  const { home, fake } = stack;
   try {
     const { url } = stack.outpost;
-    await Deno.mkdir(`${home}/ws`);
-    const created = await api("POST", "api/jobs", {
-      name: "no sandbox",
-      prompt: "write a file",
-      schedule: { kind: "every", expr: "1h", tz: "UTC" },
-      workdir: `${home}/ws`,
-    });
-    assert.equal(created.status, 201, created.text);
-    const jobId = created.json.job.id as number;
-    fake.enqueue(
+    const { jobId, runId } = await triggerJobInWs(
+      stack,
+      "no sandbox",
       reply().tool("shell", { command: "echo ran > ran.txt" }, { id: "c1" }),
       reply().text("I could not run it."),
     );
-    const triggered = await api("POST", `api/jobs/${jobId}/trigger`);
-    assert.equal(triggered.status, 202, triggered.text);
-    const runId = triggered.json.run.id as number;
     assert.equal(await waitForRunEnd(url, runId), "error");
     await assert.rejects(Deno.stat(`${home}/ws/ran.txt`), Deno.errors.NotFound);
     const refusal = toolResultsById(fake.requests.at(-1)!.body).get("c1") ?? "";

@@ -1,6 +1,7 @@
 // What a hostile run can leave where its report should be: a symlink to a file outside the
 // runs folder, a FIFO, a folder. Shared by the report reader's tests and the route and page
-// tests that show reports.
+// tests that show reports; the FIFO also by the tests of every other file the programs read
+// from a place the model can write (settings, AGENTS.md, git's pointers).
 //
 // A FIFO gets a writer process (`sh -c 'printf … > fifo'`), blocked in open() until some
 // reader opens the FIFO. It makes a test of code that wrongly opens the FIFO fail on the

@@ -1,6 +1,7 @@
-// One valid NewJob for tests and benchmarks; pass only what a case cares about.
+// One valid NewJob for tests and benchmarks; pass only what a case cares about. And a job
+// with one run that ended ok, written straight to a store.
 
-import type { NewJob } from "../../core/store/store.ts";
+import type { NewJob, Store } from "../../core/store/store.ts";
 
 export function newJobFixture(overrides: Partial<NewJob> = {}): NewJob {
   return {
@@ -25,4 +26,18 @@ export function newJobFixture(overrides: Partial<NewJob> = {}): NewJob {
     meta: {},
     ...overrides,
   };
+}
+
+/** A new job (newJobFixture) and its first run, ended ok (exit 0), written straight to `store`. */
+export function okRunRecords(store: Store) {
+  const job = store.createJob(newJobFixture());
+  const run = store.createRun({
+    job_id: job.id,
+    status: "ok",
+    attempt: 1,
+    exit_code: 0,
+    priority: 10,
+    class: "scheduled",
+  });
+  return { job, run };
 }

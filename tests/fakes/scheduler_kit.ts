@@ -5,7 +5,7 @@
 // engines (core/scheduler/scheduler_postgres_test.ts runs it that way).
 
 import { FakeClock } from "./clock.ts";
-import type { QuestionKind } from "../../core/tools/types.ts";
+import type { Question, QuestionKind } from "../../core/tools/types.ts";
 import { Delivery } from "../../core/delivery/delivery.ts";
 import { MemoryLogger } from "../../core/logger.ts";
 import type { DeliveryEvent } from "../../core/delivery/types.ts";
@@ -168,4 +168,33 @@ export async function haltWithQuestion(kit: Kit, runId: number, kind: QuestionKi
     questions: [{ kind, text: `Shall I go on (${kind})?` }],
   });
   await kit.scheduler.whenSettled(runId);
+}
+
+/**
+ * A needs_human run (exit 2) of a new disabled job with its open inbox item asking
+ * `questions`, written straight to the store: no scheduler step needed.
+ */
+export function haltedRecords(
+  kit: Pick<Kit, "scheduler" | "store">,
+  questions: Question[],
+  options: { job?: Record<string, unknown>; sessionId?: string; meta?: Record<string, unknown> } =
+    {},
+) {
+  const job = kit.scheduler.createJob(jobInput(options.job), { enabled: false });
+  const run = kit.store.createRun({
+    job_id: job.id,
+    status: "needs_human",
+    attempt: 1,
+    exit_code: 2,
+    priority: 10,
+    class: "scheduled",
+    session_id: options.sessionId ?? "s1",
+  });
+  const item = kit.store.createInboxItem({
+    job_id: job.id,
+    run_id: run.id,
+    questions,
+    meta: options.meta ?? {},
+  });
+  return { job, run, item };
 }

@@ -41,3 +41,13 @@ export async function writeFile(path: string, text: string): Promise<void> {
 export async function removeIfExists(path: string): Promise<void> {
   await Deno.remove(path).catch(() => {});
 }
+
+/** Runs `fn` in a fresh layout and removes the layout afterwards, whatever `fn` does. */
+export async function withLayout(fn: (l: Layout) => void | Promise<void>): Promise<void> {
+  const layout = await makeLayout();
+  try {
+    await fn(layout);
+  } finally {
+    await layout.cleanup();
+  }
+}
