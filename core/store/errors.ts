@@ -56,12 +56,15 @@ export class SchemaTooNewError extends Error {
 export class StoreOpenError extends Error {
   override readonly name = "StoreOpenError";
   readonly path: string;
-  constructor(path: string, cause: unknown) {
+  constructor(
+    path: string,
+    cause: unknown,
+    hint = "check the file is a SQLite database and the directory is writable",
+  ) {
     super(
       `cannot open the outpost store at ${path}: ${
         cause instanceof Error ? cause.message : cause
-      }; ` +
-        `check the file is a SQLite database and the directory is writable`,
+      }; ${hint}`,
       { cause },
     );
     this.path = path;

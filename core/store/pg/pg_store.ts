@@ -62,7 +62,11 @@ function openPg(options: PgStoreOptions): PgConnection {
     connection.exec(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
   } catch (err) {
     connection.close();
-    throw new StoreOpenError(where, err);
+    throw new StoreOpenError(
+      where,
+      err,
+      "check the server is up and the URL's host, port, user, password and database",
+    );
   }
   try {
     migrate(connection, where, isoZ(options.clock.now()), options.migrations ?? PG_MIGRATIONS);
