@@ -9,6 +9,7 @@ import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.t
 import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
+import { StoreUnavailableError } from "../store/errors.ts";
 import { openRegularFile } from "./report_reader.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
@@ -136,6 +137,7 @@ export async function executeRun(
   // A child that died without its JSON result (a crash, a runtime error) said why on
   // stderr; its last line becomes the run's reason instead of a bare exit code.
   const stderrTail = result === null && code !== 0 ? await lastLogLine(logPath) : null;
+  await storeAnswers(ctx, active.runId);
   return recordOutcome(ctx, active.runId, {
     kind: "exited",
     code,
@@ -143,6 +145,28 @@ export async function executeRun(
     timedOut: active.timedOut,
     ...(stderrTail ? { stderrTail } : {}),
   });
+}
+
+/** How long a finished run's outcome waits for a shared database that is restarting. */
+const STORE_WAIT_MS = 120_000;
+
+/**
+ * Waits (up to STORE_WAIT_MS) until the store answers a read, so a child that ended while a
+ * shared database restarts still gets its outcome recorded instead of staying `running`.
+ */
+async function storeAnswers(ctx: SchedulerContext, runId: number): Promise<void> {
+  const until = ctx.clock.now().getTime() + STORE_WAIT_MS;
+  for (;;) {
+    try {
+      ctx.store.getRun(runId);
+      return;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || ctx.clock.now().getTime() >= until) {
+        throw err;
+      }
+      await ctx.clock.sleep(1000);
+    }
+  }
 }
 
 /** The run and its job when the run is still queued; null when it should not start. */

@@ -70,3 +70,11 @@ export class StoreOpenError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * The store's database did not answer (a shared PostgreSQL restarting, a cut network): the
+ * statement did not happen and may be tried again once it answers. SQLite never throws it.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+}

@@ -37,8 +37,8 @@ async function runOf(node: Node, jobId: number, runId: number) {
   return res.json.run ?? res.json;
 }
 
-async function withFleet(fn: (fleet: Fleet) => Promise<void>) {
-  const fleet = await startFleet(["n1", "n2", "n3"]);
+async function withFleet(fn: (fleet: Fleet) => Promise<void>, leaseS = 3) {
+  const fleet = await startFleet(["n1", "n2", "n3"], leaseS);
   try {
     await fn(fleet);
   } finally {
@@ -206,3 +206,37 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+peerTest(
+  "the database restarted while every node runs a child: each outcome is recorded when it is back",
+  probes.postgres,
+  async () => {
+    // Leases of 15 s outlast the restart, so no node fences: the runs go on and end ok.
+    await withFleet(async (fleet) => {
+      const started: { node: Node; job: number; run: number }[] = [];
+      for (const node of fleet.nodes) {
+        const job = await makeJob(node, fleet.workdir, `sleep:2500 ${node.id}`);
+        const run = await trigger(node, job);
+        await waitFor(
+          `${node.id}'s run to start`,
+          () => runOf(node, job, run),
+          (r) => r.status === "running",
+        );
+        started.push({ node, job, run });
+      }
+      const cluster = pgCluster();
+      cluster.stop(); // the children end while the database is down
+      await new Promise((r) => setTimeout(r, 3500));
+      cluster.start();
+      for (const { node, job, run } of started) {
+        const done = await waitFor(
+          `run ${run} on ${node.id} to be recorded`,
+          () => runOf(node, job, run).catch(() => ({ status: "unreachable" })),
+          (r) => r.status !== "running" && r.status !== "unreachable",
+        );
+        assert.equal(done.status, "ok", JSON.stringify(done));
+        assert.equal((await fleet.executions(job)).length, 1);
+      }
+    }, 15);
+  },
+);

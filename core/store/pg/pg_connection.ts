@@ -6,6 +6,7 @@
 
 import type { SqlConnection, SqlRunResult, SqlStatement, SqlValue } from "../sql_connection.ts";
 import type { Row } from "../sql_connection.ts";
+import { StoreUnavailableError } from "../errors.ts";
 import { toPostgres } from "./pg_dialect.ts";
 import type { PgInit, PgReply, PgRequest } from "./pg_worker.ts";
 
@@ -146,15 +147,20 @@ export class PgConnection implements SqlConnection {
       this.#worker.terminate();
       this.#start();
       this.#lose();
-      throw new PgError(`no reply in ${this.#options.timeoutMs ?? 30_000} ms`, "TIMEOUT", true);
+      throw new StoreUnavailableError(
+        `PostgreSQL: no reply in ${this.#options.timeoutMs ?? 30_000} ms`,
+      );
     }
     const length = Atomics.load(this.#word, 1);
     const reply = JSON.parse(
       decoder.decode(new Uint8Array(this.#data).slice(0, length)),
     ) as PgReply;
     if (reply.ok) return reply;
-    if (reply.lost) this.#lose();
-    throw new PgError(reply.message, reply.code, reply.lost);
+    if (reply.lost) {
+      this.#lose();
+      throw new StoreUnavailableError(`PostgreSQL: ${reply.message} (connection lost)`);
+    }
+    throw new PgError(reply.message, reply.code, false);
   }
 
   #lose(): void {
