@@ -100,6 +100,34 @@ export class TmuxAgent {
     await this.#tmux("send-keys", "-t", "agent", "-l", text);
   }
 
+  /**
+   * Pastes `text` the way a terminal does: from a tmux buffer, bracketed (`ESC[200~ … ESC[201~`)
+   * unless `bracketed` is false; tmux turns each line break into a CR, as a terminal would.
+   */
+  async paste(text: string, opts: { bracketed?: boolean } = {}): Promise<void> {
+    await this.#tmux("set-buffer", "-b", "e2e", "--", text);
+    await this.#tmux(
+      "paste-buffer",
+      "-d",
+      "-b",
+      "e2e",
+      ...(opts.bracketed === false ? [] : ["-p"]),
+      "-t",
+      "agent",
+    );
+  }
+
+  /** Sends raw bytes to the program (escape sequences a terminal would encode). */
+  async bytes(text: string): Promise<void> {
+    const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0"));
+    await this.#tmux("send-keys", "-t", "agent", "-H", ...hex);
+  }
+
+  /** Resizes the window as a terminal emulator would (the program gets SIGWINCH). */
+  async resize(width: number, height = 40): Promise<void> {
+    await this.#tmux("resize-window", "-t", "agent", "-x", String(width), "-y", String(height));
+  }
+
   /** Types a line and presses Enter. */
   async submit(text: string): Promise<void> {
     await this.type(text);
@@ -169,7 +197,13 @@ export class TmuxAgent {
  * (AGENT_MEMORY_REFLECT=0, so the requests are only the conversation's); disposing closes the
  * session, then the server. */
 export async function fakeModelSession(
-  opts: { server?: FakeServerOptions; env?: Record<string, string>; args?: string[] } = {},
+  opts: {
+    server?: FakeServerOptions;
+    env?: Record<string, string>;
+    args?: string[];
+    width?: number;
+    home?: string;
+  } = {},
 ): Promise<{ fake: FakeModelServer; agent: TmuxAgent } & AsyncDisposable> {
   const fake = await startFakeModelServer(opts.server);
   let agent: TmuxAgent;
@@ -177,6 +211,8 @@ export async function fakeModelSession(
     agent = await TmuxAgent.start({
       env: { AGENT_MEMORY_REFLECT: "0", AGENT_BASE_URL: fake.url, ...opts.env },
       ...(opts.args ? { args: opts.args } : {}),
+      ...(opts.width ? { width: opts.width } : {}),
+      ...(opts.home ? { home: opts.home } : {}),
     });
   } catch (err) {
     await fake.close();
