@@ -82,11 +82,13 @@ export class KeyDecoder {
         i = seq.end;
         continue;
       }
-      if (ch === "\r") {
-        // More input after a CR in the same read: a paste that came unbracketed.
-        const last = i === s.length - 1 || (s[i + 1] === "\n" && i + 1 === s.length - 1);
+      if (ch === "\r" || ch === "\n") {
+        // More input after a CR in the same read: a paste that came unbracketed. A lone LF is
+        // Enter too: typed before the terminal left cooked mode, Enter arrives as LF.
+        const last = i === s.length - 1 ||
+          (ch === "\r" && s[i + 1] === "\n" && i + 1 === s.length - 1);
         events.push(key(last ? "enter" : "newline"));
-        i += s[i + 1] === "\n" ? 2 : 1;
+        i += ch === "\r" && s[i + 1] === "\n" ? 2 : 1;
         continue;
       }
       events.push(controlKey(ch) ?? charKey(s.codePointAt(i)!));
@@ -201,7 +203,6 @@ function key(name: KeyName, mods: Partial<Mods> = {}): Key {
 function controlKey(ch: string): KeyEvent | undefined {
   if (ch === "\x7f" || ch === "\b") return key("backspace");
   if (ch === "\t") return key("tab");
-  if (ch === "\n") return key("newline");
   const code = ch.charCodeAt(0);
   if (code < 32) {
     return { ...key("char", { ctrl: true }), char: String.fromCharCode(code + 96) };
