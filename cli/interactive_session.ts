@@ -358,6 +358,14 @@ export class Session implements SessionState {
     }, { escape: true }).finally(() => this.#view = undefined);
     await view.finish();
     this.history = result.messages;
+    const interrupted = result.error === "interrupted";
+    // The text streamed before an interrupt is kept: shown, saved, and sent as context next.
+    const partial = interrupted ? view.unfinishedText : "";
+    if (partial.trim() !== "") {
+      const message: Message = { role: "assistant", parts: [{ type: "text", text: partial }] };
+      journal.append({ type: "message", message });
+      this.history = [...result.messages, message];
+    }
     this.lastReasoning = view.reasoning;
     if (view.tools.length > 0) this.lastTools = view.tools;
     if (this.ctx.resolver.applyResponseModel(result.model)) {
@@ -369,13 +377,13 @@ export class Session implements SessionState {
     }
     journal.append({
       type: "outcome",
-      done_reason: result.done_reason,
+      done_reason: interrupted ? "interrupted" : result.done_reason,
       questions: result.questions,
-      final_text: result.final_text,
+      final_text: interrupted ? partial : result.final_text,
       at: this.clock.now().toISOString(),
     });
     if (result.done_reason === "stop") this.completedReplies++;
-    else if (result.error === "interrupted") this.print(this.style.yellow("⏹ interrupted"));
+    else if (interrupted) this.print(this.style.yellow("⏹ interrupted"));
     else this.error(`✗ ${result.error ?? result.done_reason}`);
   }
 
@@ -471,7 +479,8 @@ export class Session implements SessionState {
       created_at: now.toISOString(),
       workdir: this.ctx.workdir,
       provider: this.ctx.settings.provider,
-      model: this.ctx.settings.model,
+      // The served name when the server told it (the probe), not the "default" placeholder.
+      model: this.ctx.resolver.displayName,
       mode: this.mode,
     });
     return this.#journal;

@@ -42,15 +42,30 @@ export function banner(s: SessionState): string {
   return lines.join("\n");
 }
 
-/** One dim line: model · effort · context · cost. */
+/**
+ * One dim line: model · endpoint · mode · effort · context · cost. Too wide for the terminal,
+ * parts are dropped by priority (endpoint first, context use last) before anything is cut.
+ */
 export function statusLine(s: SessionState): string {
-  const parts = [s.ctx.resolver.displayName, providerLabel(s.ctx.settings, s.ctx.endpoint)];
-  parts.push(`effort ${s.effort ?? "default"}`);
-  parts.push(`ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`);
+  const parts: { text: string; keep: number }[] = [
+    { text: s.ctx.resolver.displayName, keep: 3 },
+    { text: providerLabel(s.ctx.settings, s.ctx.endpoint), keep: 0 },
+    { text: `mode ${s.mode}`, keep: 4 },
+    { text: `effort ${s.effort ?? "default"}`, keep: 1 },
+    {
+      text: `ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`,
+      keep: 5,
+    },
+  ];
   const cost = costText(s);
-  if (cost) parts.push(cost);
+  if (cost) parts.push({ text: cost, keep: 2 });
   const width = Math.max(20, s.term.columns() - 2);
-  return s.style.dim(truncate(`─ ${parts.join(" · ")} ─`, width));
+  const line = () => `─ ${parts.map((p) => p.text).join(" · ")} ─`;
+  while (parts.length > 1 && [...line()].length > width) {
+    const least = parts.reduce((a, b) => (b.keep < a.keep ? b : a));
+    parts.splice(parts.indexOf(least), 1);
+  }
+  return s.style.dim(truncate(line(), width));
 }
 
 /** The context the model saw on the last turn (prompt plus reply). */

@@ -60,6 +60,9 @@ export class ReplyView {
     this.#showActivity("waiting for the model");
   }
 
+  /** Text of the model turn still streaming (what an interrupt would lose), "" after done. */
+  unfinishedText = "";
+
   /** Messages typed ahead, shown on the activity line. */
   set queued(n: number) {
     if (this.#activity) this.#activity.queued = n;
@@ -79,6 +82,7 @@ export class ReplyView {
         if (!this.#sawText && this.#col !== 0) this.#newline();
         this.#sawText = true;
         this.#countStreamed(event.text);
+        this.unfinishedText += event.text;
         this.#textDelta(event.text);
         break;
       case "tool_call":
@@ -105,7 +109,10 @@ export class ReplyView {
           is_error: event.is_error,
         });
         this.#pendingSummary = undefined;
-        this.#line(this.#style.dim("  ⎿ ") + this.#resultLine(event.content, event.is_error));
+        this.#line(
+          this.#style.dim("  ⎿ ") +
+            this.#resultLine(event.content, event.is_error, event.call.name),
+        );
         this.#showActivity("waiting for the model");
         break;
       case "compacted":
@@ -117,6 +124,7 @@ export class ReplyView {
         );
         break;
       case "done":
+        this.unfinishedText = "";
         this.#outputTokens += event.usage.output_tokens;
         this.#streamedChars = 0;
         break;
@@ -266,8 +274,12 @@ export class ReplyView {
     }
   }
 
-  #resultLine(content: string, isError: boolean): string {
-    const lines = content.split("\n").filter((l) => l.trim() !== "");
+  #resultLine(content: string, isError: boolean, tool: string): string {
+    let lines = content.split("\n").filter((l) => l.trim() !== "");
+    // A shell call that went well is summed up by what it printed, not by "exit code 0".
+    if (tool === "shell" && !isError && lines[0] === "exit code 0" && lines.length > 1) {
+      lines = lines.slice(1);
+    }
     const more = lines.length > 1 ? ` (+${lines.length - 1} lines · ctrl+o expands)` : "";
     // "  ⎿ " takes four columns; one more keeps the row from wrapping.
     const room = Math.max(8, this.#width() - 5 - more.length);

@@ -1,0 +1,101 @@
+// What the screen shows around a reply, in a real pseudo-terminal (tmux, NO_COLOR=1, widths
+// 60 and 140): an interrupted reply kept with its partial text, the status line shortened by
+// priority and showing the permission mode, /help's one column, and the saved session naming
+// the served model.
+
+import assert from "node:assert/strict";
+import { peerTest, probes } from "../peers.ts";
+import { reply } from "../fakes/model_server.ts";
+import { fakeModelSession, type TmuxAgent } from "./interactive_tmux.ts";
+
+const PLAIN = { NO_COLOR: "1" };
+
+/** The session journal's entries (one session in the home). */
+function journalEntries(agent: TmuxAgent): Record<string, unknown>[] {
+  const dir = `${agent.agentHome}/sessions`;
+  const files = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".jsonl"));
+  assert.equal(files.length, 1);
+  return Deno.readTextFileSync(`${dir}/${files[0]!.name}`).trim().split("\n").map((l) =>
+    JSON.parse(l)
+  );
+}
+
+type WireMessage = { role: string; content: unknown };
+
+peerTest(
+  "an interrupted reply keeps its partial text: on screen, in the journal as 'interrupted', in the next request",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { fake, agent } = s;
+    await agent.idle();
+    const never = new Promise<void>(() => {});
+    fake.enqueue(reply().text("The first half of the answer").gate(never), reply().text("Fine."));
+    await agent.submit("explain");
+    await agent.waitFor("The first half of the answer");
+    await agent.keys("Escape");
+    await agent.waitFor("⏹ interrupted");
+    await agent.idle();
+    await agent.submit("go on");
+    await agent.waitFor("Fine.");
+    const messages = (fake.requests[1]!.body?.messages ?? []) as WireMessage[];
+    const said = messages.filter((m) => m.role === "assistant").map((m) => JSON.stringify(m));
+    assert.ok(
+      said.some((m) => m.includes("The first half of the answer")),
+      "the partial reply is context for the next one",
+    );
+    const outcomes = journalEntries(agent).filter((e) => e.type === "outcome");
+    assert.equal(outcomes[0]!.done_reason, "interrupted");
+    assert.equal(outcomes[0]!.final_text, "The first half of the answer");
+  },
+);
+
+peerTest(
+  "the status line keeps context use at 60 columns and shows the mode after /mode",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { agent } = s;
+    let screen = await agent.idle();
+    const status = () => screen.split("\n").findLast((l) => l.startsWith("─ "))!;
+    assert.match(status(), /ctx 0\/33k/);
+    assert.match(status(), /mode auto/);
+    assert.ok([...status()].length <= 58, status());
+    await agent.submit("/mode strict");
+    screen = await agent.waitFor(/─ .*mode strict.* ─/);
+    assert.match(status(), /mode strict · .*ctx 0\/33k/);
+  },
+);
+
+peerTest(
+  "/help keeps its help texts in one column, the /mcp row too",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 140 });
+    const { agent } = s;
+    await agent.idle();
+    await agent.submit("/help");
+    const screen = await agent.waitFor("this list");
+    const rows = screen.split("\n").filter((l) => /^ {2}\/\w/.test(l));
+    assert.ok(rows.length > 10);
+    const column = (row: string) => /^ {2}\S.*?\S {2,}(?=\S)/.exec(row)![0].length;
+    const mcp = rows.find((r) => r.startsWith("  /mcp"))!;
+    assert.match(mcp, /^ {2}\/mcp \[reconnect\|approve NAME\] {2,}MCP servers/);
+    for (const row of rows) assert.equal(column(row), column(mcp), row);
+  },
+);
+
+peerTest(
+  "a saved session records the served model, not the 'default' placeholder",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 140 });
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("Hi."));
+    await agent.submit("hello");
+    await agent.waitFor("Hi.");
+    const meta = journalEntries(agent).find((e) => e.type === "meta") ?? journalEntries(agent)[0]!;
+    assert.equal(JSON.stringify(meta).includes('"model":"fake-model"'), true, JSON.stringify(meta));
+  },
+);
