@@ -60,6 +60,8 @@ export class ReplyView {
     this.#showActivity("waiting for the model");
   }
 
+  /** The last word streamed, not written until its end is known (#flowWords). */
+  #heldWord = "";
   /** Text of the model turn still streaming (what an interrupt would lose), "" after done. */
   unfinishedText = "";
 
@@ -170,12 +172,12 @@ export class ReplyView {
 
   #textDelta(text: string): void {
     if (!this.#loadMarkdown) {
-      this.#flow(text, (t) => t);
+      this.#flowWords(text);
       return;
     }
     this.#text ??= { raw: "", startRows: this.#rowsWritten };
     this.#text.raw += text;
-    this.#flow(text, (t) => t);
+    this.#flowWords(text);
     if (!this.#markdown) {
       // Loaded on the first text, not before: the first token is never held up by it.
       void this.#ensureMarkdown();
@@ -186,6 +188,7 @@ export class ReplyView {
 
   /** Renders the text written raw so far (all of it), when the renderer is there. */
   #endText(): void {
+    this.#flushWord();
     if (this.#text && this.#markdown) this.#renderBlocks(true);
     this.#text = null;
   }
@@ -221,12 +224,13 @@ export class ReplyView {
     }
     this.#screen.write(`\r${rows > 0 ? `\x1b[${rows}A` : ""}\x1b[J`);
     this.#col = 0;
+    this.#heldWord = ""; // part of `rest`, which is written again below
     const gap = this.#renderedBlocks > 0 ? "\n" : "";
     this.#screen.write(gap + md.render(done));
     this.#renderedBlocks++;
     this.#rowsWritten++; // only row differences within one raw span matter
     this.#text = { raw: rest, startRows: this.#rowsWritten };
-    if (rest !== "") this.#flow(rest, (t) => t);
+    if (rest !== "") this.#flowWords(rest);
   }
 
   #reasoningDelta(text: string): void {
@@ -246,6 +250,29 @@ export class ReplyView {
   }
 
   /** Writes text, tracking the column so wrapped rows can be counted. */
+  /**
+   * Streamed text, wrapped at word boundaries: the last word of a delta is held back until a
+   * space or line break shows where it ends, so "Here i" + "s what" never splits "is".
+   */
+  #flowWords(text: string): void {
+    const all = this.#heldWord + text;
+    const cut = Math.max(all.lastIndexOf(" "), all.lastIndexOf("\n")) + 1;
+    this.#heldWord = all.slice(cut);
+    if (this.#heldWord.length >= this.#width()) {
+      this.#flow(wrapWords(all, this.#col, this.#width()), (t) => t);
+      this.#heldWord = "";
+      return;
+    }
+    if (cut > 0) this.#flow(wrapWords(all.slice(0, cut), this.#col, this.#width()), (t) => t);
+  }
+
+  /** Writes the word held back by #flowWords (the text has ended or something else comes). */
+  #flushWord(): void {
+    const word = this.#heldWord;
+    this.#heldWord = "";
+    if (word !== "") this.#flow(wrapWords(word, this.#col, this.#width()), (t) => t);
+  }
+
   #flow(text: string, paint: (t: string) => string): void {
     const moved = advance(text, this.#col, this.#width());
     this.#rowsWritten += moved.rows;
@@ -310,6 +337,29 @@ export class ReplyView {
 }
 
 /** Rows added and the column reached by writing plain `text` from column `col`. */
+/** `text` with a line break before each word that would cross the right edge from `col`. */
+export function wrapWords(text: string, col: number, width: number): string {
+  let out = "";
+  for (const part of text.split(/( |\n)/)) {
+    if (part === "") continue;
+    if (part === "\n") {
+      out += part;
+      col = 0;
+      continue;
+    }
+    const length = [...part].length;
+    if (part === " ") {
+      if (col >= width) continue; // a space at the edge would start the next row
+    } else if (col > 0 && col + length > width && length <= width) {
+      out += "\n";
+      col = 0;
+    }
+    out += part;
+    col = advance(part, col, width).col;
+  }
+  return out;
+}
+
 function advance(text: string, col: number, width: number): { rows: number; col: number } {
   let rows = 0;
   for (const ch of text) {

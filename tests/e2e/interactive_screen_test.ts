@@ -99,3 +99,28 @@ peerTest(
     assert.equal(JSON.stringify(meta).includes('"model":"fake-model"'), true, JSON.stringify(meta));
   },
 );
+
+peerTest(
+  "streamed text wraps at word boundaries at 60 columns, words split across deltas included",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { fake, agent } = s;
+    await agent.idle();
+    const sentence = "Here is what I found after reading every file in the folder: " +
+      "the configuration loader ignores unknown keys, the cache is never invalidated, " +
+      "and the retry loop sleeps for a fixed interval regardless of the error it saw.";
+    fake.enqueue(reply().text(sentence).pieces(3));
+    await agent.submit("report");
+    await agent.waitFor("regardless of the error it saw.");
+    const screen = await agent.idle();
+    const rows = screen.split("\n");
+    const first = rows.findIndex((r) => r.startsWith("Here is what"));
+    const last = rows.findIndex((r) => r.endsWith("it saw."));
+    const shown = rows.slice(first, last + 1);
+    assert.ok(shown.length >= 3, screen);
+    for (const row of shown) assert.ok([...row].length <= 60, row);
+    // Every row holds whole words: joined back with spaces they are the sentence again.
+    assert.equal(shown.map((r) => r.trim()).join(" "), sentence);
+  },
+);

@@ -96,7 +96,7 @@ peerTest(
         assert.match(plain, /^Release notes$/m);
         assert.doesNotMatch(plain, /# Release notes|\*\*important\*\*|```|\| ---- \|/);
         assert.match(plain, /This is important and subtle\./);
-        assert.match(plain, /^\s+\* first item$/m);
+        assert.match(plain, /^• first item$/m);
         assert.match(plain, /│ alpha │ 12\s+│/);
         assert.match(plain, /^\s*const answer: number = 42;$/m);
         // And styled: a bold heading, bold emphasis, a highlighted keyword.
