@@ -38,6 +38,7 @@ import { attachMentions } from "./interactive_mentions.ts";
 import { COMMANDS } from "./interactive_commands.ts";
 import type { Completer } from "./terminal/line_editor.ts";
 import { agentHome } from "../core/settings/project.ts";
+import { showLastTurns } from "./interactive_resume_view.ts";
 
 export interface SessionDeps {
   terminal: Terminal;
@@ -150,6 +151,7 @@ export class Session implements SessionState {
     this.lastUsage = undefined;
     this.lastReasoning = [];
     this.#continue(resumed);
+    await showLastTurns(this);
     if (this.#pending) this.#showPending(this.#pending);
   }
 
@@ -172,6 +174,7 @@ export class Session implements SessionState {
   /** Runs until the user quits; resolves with the exit code. */
   async run(): Promise<number> {
     this.print(banner(this));
+    if (this.history.length > 0) await showLastTurns(this);
     if (this.#pending) this.#showPending(this.#pending);
     if (this.args.prompt !== undefined && this.args.prompt.trim() !== "") {
       await this.turn(this.args.prompt);

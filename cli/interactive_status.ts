@@ -3,7 +3,7 @@
 
 import { VERSION } from "./version.ts";
 import { formatCost } from "../core/pricing/pricing.ts";
-import { formatTokens, promptTokens } from "./interactive_tokens.ts";
+import { formatTokens, promptTokens, tokenBreakdown } from "./interactive_tokens.ts";
 import { truncate } from "./terminal/style.ts";
 import type { SessionState } from "./interactive_types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
@@ -53,7 +53,7 @@ export function statusLine(s: SessionState): string {
     { text: `mode ${s.mode}`, keep: 4 },
     { text: `effort ${s.effort ?? "default"}`, keep: 1 },
     {
-      text: `ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`,
+      text: `ctx ${contextText(s)}/${formatTokens(s.contextWindow)}`,
       keep: 5,
     },
   ];
@@ -71,6 +71,25 @@ export function statusLine(s: SessionState): string {
 /** The context the model saw on the last turn (prompt plus reply). */
 export function lastContextTokens(s: SessionState): number {
   return s.lastUsage ? promptTokens(s.lastUsage) + s.lastUsage.output_tokens : 0;
+}
+
+/**
+ * Context use for the status line: the server's count of the last turn; before any turn of a
+ * resumed conversation, an estimate of what the next request will carry, marked `~`.
+ */
+function contextText(s: SessionState): string {
+  if (s.lastUsage || s.history.length === 0) return formatTokens(lastContextTokens(s));
+  const estimate = tokenBreakdown({
+    system: s.ctx.system,
+    tools: s.ctx.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+    })),
+    history: s.history,
+    contextWindow: s.contextWindow,
+  }).total;
+  return `~${formatTokens(estimate)}`;
 }
 
 /** The running cost for display, or "" when it is off or the model has no price. */

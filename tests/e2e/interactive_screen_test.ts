@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply } from "../fakes/model_server.ts";
 import { fakeModelSession, type TmuxAgent } from "./interactive_tmux.ts";
+import { tempHome } from "./agent_process.ts";
 
 const PLAIN = { NO_COLOR: "1" };
 
@@ -122,5 +123,47 @@ peerTest(
     for (const row of shown) assert.ok([...row].length <= 60, row);
     // Every row holds whole words: joined back with spaces they are the sentence again.
     assert.equal(shown.map((r) => r.trim()).join(" "), sentence);
+  },
+);
+
+peerTest(
+  "agent --resume shows the conversation's last turns and its context use, not a fresh start",
+  probes.tmux,
+  async () => {
+    const home = await tempHome();
+    try {
+      let id: string;
+      {
+        await using s = await fakeModelSession({ env: PLAIN, width: 60, home });
+        const { fake, agent } = s;
+        await agent.idle();
+        fake.enqueue(reply().text("First answer."), reply().text("Second answer, at length."));
+        await agent.submit("first question");
+        await agent.waitFor("First answer.");
+        await agent.idle();
+        await agent.submit("second question");
+        await agent.waitFor("Second answer, at length.");
+        await agent.idle();
+        await agent.keys("C-d");
+        const screen = await agent.waitFor(/agent --resume (\S+)/);
+        id = /agent --resume (\S+)/.exec(screen)![1]!;
+      }
+      await using s = await fakeModelSession({
+        env: PLAIN,
+        width: 140,
+        home,
+        args: ["--resume", id],
+      });
+      const screen = await s.agent.idle();
+      assert.match(
+        screen,
+        /› first question\nFirst answer\.\n› second question\nSecond answer, at length\./,
+      );
+      const status = screen.split("\n").findLast((l) => l.startsWith("─ "))!;
+      const used = /ctx ~(\d+(?:\.\d)?k?)\//.exec(status);
+      assert.ok(used && used[1] !== "0", status);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
   },
 );
