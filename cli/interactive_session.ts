@@ -296,7 +296,10 @@ export class Session implements SessionState {
 
   #onTypeAhead = (text: string): void => {
     this.#typeAhead.feed(text);
-    if (this.#view) this.#view.queued = this.#typeAhead.queued;
+    if (this.#view) {
+      this.#view.queued = this.#typeAhead.queued;
+      this.#view.typed = this.#typeAhead.draft;
+    }
   };
 
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */

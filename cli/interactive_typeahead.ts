@@ -33,6 +33,11 @@ export class TypeAhead {
     return this.#lines.length;
   }
 
+  /** The line being typed (not yet ended with Enter), for the activity line to show. */
+  get draft(): string {
+    return this.#current;
+  }
+
   /** The oldest queued message, removed from the queue. */
   next(): string | undefined {
     return this.#lines.shift();

@@ -60,14 +60,21 @@ export class ReplyView {
     this.#showActivity("waiting for the model");
   }
 
-  /** The last word streamed, not written until its end is known (#flowWords). */
-  #heldWord = "";
+  /** The word being streamed on the current row (#flowWords may move it to the next). */
+  #openWord: { start: number; text: string } | null = null;
   /** Text of the model turn still streaming (what an interrupt would lose), "" after done. */
   unfinishedText = "";
 
   /** Messages typed ahead, shown on the activity line. */
   set queued(n: number) {
     if (this.#activity) this.#activity.queued = n;
+  }
+
+  /** The type-ahead line not yet sent, shown on the activity line. */
+  set typed(text: string) {
+    if (!this.#activity) return;
+    this.#activity.typed = text;
+    if (this.#activity.active) this.#activity.draw();
   }
 
   onEvent(event: LoopEvent): void {
@@ -79,13 +86,17 @@ export class ReplyView {
         this.#reasoningDelta(event.text);
         break;
       case "text":
-        this.#activity?.stop();
+        this.#activity?.clear();
         this.#collapse();
         if (!this.#sawText && this.#col !== 0) this.#newline();
         this.#sawText = true;
         this.#countStreamed(event.text);
         this.unfinishedText += event.text;
         this.#textDelta(event.text);
+        if (this.#activity) {
+          this.#activity.tokens = this.#outputTokens + Math.round(this.#streamedChars / 4);
+          this.#activity.showBelow("responding", () => this.#col);
+        }
         break;
       case "tool_call":
         this.#endText();
@@ -188,7 +199,7 @@ export class ReplyView {
 
   /** Renders the text written raw so far (all of it), when the renderer is there. */
   #endText(): void {
-    this.#flushWord();
+    this.#openWord = null;
     if (this.#text && this.#markdown) this.#renderBlocks(true);
     this.#text = null;
   }
@@ -224,7 +235,7 @@ export class ReplyView {
     }
     this.#screen.write(`\r${rows > 0 ? `\x1b[${rows}A` : ""}\x1b[J`);
     this.#col = 0;
-    this.#heldWord = ""; // part of `rest`, which is written again below
+    this.#openWord = null; // `rest` is written again below
     const gap = this.#renderedBlocks > 0 ? "\n" : "";
     this.#screen.write(gap + md.render(done));
     this.#renderedBlocks++;
@@ -251,26 +262,43 @@ export class ReplyView {
 
   /** Writes text, tracking the column so wrapped rows can be counted. */
   /**
-   * Streamed text, wrapped at word boundaries: the last word of a delta is held back until a
-   * space or line break shows where it ends, so "Here i" + "s what" never splits "is".
+   * Streamed text, wrapped at word boundaries. Each piece shows at once; a word that grows
+   * past the right edge over several pieces ("Here i" + "s what") is taken back from its row
+   * and written again at the start of the next one, so no word is ever split.
    */
   #flowWords(text: string): void {
-    const all = this.#heldWord + text;
-    const cut = Math.max(all.lastIndexOf(" "), all.lastIndexOf("\n")) + 1;
-    this.#heldWord = all.slice(cut);
-    if (this.#heldWord.length >= this.#width()) {
-      this.#flow(wrapWords(all, this.#col, this.#width()), (t) => t);
-      this.#heldWord = "";
-      return;
+    const width = this.#width();
+    for (const part of text.split(/( |\n)/)) {
+      if (part === "") continue;
+      if (part === " " || part === "\n") {
+        this.#openWord = null;
+        this.#flow(wrapWords(part, this.#col, width), (t) => t);
+        continue;
+      }
+      const open = this.#openWord;
+      const length = [...part].length;
+      if (open) {
+        const whole = open.text + part;
+        const total = [...whole].length;
+        if (open.start + total <= width) {
+          open.text = whole;
+          this.#flow(part, (t) => t);
+        } else if (open.start > 0 && total <= width) {
+          // Back to where the word began on this row, erase it, and start the next row with it.
+          this.#screen.write(`\x1b[${[...open.text].length}D\x1b[K`);
+          this.#col = open.start;
+          this.#flow(`\n${whole}`, (t) => t);
+          this.#openWord = { start: 0, text: whole };
+        } else {
+          this.#flow(part, (t) => t);
+          this.#openWord = null; // longer than a row: the terminal wraps it
+        }
+        continue;
+      }
+      const start = this.#col > 0 && this.#col + length > width && length <= width ? 0 : this.#col;
+      this.#flow(start === 0 && this.#col > 0 ? `\n${part}` : part, (t) => t);
+      this.#openWord = start + length <= width ? { start, text: part } : null;
     }
-    if (cut > 0) this.#flow(wrapWords(all.slice(0, cut), this.#col, this.#width()), (t) => t);
-  }
-
-  /** Writes the word held back by #flowWords (the text has ended or something else comes). */
-  #flushWord(): void {
-    const word = this.#heldWord;
-    this.#heldWord = "";
-    if (word !== "") this.#flow(wrapWords(word, this.#col, this.#width()), (t) => t);
   }
 
   #flow(text: string, paint: (t: string) => string): void {

@@ -167,3 +167,30 @@ peerTest(
     }
   },
 );
+
+peerTest(
+  "while text streams the activity line stays, showing what is typed ahead and how many are queued",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 140 });
+    const { fake, agent } = s;
+    await agent.idle();
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    fake.enqueue(
+      reply().text("The first part of the reply").gate(opened).text(" and the end."),
+      reply().text("Answered the queued one."),
+    );
+    await agent.submit("tell me");
+    await agent.waitFor("The first part of the reply");
+    // Text has come, and the line is still there under it.
+    await agent.waitFor(/The first part of the reply\n[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] responding · [\d.]+s · /);
+    await agent.type("what next");
+    await agent.waitFor(/responding · .*esc to interrupt · › what next/);
+    await agent.keys("Enter");
+    await agent.waitFor(/responding · .*1 queued · esc to interrupt/);
+    open();
+    await agent.waitFor("Answered the queued one.");
+    assert.equal(fake.requests.length, 2);
+  },
+);
