@@ -194,3 +194,39 @@ peerTest(
     assert.equal(fake.requests.length, 2);
   },
 );
+
+peerTest(
+  "a resize while a picker is open redraws it cleanly: no duplicated or stale rows",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 140 });
+    const { fake, agent } = s;
+    await agent.idle();
+    const long = (word: string) => `${word} ${"and a long description of it ".repeat(3)}`.trim();
+    fake.enqueue(
+      reply().tool("ask", {
+        questions: [{
+          kind: "question",
+          text: "Which color?",
+          options: [long("red"), long("blue"), long("green")],
+        }],
+      }),
+      reply().text("Green it is."),
+    );
+    await agent.submit("paint it");
+    await agent.waitFor(/Which color\?[\s\S]*❯ red and a long/);
+    await agent.resize(60);
+    await agent.keys("Down");
+    const screen = await agent.waitFor(/❯ blue/);
+    const visible = await agent.screen({ visibleOnly: true });
+    assert.equal(visible.match(/Which color\?/g)?.length, 1, visible);
+    for (const word of ["red", "blue", "green"]) {
+      assert.equal(visible.match(new RegExp(`^ . ${word} and`, "gm"))?.length, 1, visible);
+    }
+    assert.doesNotMatch(visible, /^(and a long|description|of it)/m, "no reflowed fragments");
+    for (const line of visible.split("\n")) assert.ok([...line].length <= 60, line);
+    assert.ok(screen.length > 0);
+    await agent.keys("Down", "Enter");
+    await agent.waitFor("Green it is.");
+  },
+);

@@ -134,10 +134,14 @@ export class TmuxAgent {
     await this.keys("Enter");
   }
 
-  /** The screen plus scrollback, trailing blank lines dropped; `escapes` keeps SGR codes. */
-  async screen(opts: { escapes?: boolean } = {}): Promise<string> {
+  /**
+   * The screen plus scrollback (only the screen with `visibleOnly`), trailing blank lines
+   * dropped; `escapes` keeps SGR codes.
+   */
+  async screen(opts: { escapes?: boolean; visibleOnly?: boolean } = {}): Promise<string> {
     const flags = opts.escapes ? ["-e"] : [];
-    const out = await this.#tmux("capture-pane", "-p", "-J", ...flags, "-S", "-", "-t", "agent");
+    const from = opts.visibleOnly ? [] : ["-S", "-"];
+    const out = await this.#tmux("capture-pane", "-p", "-J", ...flags, ...from, "-t", "agent");
     return out.replace(/\s+$/, "");
   }
 
