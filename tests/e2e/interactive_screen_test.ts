@@ -162,6 +162,11 @@ peerTest(
       const status = screen.split("\n").findLast((l) => l.startsWith("─ "))!;
       const used = /ctx ~(\d+(?:\.\d)?k?)\//.exec(status);
       assert.ok(used && used[1] !== "0", status);
+      // /resume names the current conversation instead of saying there is none.
+      await s.agent.submit("/resume");
+      await s.agent.waitFor(
+        `no other saved conversations in ${home}/.agent/sessions (the current one is ${id})`,
+      );
     } finally {
       await Deno.remove(home, { recursive: true });
     }
