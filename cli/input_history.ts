@@ -16,6 +16,8 @@ export class InputHistory {
   readonly path: string;
   #entries: string[] = [];
   #loaded = false;
+  /** False when the file ends in a torn line: the next append starts a line of its own. */
+  #endsWithNewline = true;
 
   constructor(agentHome: string, workdir: string) {
     this.path = join(agentHome, "history", `${hashHex(workdir)}.jsonl`);
@@ -31,6 +33,7 @@ export class InputHistory {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
     this.#entries = parseLines(text).slice(-MAX_ENTRIES);
+    this.#endsWithNewline = text === "" || text.endsWith("\n");
     this.#loaded = true;
     return this.#entries;
   }
@@ -56,10 +59,12 @@ export class InputHistory {
       );
       return;
     }
-    await Deno.writeTextFile(this.path, `${JSON.stringify(entry)}\n`, {
+    const start = this.#endsWithNewline ? "" : "\n";
+    await Deno.writeTextFile(this.path, `${start}${JSON.stringify(entry)}\n`, {
       append: true,
       mode: PRIVATE_FILE_MODE,
     });
+    this.#endsWithNewline = true;
   }
 }
 

@@ -32,11 +32,8 @@ import { SessionChanges } from "./interactive_changes.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import type { Approval } from "../core/agent/types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
-import { InputHistory } from "./input_history.ts";
-import { sessionCompleter } from "./interactive_completion.ts";
+import { PromptInput } from "./interactive_input.ts";
 import { attachMentions } from "./interactive_mentions.ts";
-import { COMMANDS } from "./interactive_commands.ts";
-import type { Completer } from "./terminal/line_editor.ts";
 import { agentHome } from "../core/settings/project.ts";
 import { showLastTurns } from "./interactive_resume_view.ts";
 
@@ -100,9 +97,8 @@ export class Session implements SessionState {
   readonly #allowances = new SessionAllowances();
   /** When ctrl+c was last pressed at an empty prompt. */
   #ctrlCAt: number | undefined;
-  /** The project's messages across sessions (up arrow, ctrl+r). */
-  readonly #inputHistory: InputHistory;
-  readonly #complete: Completer;
+  /** The project's messages across sessions (up arrow, ctrl+r) and Tab completion. */
+  readonly #input: PromptInput;
 
   constructor(deps: SessionDeps) {
     this.term = deps.terminal;
@@ -121,9 +117,7 @@ export class Session implements SessionState {
     });
     this.mode = deps.args.mode;
     this.changes = new SessionChanges(deps.ctx.workdir);
-    this.#inputHistory = new InputHistory(agentHome(deps.env), deps.ctx.workdir);
-    const names = COMMANDS.map((c) => c.name).concat("quit");
-    this.#complete = sessionCompleter(names, deps.ctx.workdir);
+    this.#input = new PromptInput(agentHome(deps.env), deps.ctx.workdir, (t) => this.error(t));
     if (deps.resumed) this.#continue(deps.resumed);
   }
 
@@ -200,7 +194,7 @@ export class Session implements SessionState {
       if (input.type === "cancel") continue;
       const text = input.text.trim();
       if (text === "") continue;
-      await this.#remember(input.text);
+      await this.#input.remember(input.text);
       try {
         if (text.startsWith("/")) {
           if ((await runCommand(this, text)) === "quit") break;
@@ -229,28 +223,8 @@ export class Session implements SessionState {
       this.print(`${this.style.bold(PROMPT)}${queued}`);
       return { type: "line", text: queued };
     }
-    return await this.term.readInput(this.style.bold(PROMPT), CONTINUATION, {
-      draft: this.#typeAhead.takeDraft(),
-      history: await this.#historyEntries(),
-      complete: this.#complete,
-    });
-  }
-
-  async #historyEntries(): Promise<string[]> {
-    try {
-      return await this.#inputHistory.entries();
-    } catch (err) {
-      this.error(`✗ input history unreadable (${this.#inputHistory.path}): ${errorText(err)}`);
-      return [];
-    }
-  }
-
-  async #remember(message: string): Promise<void> {
-    try {
-      await this.#inputHistory.add(message);
-    } catch (err) {
-      this.error(`✗ input history not saved (${this.#inputHistory.path}): ${errorText(err)}`);
-    }
+    const options = await this.#input.options(this.#typeAhead.takeDraft());
+    return await this.term.readInput(this.style.bold(PROMPT), CONTINUATION, options);
   }
 
   /** ctrl+c outside raw mode (SIGINT): interrupts whatever is running. */
@@ -501,10 +475,6 @@ export class Session implements SessionState {
 }
 
 /** `{ [key]: value }` when value is defined, else `{}` (exactOptionalPropertyTypes). */
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : { [key]: value } as { [P in K]?: V };
 }
