@@ -112,12 +112,14 @@ class NodeTerminal implements Terminal {
     const stdin = this.#process.stdin;
     const onData = (chunk: Uint8Array | string) => {
       const s = typeof chunk === "string" ? chunk : decoder.decode(chunk);
-      if (s.includes("\x03")) onKey("ctrl+c");
-      else if (s.includes("\x11")) onKey("ctrl+q");
-      else if (s === "\x1b") onKey("escape");
+      if (s.includes("\x03") || s === "\x1b[99;5u") onKey("ctrl+c");
+      else if (s.includes("\x11") || s === "\x1b[113;5u") onKey("ctrl+q");
+      else if (s === "\x1b" || s === "\x1b[27u") onKey("escape");
       else onText?.(s);
     };
     if (stdin.isTTY) stdin.setRawMode(true);
+    // Pastes typed ahead arrive bracketed, so the type-ahead keeps their lines together.
+    this.write(BRACKETED_PASTE_ON);
     stdin.on("data", onData);
     stdin.resume();
     let stopped = false;
@@ -125,6 +127,7 @@ class NodeTerminal implements Terminal {
       if (stopped) return;
       stopped = true;
       stdin.off("data", onData);
+      this.write(BRACKETED_PASTE_OFF);
       if (stdin.isTTY) stdin.setRawMode(false);
       stdin.pause();
     };

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { peerTest, probes } from "../peers.ts";
 import { reply } from "../fakes/model_server.ts";
-import { fakeModelSession, type TmuxAgent } from "./interactive_tmux.ts";
+import { fakeModelSession, lastUserText, type TmuxAgent } from "./interactive_tmux.ts";
 import { tempHome } from "./agent_process.ts";
 
 const PLAIN = { NO_COLOR: "1" };
@@ -233,5 +233,31 @@ peerTest(
     assert.ok(screen.length > 0);
     await agent.keys("Down", "Enter");
     await agent.waitFor("Green it is.");
+  },
+);
+
+peerTest(
+  "a paste typed ahead while a reply streams is one queued message, not one per line",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { fake, agent } = s;
+    await agent.idle();
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    fake.enqueue(
+      reply().text("Working").gate(opened).text(" done."),
+      reply().text("Got the pasted lines."),
+    );
+    await agent.submit("start");
+    await agent.waitFor("Working");
+    await agent.paste("first pasted\nsecond pasted");
+    await agent.keys("Enter");
+    await agent.waitFor(/1 queued/);
+    open();
+    await agent.waitFor("Got the pasted lines.");
+    await agent.idle();
+    assert.equal(fake.requests.length, 2);
+    assert.equal(lastUserText(fake.requests[1]!.body), "first pasted\nsecond pasted");
   },
 );
