@@ -24,11 +24,15 @@ export class InputHistory {
   }
 
   /** Oldest first. Reads the file the first time; a missing file is an empty history. */
+  // deno-lint-ignore require-await
   async entries(): Promise<string[]> {
     if (this.#loaded) return this.#entries;
     let text = "";
     try {
-      text = await Deno.readTextFile(this.path);
+      // Synchronous on purpose: the file is small (bounded), and an async read queues behind
+      // whatever holds Deno's blocking threads at start-up (a hosted endpoint's DNS lookup),
+      // which held the first prompt back.
+      text = Deno.readTextFileSync(this.path);
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
