@@ -125,6 +125,12 @@ export class Session implements SessionState {
     this.history = repairHistory(resumed.messages);
     this.#pending = resumed.pending ? resumed : undefined;
     this.#journal = Journal.reopen(this.ctx.sessionsDir, resumed.id);
+    // The server's count of the last turn, when the journal kept it (else an estimate shows).
+    const usage = resumed.lastOutcome?.last_usage;
+    this.lastUsage = usage && Number.isFinite(usage.input_tokens) &&
+        Number.isFinite(usage.output_tokens)
+      ? usage
+      : undefined;
   }
 
   /** /clear: a new conversation; the current one stays saved and resumable. */
@@ -360,6 +366,7 @@ export class Session implements SessionState {
       done_reason: interrupted ? "interrupted" : result.done_reason,
       questions: result.questions,
       final_text: interrupted ? partial : result.final_text,
+      ...(this.lastUsage ? { last_usage: this.lastUsage } : {}),
       at: this.clock.now().toISOString(),
     });
     if (result.done_reason === "stop") this.completedReplies++;

@@ -45,6 +45,11 @@ export type JournalEntry =
     done_reason: DoneReason | "interrupted";
     questions: Question[];
     final_text: string;
+    /**
+     * The last model turn's usage as the server counted it (interactive sessions), so a resume
+     * shows the conversation's real context use before its first new reply.
+     */
+    last_usage?: Usage;
     at: string;
   };
 

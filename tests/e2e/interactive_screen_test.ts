@@ -137,7 +137,10 @@ peerTest(
         await using s = await fakeModelSession({ env: PLAIN, width: 60, home });
         const { fake, agent } = s;
         await agent.idle();
-        fake.enqueue(reply().text("First answer."), reply().text("Second answer, at length."));
+        fake.enqueue(
+          reply().text("First answer."),
+          reply().text("Second answer, at length.").usage(1234, 56),
+        );
         await agent.submit("first question");
         await agent.waitFor("First answer.");
         await agent.idle();
@@ -159,9 +162,9 @@ peerTest(
         screen,
         /› first question\nFirst answer\.\n› second question\nSecond answer, at length\./,
       );
+      // The server's count of the last turn (1234 + 56), kept in the journal.
       const status = screen.split("\n").findLast((l) => l.startsWith("─ "))!;
-      const used = /ctx ~(\d+(?:\.\d)?k?)\//.exec(status);
-      assert.ok(used && used[1] !== "0", status);
+      assert.match(status, /ctx 1\.3k\/33k/);
       // /resume names the current conversation instead of saying there is none.
       await s.agent.submit("/resume");
       await s.agent.waitFor(
