@@ -122,3 +122,28 @@ peerTest(
     assert.equal(lastUserText(fake.requests[0]!.body), "> first line\nsecond line!\nthird line");
   },
 );
+
+peerTest(
+  "a message longer than the row wraps in the box and edits cleanly at 60 columns",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("Long one read."));
+    const words = Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ");
+    await agent.type(words);
+    await agent.keys("C-a");
+    await agent.type(">> ");
+    await agent.keys("End");
+    await agent.type(" <<");
+    const screen = await agent.waitFor(/ <<$/m);
+    const box = screen.slice(screen.lastIndexOf("› >> word0"));
+    // The box holds the text once, wrapped by the terminal at 60 columns, nothing stale.
+    assert.equal(box.replace(/\n/g, ""), `› >> ${words} <<`);
+    assert.equal(screen.match(/word23/g)?.length, 1);
+    await agent.keys("Enter");
+    await agent.waitFor("Long one read.");
+    assert.equal(lastUserText(fake.requests[0]!.body), `>> ${words} <<`);
+  },
+);
