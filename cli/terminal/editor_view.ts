@@ -15,6 +15,7 @@ export interface EditorFrame {
 export class EditorView {
   /** Rows between the box's first row and the terminal's cursor, as last drawn. */
   #cursorRow = 0;
+  #last: EditorFrame | undefined;
   readonly #write: (s: string) => void;
   readonly #columns: () => number;
 
@@ -23,7 +24,18 @@ export class EditorView {
     this.#columns = columns;
   }
 
+  /**
+   * After a resize: the terminal has reflowed the box's rows to the new width (tmux, VTE,
+   * kitty and iTerm2 do), so the cursor's row within the box is where the last frame's cursor
+   * falls at that width; draw from there.
+   */
+  resized(frame: EditorFrame): void {
+    if (this.#last) this.#cursorRow = cursorAt(this.#last, Math.max(10, this.#columns())).row;
+    this.draw(frame);
+  }
+
   draw(frame: EditorFrame): void {
+    this.#last = frame;
     const cols = Math.max(10, this.#columns());
     const out: string[] = [];
     if (this.#cursorRow > 0) out.push(`\x1b[${this.#cursorRow}A`);
@@ -65,7 +77,25 @@ export class EditorView {
     this.draw({ ...frame, cursor: frame.text.length, footer: [] });
     this.#write("\r\n");
     this.#cursorRow = 0;
+    this.#last = undefined;
   }
+}
+
+/** Where the cursor of `frame` is, in rows from the box's top, at `cols` columns. */
+function cursorAt(frame: EditorFrame, cols: number): { row: number; col: number } {
+  let row = 0;
+  let offset = 0;
+  for (const [j, line] of frame.text.split("\n").entries()) {
+    const prefixWidth = visibleWidth(j === 0 ? frame.prompt : frame.continuation);
+    const cells = prefixWidth + [...line].length;
+    if (frame.cursor >= offset && frame.cursor <= offset + line.length) {
+      const cell = prefixWidth + [...line.slice(0, frame.cursor - offset)].length;
+      return { row: row + Math.floor(cell / cols), col: cell % cols };
+    }
+    row += Math.floor(cells / cols) + 1;
+    offset += line.length + 1;
+  }
+  return { row: 0, col: 0 };
 }
 
 function visibleWidth(s: string): number {

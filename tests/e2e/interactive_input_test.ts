@@ -147,3 +147,39 @@ peerTest(
     assert.equal(lastUserText(fake.requests[0]!.body), `>> ${words} <<`);
   },
 );
+
+peerTest(
+  "a resize while a long message is typed redraws the box once, at the new width",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 140 });
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("Resized fine."));
+    const words = Array.from({ length: 20 }, (_, i) => `item${i}`).join(" ");
+    await agent.type(words);
+    await agent.paste("\nsecond line of it");
+    await agent.waitFor("… second line of it");
+    await agent.resize(60);
+    await agent.type(" more");
+    await agent.waitFor(/second line of it more$/m);
+    // What the terminal shows holds the box once: tmux reflows the old rows on a resize and
+    // may push the top ones into its history (unreachable there), but nothing stale stays in
+    // view. (capture-pane joins wrapped rows, so a stale row shows as text glued before "› ".)
+    const clean = async () => {
+      const visible = await agent.screen({ visibleOnly: true });
+      assert.match(visible, /^› item0 /m, visible);
+      assert.equal(visible.match(/item10 /g)?.length, 1, visible);
+      assert.equal(visible.match(/second line/g)?.length, 1, visible);
+    };
+    await clean();
+    await agent.resize(140);
+    await agent.type("!");
+    const screen = await agent.waitFor(/second line of it more!$/m);
+    await clean();
+    assert.match(screen, new RegExp(`› ${words}\\n… second line of it more!`));
+    await agent.keys("Enter");
+    await agent.waitFor("Resized fine.");
+    assert.equal(lastUserText(fake.requests[0]!.body), `${words}\nsecond line of it more!`);
+  },
+);
