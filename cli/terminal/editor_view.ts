@@ -16,6 +16,7 @@ export class EditorView {
   /** Rows between the box's first row and the terminal's cursor, as last drawn. */
   #cursorRow = 0;
   #last: EditorFrame | undefined;
+  #lastCols = 0;
   readonly #write: (s: string) => void;
   readonly #columns: () => number;
 
@@ -24,19 +25,14 @@ export class EditorView {
     this.#columns = columns;
   }
 
-  /**
-   * After a resize: the terminal has reflowed the box's rows to the new width (tmux, VTE,
-   * kitty and iTerm2 do), so the cursor's row within the box is where the last frame's cursor
-   * falls at that width; draw from there.
-   */
-  resized(frame: EditorFrame): void {
-    if (this.#last) this.#cursorRow = cursorAt(this.#last, Math.max(10, this.#columns())).row;
-    this.draw(frame);
-  }
-
   draw(frame: EditorFrame): void {
-    this.#last = frame;
     const cols = Math.max(10, this.#columns());
+    // The width changed since the last frame (a resize, whether its signal came yet or not):
+    // the terminal reflowed that frame's rows (tmux, VTE, kitty and iTerm2 do), so the cursor
+    // is where the last frame's cursor falls at the new width.
+    if (this.#last && cols !== this.#lastCols) this.#cursorRow = cursorAt(this.#last, cols).row;
+    this.#last = frame;
+    this.#lastCols = cols;
     const out: string[] = [];
     if (this.#cursorRow > 0) out.push(`\x1b[${this.#cursorRow}A`);
     out.push("\r\x1b[J");

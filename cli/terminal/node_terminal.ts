@@ -97,7 +97,7 @@ class NodeTerminal implements Terminal {
         });
       };
       const onResize = () => {
-        if (!settled) view.resized(frame());
+        if (!settled) view.draw(frame());
       };
       Deno.addSignalListener("SIGWINCH", onResize);
       if (stdin.isTTY) stdin.setRawMode(true);
