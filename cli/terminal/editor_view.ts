@@ -4,6 +4,8 @@
 // moves up to the box's first row, clears to the end of the screen and writes it again, so a
 // box that grows or shrinks never leaves stale rows.
 
+import { textWidth } from "./text_width.ts";
+
 export interface EditorFrame {
   prompt: string;
   continuation: string;
@@ -46,12 +48,12 @@ export class EditorView {
       const prefixWidth = visibleWidth(prefix);
       if (j > 0) out.push("\r\n");
       out.push(prefix, line);
-      const cells = prefixWidth + [...line].length;
+      const cells = prefixWidth + textWidth(line);
       // A row filled to the last column leaves the terminal waiting to wrap; a space and a
       // backspace make the wrap happen, so every line takes floor(cells / cols) + 1 rows.
       if (cells > 0 && cells % cols === 0) out.push(" \b");
       if (frame.cursor >= offset && frame.cursor <= offset + line.length) {
-        const cell = prefixWidth + [...line.slice(0, frame.cursor - offset)].length;
+        const cell = prefixWidth + textWidth(line.slice(0, frame.cursor - offset));
         cursorRow = row + Math.floor(cell / cols);
         cursorCol = cell % cols;
       }
@@ -83,9 +85,9 @@ function cursorAt(frame: EditorFrame, cols: number): { row: number; col: number 
   let offset = 0;
   for (const [j, line] of frame.text.split("\n").entries()) {
     const prefixWidth = visibleWidth(j === 0 ? frame.prompt : frame.continuation);
-    const cells = prefixWidth + [...line].length;
+    const cells = prefixWidth + textWidth(line);
     if (frame.cursor >= offset && frame.cursor <= offset + line.length) {
-      const cell = prefixWidth + [...line.slice(0, frame.cursor - offset)].length;
+      const cell = prefixWidth + textWidth(line.slice(0, frame.cursor - offset));
       return { row: row + Math.floor(cell / cols), col: cell % cols };
     }
     row += Math.floor(cells / cols) + 1;
@@ -96,7 +98,7 @@ function cursorAt(frame: EditorFrame, cols: number): { row: number; col: number 
 
 function visibleWidth(s: string): number {
   // deno-lint-ignore no-control-regex
-  return [...s.replace(/\x1b\[[0-9;]*m/g, "")].length;
+  return textWidth(s.replace(/\x1b\[[0-9;]*m/g, ""));
 }
 
 function clip(s: string, width: number): string {

@@ -183,3 +183,25 @@ peerTest(
     assert.equal(lastUserText(fake.requests[0]!.body), `${words}\nsecond line of it more!`);
   },
 );
+
+peerTest(
+  "wide characters (CJK) take two columns: the cursor sits where the text is edited",
+  probes.tmux,
+  async () => {
+    await using s = await fakeModelSession({ env: PLAIN, width: 60 });
+    const { fake, agent } = s;
+    await agent.idle();
+    fake.enqueue(reply().text("Wide text read."));
+    await agent.type("你好世界");
+    await agent.waitFor("› 你好世界");
+    // "› " is two columns, each character two more.
+    assert.equal((await agent.cursor()).x, 2 + 8);
+    await agent.keys("Left", "Left");
+    await agent.type("X");
+    await agent.waitFor("› 你好X世界");
+    assert.equal((await agent.cursor()).x, 2 + 4 + 1);
+    await agent.keys("Enter");
+    await agent.waitFor("Wide text read.");
+    assert.equal(lastUserText(fake.requests[0]!.body), "你好X世界");
+  },
+);

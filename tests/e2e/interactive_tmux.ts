@@ -128,6 +128,13 @@ export class TmuxAgent {
     await this.#tmux("resize-window", "-t", "agent", "-x", String(width), "-y", String(height));
   }
 
+  /** Where the terminal's cursor is (column and row of the visible screen, from 0). */
+  async cursor(): Promise<{ x: number; y: number }> {
+    const out = await this.#tmux("display-message", "-p", "-t", "agent", "#{cursor_x} #{cursor_y}");
+    const [x, y] = out.trim().split(" ").map(Number);
+    return { x: x!, y: y! };
+  }
+
   /** Types a line and presses Enter. */
   async submit(text: string): Promise<void> {
     await this.type(text);
