@@ -9,6 +9,7 @@
 // before a tool call. Erasing moves the cursor up over the rows the raw text took, as the
 // reasoning collapse does; a block taller than the screen has scrolled away and stays raw.
 
+import { charWidth, textWidth } from "./terminal/text_width.ts";
 import type { LoopEvent } from "../core/agent/loop.ts";
 import type { Clock } from "../core/ports.ts";
 import { type Style, truncate } from "./terminal/style.ts";
@@ -276,16 +277,16 @@ export class ReplyView {
         continue;
       }
       const open = this.#openWord;
-      const length = [...part].length;
+      const length = textWidth(part);
       if (open) {
         const whole = open.text + part;
-        const total = [...whole].length;
+        const total = textWidth(whole);
         if (open.start + total <= width) {
           open.text = whole;
           this.#flow(part, (t) => t);
         } else if (open.start > 0 && total <= width) {
           // Back to where the word began on this row, erase it, and start the next row with it.
-          this.#screen.write(`\x1b[${[...open.text].length}D\x1b[K`);
+          this.#screen.write(`\x1b[${textWidth(open.text)}D\x1b[K`);
           this.#col = open.start;
           this.#flow(`\n${whole}`, (t) => t);
           this.#openWord = { start: 0, text: whole };
@@ -375,7 +376,7 @@ export function wrapWords(text: string, col: number, width: number): string {
       col = 0;
       continue;
     }
-    const length = [...part].length;
+    const length = textWidth(part);
     if (part === " ") {
       if (col >= width) continue; // a space at the edge would start the next row
     } else if (col > 0 && col + length > width && length <= width) {
@@ -395,11 +396,13 @@ function advance(text: string, col: number, width: number): { rows: number; col:
       rows++;
       col = 0;
     } else if (ch !== "\r") {
-      if (col >= width) {
+      const w = charWidth(ch.codePointAt(0)!);
+      if (w === 0) continue;
+      if (col + w > width) {
         rows++;
         col = 0;
       }
-      col++;
+      col += w;
     }
   }
   return { rows, col };

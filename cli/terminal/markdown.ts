@@ -11,6 +11,7 @@
 import { Marked, type Token, type Tokens } from "marked";
 import { highlight } from "cli-highlight";
 import type { Style } from "./style.ts";
+import { charWidth, textWidth } from "./text_width.ts";
 
 export interface MarkdownRenderer {
   /** Terminal text for complete markdown blocks; ends with exactly one newline. */
@@ -234,7 +235,7 @@ const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 
 /** Columns a styled string takes (SGR codes take none). */
 export function visible(text: string): number {
-  return [...text.replace(SGR, "")].length;
+  return textWidth(text.replace(SGR, ""));
 }
 
 /**
@@ -281,13 +282,14 @@ function cutWord(word: string, width: number): string[] {
       continue;
     }
     for (const ch of part) {
-      if (count === width) {
+      const w = charWidth(ch.codePointAt(0)!);
+      if (count + w > width) {
         pieces.push(piece);
         piece = "";
         count = 0;
       }
       piece += ch;
-      count++;
+      count += w;
     }
   }
   pieces.push(piece);

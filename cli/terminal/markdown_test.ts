@@ -78,6 +78,19 @@ const CASES: { name: string; markdown: string; width?: number; expected: string 
     ].join("\n"),
   },
   {
+    name: "wide characters count two columns in a table",
+    markdown: "| name | n |\n| --- | --: |\n| 你好 | 1 |\n| ab | 22 |",
+    expected: [
+      "┌──────┬────┐",
+      "│ name │  n │",
+      "├──────┼────┤",
+      "│ 你好 │  1 │",
+      "│ ab   │ 22 │",
+      "└──────┴────┘",
+      "",
+    ].join("\n"),
+  },
+  {
     name: "HTML entities in text and code come out as characters",
     markdown: "Use `a < b && c` and \"quotes\" & 'apostrophes'.",
     expected: "Use a < b && c and \"quotes\" & 'apostrophes'.\n",
