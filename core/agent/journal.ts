@@ -55,6 +55,11 @@ export type JournalEntry =
      * shows the conversation's real context use before its first new reply.
      */
     last_usage?: Usage;
+    /**
+     * The model the server said it served (a headless run writes its meta before the server
+     * has answered, so its meta may still say "default").
+     */
+    model?: string;
     at: string;
   };
 
