@@ -155,6 +155,7 @@ async function runBegun(
     done_reason: result.done_reason,
     questions: result.questions,
     final_text: result.final_text,
+    ...(result.model ? { model: result.model } : {}),
     at: deps.clock.now().toISOString(),
   });
 

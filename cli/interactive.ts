@@ -1,6 +1,7 @@
 // `agent` without -p: an interactive session in the workspace. Start-up is on the clock
-// (launch to input prompt under 100 ms): the terminal layer (node:readline) loads while the
-// agent context is prepared, and the pickers' library loads only when a picker opens.
+// (launch to input prompt under 100 ms): the terminal layer (node:process, the line editor)
+// loads while the agent context is prepared, and the pickers' library loads only when a
+// picker opens.
 
 import type { ParsedArgs } from "./args.ts";
 import { processEnv, systemClock } from "../core/ports.ts";

@@ -3,6 +3,9 @@
 // stream and while a tool runs. It says what is going on, for how long, the reply's tokens so
 // far and how to interrupt, and redraws every 100 ms so the screen is never still for long.
 // The row is the one the next output goes to: the view clears it before writing anything.
+// While reply text streams (showBelow) the line sits on the row under the text and the
+// cursor goes back to where the text goes on, so the elapsed time, the tokens and the queued
+// type-ahead stay in view for the whole reply.
 
 import type { Clock } from "../core/ports.ts";
 import { type Style, truncate } from "./terminal/style.ts";
@@ -21,10 +24,14 @@ export class ActivityLine {
   #frame = 0;
   #drawn = false;
   #ticker: AbortController | null = null;
+  /** Set while text streams: the text's column, the line being drawn on the row below. */
+  #textColumn: (() => number) | null = null;
   /** Tokens of this reply so far, for the line (the view keeps it current). */
   tokens = 0;
   /** Messages typed ahead and waiting to be sent, for the line. */
   queued = 0;
+  /** What is being typed ahead (no Enter yet): raw mode echoes nothing, so the line shows it. */
+  typed = "";
 
   constructor(screen: Screen, style: Style, clock: Clock) {
     this.#screen = screen;
@@ -38,6 +45,19 @@ export class ActivityLine {
 
   /** Shows (or relabels) the line; the elapsed time restarts only when the label changes. */
   show(label: string): void {
+    this.clear();
+    this.#textColumn = null;
+    this.#place(label);
+  }
+
+  /** Shows the line under streaming text; `column` says where the text's cursor is. */
+  showBelow(label: string, column: () => number): void {
+    this.clear();
+    this.#textColumn = column;
+    this.#place(label);
+  }
+
+  #place(label: string): void {
     if (this.#label !== label) this.#since = this.#clock.now().getTime();
     this.#label = label;
     this.draw();
@@ -55,7 +75,8 @@ export class ActivityLine {
   /** Erases the row (before other output); draw() puts it back. */
   clear(): void {
     if (!this.#drawn) return;
-    this.#screen.write("\r\x1b[2K");
+    // Below the text: erase from the text's cursor down, which leaves the text as it is.
+    this.#screen.write(this.#textColumn ? "\x1b[J" : "\r\x1b[2K");
     this.#drawn = false;
   }
 
@@ -66,12 +87,22 @@ export class ActivityLine {
     if (this.tokens > 0) parts.push(`${this.tokens} tokens`);
     if (this.queued > 0) parts.push(`${this.queued} queued`);
     parts.push("esc to interrupt");
+    if (this.typed !== "") parts.push(`› ${this.typed}`);
     const frame = FRAMES[this.#frame % FRAMES.length]!;
     const text = truncate(
       `${frame} ${parts.join(" · ")}`,
       Math.max(10, this.#screen.columns() - 1),
     );
-    this.#screen.write(`\r\x1b[2K${this.#style.cyan(frame)}${this.#style.dim(text.slice(1))}`);
+    const painted = `${this.#style.cyan(frame)}${this.#style.dim(text.slice(1))}`;
+    if (this.#textColumn) {
+      const col = this.#textColumn();
+      // At the right edge the terminal waits to wrap; moving away would lose that. Skip.
+      if (col >= this.#screen.columns()) return;
+      const back = `\x1b[1A\r${col > 0 ? `\x1b[${col}C` : ""}`;
+      this.#screen.write(`\n\r\x1b[2K${painted}${back}`);
+    } else {
+      this.#screen.write(`\r\x1b[2K${painted}`);
+    }
     this.#drawn = true;
   }
 

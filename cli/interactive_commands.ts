@@ -129,7 +129,9 @@ export async function runCommand(s: SessionState, text: string): Promise<"quit" 
 }
 
 function showHelp(s: SessionState): void {
-  for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(26)} ${s.style.dim(c.help)}`);
+  // The column is as wide as the longest usage, so no row (e.g. /mcp's) pushes its help out.
+  const column = Math.max(...COMMANDS.map((c) => c.usage.length));
+  for (const c of COMMANDS) s.print(`  ${c.usage.padEnd(column)}  ${s.style.dim(c.help)}`);
   s.print(
     s.style.dim(
       "  keys: esc or ctrl+c interrupts a reply (ctrl+c twice at an empty prompt quits) · " +

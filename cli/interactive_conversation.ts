@@ -85,7 +85,14 @@ export async function resumeCommand(s: SessionState, arg: string): Promise<void>
   let id = arg.trim();
   if (id === "") {
     const items = await savedConversations(s, dir);
-    if (items.length === 0) return s.note(`no saved conversations in ${dir}`);
+    if (items.length === 0) {
+      // The current conversation is saved too (a resumed one always is): say it was left out.
+      return s.note(
+        s.sessionId
+          ? `no other saved conversations in ${dir} (the current one is ${s.sessionId})`
+          : `no saved conversations in ${dir}`,
+      );
+    }
     const picked = await s.withPrompt(() =>
       s.term.prompts.pick<string>({ message: "Resume which conversation?", items })
     );

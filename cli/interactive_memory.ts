@@ -8,7 +8,7 @@ import type { Tool } from "../core/tools/types.ts";
 import { runLoop } from "../core/agent/loop.ts";
 import { composeSystemPrompt } from "../core/agent/system_prompt.ts";
 import type { ReflectionRunner } from "../core/memory/reflection.ts";
-import { reflectionModeSkipReason } from "../core/memory/reflection_worth.ts";
+import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
 import { ReplyView } from "./interactive_view.ts";
 import type { SessionState } from "./interactive_types.ts";
 
@@ -24,6 +24,10 @@ export async function reflectOnQuit(s: SessionState): Promise<void> {
   if (!memory || !s.ctx.settings.memory_reflect || s.completedReplies === 0) return;
   const modeSkip = reflectionModeSkipReason(s.mode);
   if (modeSkip) return s.note(`memory reflection skipped: ${modeSkip}`);
+  // The headless rule (core/memory/reflection_worth.ts): a short exchange with no tool call
+  // has nothing durable to record, so quitting after it costs no model call.
+  const notWorth = reflectionSkipReason(s.history);
+  if (notWorth) return s.note(`memory reflection skipped: ${notWorth}`);
   await reflectNow(s, false);
 }
 

@@ -33,6 +33,10 @@ import { SessionChanges } from "./interactive_changes.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import type { Approval } from "../core/agent/types.ts";
 import { missingKeyMessage, needsKey, providerLabel } from "./interactive_swap.ts";
+import { PromptInput } from "./interactive_input.ts";
+import { attachMentions } from "./interactive_mentions.ts";
+import { agentHome } from "../core/settings/project.ts";
+import { showLastTurns } from "./interactive_resume_view.ts";
 
 export interface SessionDeps {
   terminal: Terminal;
@@ -94,6 +98,8 @@ export class Session implements SessionState {
   readonly #allowances = new SessionAllowances();
   /** When ctrl+c was last pressed at an empty prompt. */
   #ctrlCAt: number | undefined;
+  /** The project's messages across sessions (up arrow, ctrl+r) and Tab completion. */
+  readonly #input: PromptInput;
 
   constructor(deps: SessionDeps) {
     this.term = deps.terminal;
@@ -112,6 +118,7 @@ export class Session implements SessionState {
     });
     this.mode = deps.args.mode;
     this.changes = new SessionChanges(deps.ctx.workdir);
+    this.#input = new PromptInput(agentHome(deps.env), deps.ctx.workdir, (t) => this.error(t));
     if (deps.resumed) this.#continue(deps.resumed);
   }
 
@@ -119,6 +126,12 @@ export class Session implements SessionState {
     this.history = repairHistory(resumed.messages);
     this.#pending = resumed.pending ? resumed : undefined;
     this.#journal = Journal.reopen(this.ctx.sessionsDir, resumed.id);
+    // The server's count of the last turn, when the journal kept it (else an estimate shows).
+    const usage = resumed.lastOutcome?.last_usage;
+    this.lastUsage = usage && Number.isFinite(usage.input_tokens) &&
+        Number.isFinite(usage.output_tokens)
+      ? usage
+      : undefined;
   }
 
   /** /clear: a new conversation; the current one stays saved and resumable. */
@@ -139,6 +152,7 @@ export class Session implements SessionState {
     this.lastUsage = undefined;
     this.lastReasoning = [];
     this.#continue(resumed);
+    await showLastTurns(this);
     if (this.#pending) this.#showPending(this.#pending);
   }
 
@@ -161,6 +175,7 @@ export class Session implements SessionState {
   /** Runs until the user quits; resolves with the exit code. */
   async run(): Promise<number> {
     this.print(banner(this));
+    if (this.history.length > 0) await showLastTurns(this);
     if (this.#pending) this.#showPending(this.#pending);
     if (this.args.prompt !== undefined && this.args.prompt.trim() !== "") {
       await this.turn(this.args.prompt);
@@ -186,6 +201,7 @@ export class Session implements SessionState {
       if (input.type === "cancel") continue;
       const text = input.text.trim();
       if (text === "") continue;
+      await this.#input.remember(input.text);
       try {
         if (text.startsWith("/")) {
           if ((await runCommand(this, text)) === "quit") break;
@@ -214,11 +230,8 @@ export class Session implements SessionState {
       this.print(`${this.style.bold(PROMPT)}${queued}`);
       return { type: "line", text: queued };
     }
-    return await this.term.readInput(
-      this.style.bold(PROMPT),
-      CONTINUATION,
-      this.#typeAhead.takeDraft(),
-    );
+    const options = await this.#input.options(this.#typeAhead.takeDraft());
+    return await this.term.readInput(this.style.bold(PROMPT), CONTINUATION, options);
   }
 
   /** ctrl+c outside raw mode (SIGINT): interrupts whatever is running. */
@@ -264,7 +277,10 @@ export class Session implements SessionState {
 
   #onTypeAhead = (text: string): void => {
     this.#typeAhead.feed(text);
-    if (this.#view) this.#view.queued = this.#typeAhead.queued;
+    if (this.#view) {
+      this.#view.queued = this.#typeAhead.queued;
+      this.#view.typed = this.#typeAhead.draft;
+    }
   };
 
   /** Opens a prompt (picker, confirmation) with the reply's key watch paused meanwhile. */
@@ -315,6 +331,9 @@ export class Session implements SessionState {
       messages = step.messages;
       if (step.effort) this.effort = step.effort;
     } else {
+      const attached = await attachMentions(text, this.ctx.workdir);
+      for (const line of attached.notes) this.note(line);
+      text = attached.text;
       const message: Message = { role: "user", parts: [{ type: "text", text }] };
       journal.append({ type: "message", message });
       messages = appendUserText(this.history, text);
@@ -334,6 +353,14 @@ export class Session implements SessionState {
     }, { escape: true }).finally(() => this.#view = undefined);
     await view.finish();
     this.history = result.messages;
+    const interrupted = result.error === "interrupted";
+    // The text streamed before an interrupt is kept: shown, saved, and sent as context next.
+    const partial = interrupted ? view.unfinishedText : "";
+    if (partial.trim() !== "") {
+      const message: Message = { role: "assistant", parts: [{ type: "text", text: partial }] };
+      journal.append({ type: "message", message });
+      this.history = [...result.messages, message];
+    }
     this.lastReasoning = view.reasoning;
     if (view.tools.length > 0) this.lastTools = view.tools;
     if (this.ctx.resolver.applyResponseModel(result.model)) {
@@ -345,13 +372,14 @@ export class Session implements SessionState {
     }
     journal.append({
       type: "outcome",
-      done_reason: result.done_reason,
+      done_reason: interrupted ? "interrupted" : result.done_reason,
       questions: result.questions,
-      final_text: result.final_text,
+      final_text: interrupted ? partial : result.final_text,
+      ...(this.lastUsage ? { last_usage: this.lastUsage } : {}),
       at: this.clock.now().toISOString(),
     });
     if (result.done_reason === "stop") this.completedReplies++;
-    else if (result.error === "interrupted") this.print(this.style.yellow("⏹ interrupted"));
+    else if (interrupted) this.print(this.style.yellow("⏹ interrupted"));
     else this.error(`✗ ${result.error ?? result.done_reason}`);
   }
 
@@ -447,7 +475,8 @@ export class Session implements SessionState {
       created_at: now.toISOString(),
       workdir: this.ctx.workdir,
       provider: this.ctx.settings.provider,
-      model: this.ctx.settings.model,
+      // The served name when the server told it (the probe), not the "default" placeholder.
+      model: this.ctx.resolver.displayName,
       mode: this.mode,
     });
     return this.#journal;

@@ -3,7 +3,7 @@
 
 import { VERSION } from "./version.ts";
 import { formatCost } from "../core/pricing/pricing.ts";
-import { formatTokens } from "./interactive_tokens.ts";
+import { formatTokens, tokenBreakdown } from "./interactive_tokens.ts";
 import { promptTokens } from "../core/wires/usage.ts";
 import { truncate } from "./terminal/style.ts";
 import type { SessionState } from "./interactive_types.ts";
@@ -44,22 +44,57 @@ export function banner(s: SessionState): string {
   return lines.join("\n");
 }
 
-/** One dim line: model · effort · context · cost · MCP servers still connecting or failed. */
+/**
+ * One dim line: model · endpoint · mode · effort · context · cost · MCP servers still
+ * connecting or failed. Too wide for the terminal, parts are dropped by priority (endpoint
+ * first, context use last) before anything is cut.
+ */
 export function statusLine(s: SessionState): string {
-  const parts = [s.ctx.resolver.displayName, providerLabel(s.ctx.settings, s.ctx.endpoint)];
-  parts.push(`effort ${s.effort ?? "default"}`);
-  parts.push(`ctx ${formatTokens(lastContextTokens(s))}/${formatTokens(s.contextWindow)}`);
+  const parts: { text: string; keep: number }[] = [
+    { text: s.ctx.resolver.displayName, keep: 3 },
+    { text: providerLabel(s.ctx.settings, s.ctx.endpoint), keep: 0 },
+    { text: `mode ${s.mode}`, keep: 4 },
+    { text: `effort ${s.effort ?? "default"}`, keep: 1 },
+    {
+      text: `ctx ${contextText(s)}/${formatTokens(s.contextWindow)}`,
+      keep: 5,
+    },
+  ];
   const cost = costText(s);
-  if (cost) parts.push(cost);
+  if (cost) parts.push({ text: cost, keep: 2 });
   const mcp = mcpStatusPart(s);
-  if (mcp) parts.push(mcp);
+  if (mcp) parts.push({ text: mcp, keep: 1 });
   const width = Math.max(20, s.term.columns() - 2);
-  return s.style.dim(truncate(`─ ${parts.join(" · ")} ─`, width));
+  const line = () => `─ ${parts.map((p) => p.text).join(" · ")} ─`;
+  while (parts.length > 1 && [...line()].length > width) {
+    const least = parts.reduce((a, b) => (b.keep < a.keep ? b : a));
+    parts.splice(parts.indexOf(least), 1);
+  }
+  return s.style.dim(truncate(line(), width));
 }
 
 /** The context the model saw on the last turn (prompt plus reply). */
 export function lastContextTokens(s: SessionState): number {
   return s.lastUsage ? promptTokens(s.lastUsage) + s.lastUsage.output_tokens : 0;
+}
+
+/**
+ * Context use for the status line: the server's count of the last turn; before any turn of a
+ * resumed conversation, an estimate of what the next request will carry, marked `~`.
+ */
+function contextText(s: SessionState): string {
+  if (s.lastUsage || s.history.length === 0) return formatTokens(lastContextTokens(s));
+  const estimate = tokenBreakdown({
+    system: s.ctx.system,
+    tools: s.ctx.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+    })),
+    history: s.history,
+    contextWindow: s.contextWindow,
+  }).total;
+  return `~${formatTokens(estimate)}`;
 }
 
 /** The running cost for display, or "" when it is off or the model has no price. */

@@ -1,29 +1,34 @@
 // Type-ahead: what the user types while a reply streams (the terminal is in raw mode then and
-// echoes nothing). Each line ended with Enter is queued as a message of its own and sent,
-// in order, once the reply ends — finished or interrupted; the unfinished rest is put back on
-// the next input prompt to be edited. Backspace and ctrl+u edit; escape sequences (arrows and
-// other keys) and other control characters are dropped.
+// echoes nothing; the activity line shows it). Each message ended with Enter is queued and
+// sent, in order, once the reply ends — finished or interrupted; the unfinished rest is put
+// back on the next input prompt to be edited. A paste keeps its lines in one message, and
+// Shift+Enter or Alt+Enter start a new line, as at the prompt. Backspace and ctrl+u edit;
+// other keys (arrows and the like) and control characters are dropped.
+
+import { KeyDecoder } from "./terminal/keys.ts";
 
 export class TypeAhead {
   #lines: string[] = [];
   #current = "";
+  /** The prompt's own decoder (cli/terminal/keys.ts), so a paste is one message here too. */
+  readonly #keys = new KeyDecoder();
 
   /** Feeds raw terminal input (never ctrl+c, ctrl+q or a lone esc: those are keys). */
   feed(chunk: string): void {
-    for (let i = 0; i < chunk.length; i++) {
-      const ch = chunk[i]!;
-      if (ch === "\x1b") {
-        i = skipEscapeSequence(chunk, i);
-      } else if (ch === "\r" || ch === "\n") {
-        if (ch === "\n" && chunk[i - 1] === "\r") continue;
+    for (const event of this.#keys.feed(chunk)) {
+      if (event.type === "paste") {
+        this.#current += event.text;
+      } else if (event.name === "enter") {
         if (this.#current.trim() !== "") this.#lines.push(this.#current);
         this.#current = "";
-      } else if (ch === "\x7f" || ch === "\b") {
+      } else if (event.name === "newline") {
+        this.#current += "\n";
+      } else if (event.name === "backspace") {
         this.#current = [...this.#current].slice(0, -1).join("");
-      } else if (ch === "\x15") {
+      } else if (event.name === "char" && event.ctrl && event.char === "u") {
         this.#current = "";
-      } else if (ch >= " ") {
-        this.#current += ch;
+      } else if (event.name === "char" && !event.ctrl && !event.alt && event.char) {
+        this.#current += event.char;
       }
     }
   }
@@ -31,6 +36,11 @@ export class TypeAhead {
   /** Messages waiting to be sent. */
   get queued(): number {
     return this.#lines.length;
+  }
+
+  /** The line being typed (not yet ended with Enter), for the activity line to show. */
+  get draft(): string {
+    return this.#current;
   }
 
   /** The oldest queued message, removed from the queue. */
@@ -44,19 +54,4 @@ export class TypeAhead {
     this.#current = "";
     return draft;
   }
-}
-
-/** Index of the last character of the escape sequence starting at `start`. */
-function skipEscapeSequence(s: string, start: number): number {
-  const next = s[start + 1];
-  if (next === "[" || next === "O") {
-    let i = start + 2;
-    // CSI: parameter and intermediate bytes, then one final byte in @..~.
-    while (i < s.length && !(s[i]! >= "@" && s[i]! <= "~" && !(next === "[" && s[i] === "["))) {
-      i++;
-    }
-    return Math.min(i, s.length - 1);
-  }
-  // ESC followed by one character (alt+key); a lone trailing ESC is just dropped.
-  return next === undefined ? start : start + 1;
 }

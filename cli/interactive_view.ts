@@ -9,6 +9,7 @@
 // before a tool call. Erasing moves the cursor up over the rows the raw text took, as the
 // reasoning collapse does; a block taller than the screen has scrolled away and stays raw.
 
+import { charWidth, textWidth } from "./terminal/text_width.ts";
 import type { LoopEvent } from "../core/agent/loop.ts";
 import type { Clock } from "../core/ports.ts";
 import { type Style, truncate } from "./terminal/style.ts";
@@ -60,9 +61,21 @@ export class ReplyView {
     this.#showActivity("waiting for the model");
   }
 
+  /** The word being streamed on the current row (#flowWords may move it to the next). */
+  #openWord: { start: number; text: string } | null = null;
+  /** Text of the model turn still streaming (what an interrupt would lose), "" after done. */
+  unfinishedText = "";
+
   /** Messages typed ahead, shown on the activity line. */
   set queued(n: number) {
     if (this.#activity) this.#activity.queued = n;
+  }
+
+  /** The type-ahead line not yet sent, shown on the activity line. */
+  set typed(text: string) {
+    if (!this.#activity) return;
+    this.#activity.typed = text;
+    if (this.#activity.active) this.#activity.draw();
   }
 
   onEvent(event: LoopEvent): void {
@@ -74,12 +87,17 @@ export class ReplyView {
         this.#reasoningDelta(event.text);
         break;
       case "text":
-        this.#activity?.stop();
+        this.#activity?.clear();
         this.#collapse();
         if (!this.#sawText && this.#col !== 0) this.#newline();
         this.#sawText = true;
         this.#countStreamed(event.text);
+        this.unfinishedText += event.text;
         this.#textDelta(event.text);
+        if (this.#activity) {
+          this.#activity.tokens = this.#outputTokens + Math.round(this.#streamedChars / 4);
+          this.#activity.showBelow("responding", () => this.#col);
+        }
         break;
       case "tool_call":
         this.#endText();
@@ -105,7 +123,10 @@ export class ReplyView {
           is_error: event.is_error,
         });
         this.#pendingSummary = undefined;
-        this.#line(this.#style.dim("  ⎿ ") + this.#resultLine(event.content, event.is_error));
+        this.#line(
+          this.#style.dim("  ⎿ ") +
+            this.#resultLine(event.content, event.is_error, event.call.name),
+        );
         this.#showActivity("waiting for the model");
         break;
       case "compacted":
@@ -117,6 +138,7 @@ export class ReplyView {
         );
         break;
       case "done":
+        this.unfinishedText = "";
         this.#outputTokens += event.usage.output_tokens;
         this.#streamedChars = 0;
         break;
@@ -162,12 +184,12 @@ export class ReplyView {
 
   #textDelta(text: string): void {
     if (!this.#loadMarkdown) {
-      this.#flow(text, (t) => t);
+      this.#flowWords(text);
       return;
     }
     this.#text ??= { raw: "", startRows: this.#rowsWritten };
     this.#text.raw += text;
-    this.#flow(text, (t) => t);
+    this.#flowWords(text);
     if (!this.#markdown) {
       // Loaded on the first text, not before: the first token is never held up by it.
       void this.#ensureMarkdown();
@@ -178,6 +200,7 @@ export class ReplyView {
 
   /** Renders the text written raw so far (all of it), when the renderer is there. */
   #endText(): void {
+    this.#openWord = null;
     if (this.#text && this.#markdown) this.#renderBlocks(true);
     this.#text = null;
   }
@@ -213,12 +236,13 @@ export class ReplyView {
     }
     this.#screen.write(`\r${rows > 0 ? `\x1b[${rows}A` : ""}\x1b[J`);
     this.#col = 0;
+    this.#openWord = null; // `rest` is written again below
     const gap = this.#renderedBlocks > 0 ? "\n" : "";
     this.#screen.write(gap + md.render(done));
     this.#renderedBlocks++;
     this.#rowsWritten++; // only row differences within one raw span matter
     this.#text = { raw: rest, startRows: this.#rowsWritten };
-    if (rest !== "") this.#flow(rest, (t) => t);
+    if (rest !== "") this.#flowWords(rest);
   }
 
   #reasoningDelta(text: string): void {
@@ -238,6 +262,46 @@ export class ReplyView {
   }
 
   /** Writes text, tracking the column so wrapped rows can be counted. */
+  /**
+   * Streamed text, wrapped at word boundaries. Each piece shows at once; a word that grows
+   * past the right edge over several pieces ("Here i" + "s what") is taken back from its row
+   * and written again at the start of the next one, so no word is ever split.
+   */
+  #flowWords(text: string): void {
+    const width = this.#width();
+    for (const part of text.split(/( |\n)/)) {
+      if (part === "") continue;
+      if (part === " " || part === "\n") {
+        this.#openWord = null;
+        this.#flow(wrapWords(part, this.#col, width), (t) => t);
+        continue;
+      }
+      const open = this.#openWord;
+      const length = textWidth(part);
+      if (open) {
+        const whole = open.text + part;
+        const total = textWidth(whole);
+        if (open.start + total <= width) {
+          open.text = whole;
+          this.#flow(part, (t) => t);
+        } else if (open.start > 0 && total <= width) {
+          // Back to where the word began on this row, erase it, and start the next row with it.
+          this.#screen.write(`\x1b[${textWidth(open.text)}D\x1b[K`);
+          this.#col = open.start;
+          this.#flow(`\n${whole}`, (t) => t);
+          this.#openWord = { start: 0, text: whole };
+        } else {
+          this.#flow(part, (t) => t);
+          this.#openWord = null; // longer than a row: the terminal wraps it
+        }
+        continue;
+      }
+      const start = this.#col > 0 && this.#col + length > width && length <= width ? 0 : this.#col;
+      this.#flow(start === 0 && this.#col > 0 ? `\n${part}` : part, (t) => t);
+      this.#openWord = start + length <= width ? { start, text: part } : null;
+    }
+  }
+
   #flow(text: string, paint: (t: string) => string): void {
     const moved = advance(text, this.#col, this.#width());
     this.#rowsWritten += moved.rows;
@@ -266,8 +330,12 @@ export class ReplyView {
     }
   }
 
-  #resultLine(content: string, isError: boolean): string {
-    const lines = content.split("\n").filter((l) => l.trim() !== "");
+  #resultLine(content: string, isError: boolean, tool: string): string {
+    let lines = content.split("\n").filter((l) => l.trim() !== "");
+    // A shell call that went well is summed up by what it printed, not by "exit code 0".
+    if (tool === "shell" && !isError && lines[0] === "exit code 0" && lines.length > 1) {
+      lines = lines.slice(1);
+    }
     const more = lines.length > 1 ? ` (+${lines.length - 1} lines · ctrl+o expands)` : "";
     // "  ⎿ " takes four columns; one more keeps the row from wrapping.
     const room = Math.max(8, this.#width() - 5 - more.length);
@@ -298,6 +366,29 @@ export class ReplyView {
 }
 
 /** Rows added and the column reached by writing plain `text` from column `col`. */
+/** `text` with a line break before each word that would cross the right edge from `col`. */
+export function wrapWords(text: string, col: number, width: number): string {
+  let out = "";
+  for (const part of text.split(/( |\n)/)) {
+    if (part === "") continue;
+    if (part === "\n") {
+      out += part;
+      col = 0;
+      continue;
+    }
+    const length = textWidth(part);
+    if (part === " ") {
+      if (col >= width) continue; // a space at the edge would start the next row
+    } else if (col > 0 && col + length > width && length <= width) {
+      out += "\n";
+      col = 0;
+    }
+    out += part;
+    col = advance(part, col, width).col;
+  }
+  return out;
+}
+
 function advance(text: string, col: number, width: number): { rows: number; col: number } {
   let rows = 0;
   for (const ch of text) {
@@ -305,11 +396,13 @@ function advance(text: string, col: number, width: number): { rows: number; col:
       rows++;
       col = 0;
     } else if (ch !== "\r") {
-      if (col >= width) {
+      const w = charWidth(ch.codePointAt(0)!);
+      if (w === 0) continue;
+      if (col + w > width) {
         rows++;
         col = 0;
       }
-      col++;
+      col += w;
     }
   }
   return { rows, col };

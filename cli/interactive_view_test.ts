@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ReplyView } from "./interactive_view.ts";
+import { ReplyView, wrapWords } from "./interactive_view.ts";
 import { makeStyle } from "./terminal/style.ts";
 
 function screen(columns = 20, rows = 10) {
@@ -62,4 +62,17 @@ Deno.test("without colors nothing but text and cursor moves is written", async (
   view.onEvent({ type: "compacted", before: 40, after: 3 });
   await view.finish();
   assert.equal(s.out.join(""), "⏺ view x\n  ⎿ (no output)\n(history compacted: 40 → 3 messages)\n");
+});
+
+Deno.test("wrapWords: streamed text breaks before a word that would cross the edge", () => {
+  assert.equal(wrapWords("Here is what", 55, 60), "Here \nis what");
+  assert.equal(wrapWords("one two", 0, 60), "one two");
+  // A space that would start the next row is dropped with the break.
+  assert.equal(wrapWords(" next", 60, 60), "\nnext");
+  for (let width = 9; width <= 40; width++) {
+    const text = "The quick brown fox jumps over the lazy dog near the river";
+    const lines = wrapWords(text, 0, width).split("\n");
+    for (const line of lines) assert.ok(line.length <= width, `${width}: ${line}`);
+    assert.equal(lines.map((l) => l.trim()).join(" "), text);
+  }
 });

@@ -10,7 +10,7 @@ import { timingMark } from "../core/timing_marks.ts";
 import { modelServerFetch } from "../core/wires/plain_http.ts";
 
 export async function main(argv: string[]): Promise<number> {
-  const out = (t: string) => void Deno.stdout.writeSync(new TextEncoder().encode(t));
+  const out = stdoutWriter();
   const err = (t: string) => void Deno.stderr.writeSync(new TextEncoder().encode(t));
   try {
     if (argv[0] === "mcp") {
@@ -39,6 +39,11 @@ export async function main(argv: string[]): Promise<number> {
       Deno.addSignalListener("SIGINT", onSigint);
       try {
         timingMark("args");
+        if (!Deno.stdin.isTerminal()) {
+          const { promptWithStdin } = await import("./stdin_prompt.ts");
+          const prompt = await promptWithStdin(args.prompt, err);
+          if (prompt !== undefined) args.prompt = prompt;
+        }
         const { runHeadless } = await import("./headless.ts");
         timingMark("modules");
         return await runHeadless(args, {
@@ -64,4 +69,23 @@ export async function main(argv: string[]): Promise<number> {
     err(`agent: ${errorText(e).trim()}${hint}\n`);
     return 1;
   }
+}
+
+/**
+ * Writes to stdout; once the reader has gone (`agent sessions | head -1`), the rest is dropped
+ * as a pipe's writer killed by SIGPIPE would drop it, and the command ends as it would have.
+ */
+function stdoutWriter(): (text: string) => void {
+  let readerGone = false;
+  return (text) => {
+    if (readerGone) return;
+    const bytes = new TextEncoder().encode(text);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      readerGone = true;
+    }
+  };
 }

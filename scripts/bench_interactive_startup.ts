@@ -30,6 +30,11 @@
 // Through the launcher (issue 16, 2026-11-26, 15 rounds, the empty run 36 ms in the
 // pseudo-terminal): to prompt 2.57x (base_url, 92 ms) and 2.62x (hosted, 94 ms), first token
 // 0.49x; from the sources in the same quarter hour (--sources): 3.27x, 3.37x and 0.51x.
+// Issue 34 (own line editor instead of node:readline, 2026-11-28, `--runs 16 --compare` main at
+// 491a338, through the launchers; load average 5.9 → 4.2, so the spread is wide): agent / main
+// to prompt 0.95x (base_url) and 0.77x (hosted), first token 0.91x. An earlier build read the
+// input history asynchronously before the first prompt and measured 1.28–1.35x hosted: the read
+// queued behind the endpoint's DNS lookup on Deno's blocking threads; it is synchronous now.
 
 import { parseArgs } from "node:util";
 import { denoRunArgs, RUN_ENV } from "./permissions.ts";

@@ -16,8 +16,7 @@ export const BUNDLE_DIR = ".build/agent";
  * - CommonJS packages (ajv and ajv-formats; @inquirer's editor prompt through iconv-lite), and
  *   the MCP SDK, which imports ajv: bundling any CommonJS module makes the bundle's shared
  *   chunk import node:module, whose Node layer costs ~27 ms at every start (measured).
- * - marked-terminal: Deno 2.9.6's bundler cannot resolve emojilib's `require("./emojis")` (a
- *   JSON file named without its extension), which `deno run` loads fine.
+ * - cli-highlight (the code blocks of cli/terminal/markdown.ts): CommonJS, as above.
  */
 export const EXTERNAL_PACKAGES: readonly string[] = [
   "ajv",
@@ -25,7 +24,7 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
   "ajv-formats",
   "@inquirer/*",
   "@modelcontextprotocol/sdk/*",
-  "marked-terminal",
+  "cli-highlight",
 ];
 
 /**

@@ -226,6 +226,9 @@ async function main(): Promise<number> {
     args: run.args,
     env: run.env,
     clearEnv: true,
+    // The prompt is the action's input; the step's stdin is not for the agent (agent -p reads
+    // a piped stdin, cli/stdin_prompt.ts).
+    stdin: "null",
     stdout: "piped",
     stderr: "inherit", // the agent's own errors go to the step log
   }).output();

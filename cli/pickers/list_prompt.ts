@@ -7,7 +7,7 @@
 import * as core from "@inquirer/core";
 import { type PickItem, type PickOptions, pickRows } from "./prompts.ts";
 
-const { createPrompt, isDownKey, isEnterKey, isUpKey, useKeypress, useState } = core;
+const { createPrompt, isDownKey, isEnterKey, isUpKey, useEffect, useKeypress, useState } = core;
 
 export interface Picked {
   value: unknown;
@@ -43,6 +43,14 @@ function fit(text: string, width: number): string {
   return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join("")}…`;
 }
 
+/** The title line within the width: the help after the message goes first. */
+function fitStyled(line: string, width: number, message: string): string {
+  // deno-lint-ignore no-control-regex
+  const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
+  if ([...plain].length <= width) return line;
+  return fit(message, width);
+}
+
 export const listPrompt = createPrompt<Picked, ListConfig>((config, done) => {
   const sgr = (open: number, close: number) => (t: string) =>
     config.colors ? `\x1b[${open}m${t}\x1b[${close}m` : t;
@@ -52,6 +60,18 @@ export const listPrompt = createPrompt<Picked, ListConfig>((config, done) => {
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState("");
   const [status, setStatus] = useState<"idle" | "done">("idle");
+  const [, setColumns] = useState(screenSize().columns);
+
+  // A resize reflows what the terminal shows, so inquirer's count of the rows it drew to erase
+  // no longer holds: clear the visible screen and draw the picker again from its top row.
+  useEffect(() => {
+    const onResize = () => {
+      Deno.stdout.writeSync(new TextEncoder().encode("\x1b[H\x1b[2J"));
+      setColumns(screenSize().columns);
+    };
+    Deno.addSignalListener("SIGWINCH", onResize);
+    return () => Deno.removeSignalListener("SIGWINCH", onResize);
+  }, []);
 
   if (pickRows(items).length === 0) {
     throw new Error(`${config.message}: there is nothing to pick`);
@@ -116,7 +136,7 @@ export const listPrompt = createPrompt<Picked, ListConfig>((config, done) => {
     ? dim(`  (${from + 1}-${from + visible.length} of ${lines.length})`)
     : "";
   return [
-    `${bold(config.message)}  ${help}`,
+    fitStyled(`${bold(config.message)}  ${help}`, width, config.message),
     ...visible,
     ...(more ? [more] : []),
     ...(busy ? [dim("  saving…")] : []),

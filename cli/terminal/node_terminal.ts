@@ -1,37 +1,35 @@
-// The real terminal: node:readline for the input line (editing keys, a history the arrows
-// walk), the process's stdin in raw mode while a reply streams, and @inquirer pickers.
-// Everything reads through the one `process.stdin` stream, one reader at a time.
+// The real terminal: the process's stdin in raw mode, read by our own line editor at the
+// prompt (keys.ts decodes, line_editor.ts edits, editor_view.ts draws) and watched for keys
+// while a reply streams, and @inquirer pickers. Everything reads through the one
+// `process.stdin` stream, one reader at a time. node:readline was dropped for the editor:
+// it submitted a paste line by line, knew neither bracketed paste nor CSI u keys, and kept a
+// multi-line message as several history entries.
 
-import type { InputEvent, Terminal, WatchedKey } from "./terminal.ts";
+import type { InputEvent, ReadOptions, Terminal, WatchedKey } from "./terminal.ts";
 import type { Prompts } from "../pickers/prompts.ts";
 import { inquirerPrompts } from "../pickers/inquirer_prompts.ts";
+import { KeyDecoder } from "./keys.ts";
+import { LineEditor } from "./line_editor.ts";
+import { EditorView } from "./editor_view.ts";
 
-type Readline = typeof import("node:readline");
 type NodeProcess = typeof import("node:process");
-type ReadlineWithHistory = import("node:readline").Interface & {
-  history: string[];
-  line: string;
-};
 
-const HISTORY_SIZE = 1000;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
+const BRACKETED_PASTE_ON = "\x1b[?2004h";
+const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 
-/** Loads node:readline and the process's stdin; call while other start-up work runs. */
+/** Loads the process's stdin; call while other start-up work runs. */
 export async function openNodeTerminal(colors: boolean): Promise<Terminal> {
-  const [readline, proc] = await Promise.all([import("node:readline"), import("node:process")]);
-  return new NodeTerminal(readline, proc.default as NodeProcess, colors);
+  const proc = await import("node:process");
+  return new NodeTerminal(proc.default as NodeProcess, colors);
 }
 
 class NodeTerminal implements Terminal {
   readonly prompts: Prompts;
-  #readline: Readline;
   #process: NodeProcess;
-  /** Newest first, as readline keeps it. */
-  #history: string[] = [];
 
-  constructor(readline: Readline, proc: NodeProcess, colors: boolean) {
-    this.#readline = readline;
+  constructor(proc: NodeProcess, colors: boolean) {
     this.#process = proc;
     this.prompts = inquirerPrompts(proc, colors);
   }
@@ -50,63 +48,63 @@ class NodeTerminal implements Terminal {
     return consoleSize()?.rows ?? 24;
   }
 
-  readInput(prompt: string, continuation: string, draft = ""): Promise<InputEvent> {
+  readInput(prompt: string, continuation: string, opts: ReadOptions = {}): Promise<InputEvent> {
     const stdin = this.#process.stdin;
+    const editor = new LineEditor({
+      ...(opts.history ? { history: opts.history } : {}),
+      ...(opts.draft ? { draft: opts.draft } : {}),
+      ...(opts.complete ? { complete: opts.complete } : {}),
+    });
+    const view = new EditorView((s) => this.write(s), () => this.columns());
+    const frame = () => ({
+      prompt,
+      continuation,
+      text: editor.text,
+      cursor: editor.cursor,
+      footer: editor.footer,
+    });
+    const keys = new KeyDecoder();
+    const utf8 = new TextDecoder();
     return new Promise((resolve) => {
-      const rl = this.#readline.createInterface({
-        input: stdin,
-        output: this.#process.stdout,
-        terminal: true,
-        prompt,
-        history: [...this.#history],
-        historySize: HISTORY_SIZE,
-        removeHistoryDuplicates: true,
-      }) as ReadlineWithHistory;
-      const lines: string[] = [];
-      let timer: ReturnType<typeof setTimeout> | undefined;
       let settled = false;
-
+      // Keys are applied one after another: a completion may wait for a file listing.
+      let queue = Promise.resolve();
       const finish = (event: InputEvent) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
-        this.#history = rl.history.slice(0, HISTORY_SIZE);
-        stdin.off("keypress", onKeypress);
-        rl.close();
-        if (event.type !== "line") this.write("\n");
+        stdin.off("data", onData);
+        Deno.removeSignalListener("SIGWINCH", onResize);
+        view.finish(frame());
+        this.write(BRACKETED_PASTE_OFF);
+        if (stdin.isTTY) stdin.setRawMode(false);
+        stdin.pause();
         resolve(event);
       };
-      // Lines handled in the same tick came in one burst: a paste. A trailing backslash
-      // asks for another line.
-      const flush = () => {
-        timer = undefined;
-        const last = lines.at(-1);
-        if (last !== undefined && last.endsWith("\\")) {
-          lines[lines.length - 1] = last.slice(0, -1);
-          rl.setPrompt(continuation);
-          rl.prompt();
-          return;
-        }
-        finish({ type: "line", text: lines.join("\n") });
+      const onData = (chunk: Uint8Array | string) => {
+        const text = typeof chunk === "string" ? chunk : utf8.decode(chunk, { stream: true });
+        const events = keys.feed(text);
+        queue = queue.then(async () => {
+          for (const event of events) {
+            if (settled) return;
+            const done = await editor.handle(event);
+            if (done) return finish(done);
+          }
+          if (!settled) view.draw(frame());
+        }).catch((err) => {
+          // An editing step failed (a completion's listing): say so under the box and go on.
+          editor.footer = [`✗ ${err instanceof Error ? err.message : String(err)}`];
+          if (!settled) view.draw(frame());
+        });
       };
-      const onKeypress = (_s: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
-        if (key?.ctrl && key.name === "q") finish({ type: "quit", key: "ctrl+q" });
-        if (key?.ctrl && key.name === "o") finish({ type: "expand", draft: rl.line });
+      const onResize = () => {
+        if (!settled) view.draw(frame());
       };
-
-      rl.on("line", (line: string) => {
-        lines.push(line);
-        clearTimeout(timer);
-        timer = setTimeout(flush, 0);
-      });
-      rl.on("SIGINT", () => {
-        const typed = rl.line !== "" || lines.length > 0;
-        finish(typed ? { type: "cancel" } : { type: "quit", key: "ctrl+c" });
-      });
-      rl.on("close", () => finish({ type: "quit", key: "ctrl+d" }));
-      stdin.on("keypress", onKeypress);
-      rl.prompt();
-      if (draft !== "") rl.write(draft);
+      Deno.addSignalListener("SIGWINCH", onResize);
+      if (stdin.isTTY) stdin.setRawMode(true);
+      this.write(BRACKETED_PASTE_ON);
+      view.draw(frame());
+      stdin.on("data", onData);
+      stdin.resume();
     });
   }
 
@@ -114,12 +112,14 @@ class NodeTerminal implements Terminal {
     const stdin = this.#process.stdin;
     const onData = (chunk: Uint8Array | string) => {
       const s = typeof chunk === "string" ? chunk : decoder.decode(chunk);
-      if (s.includes("\x03")) onKey("ctrl+c");
-      else if (s.includes("\x11")) onKey("ctrl+q");
-      else if (s === "\x1b") onKey("escape");
+      if (s.includes("\x03") || s === "\x1b[99;5u") onKey("ctrl+c");
+      else if (s.includes("\x11") || s === "\x1b[113;5u") onKey("ctrl+q");
+      else if (s === "\x1b" || s === "\x1b[27u") onKey("escape");
       else onText?.(s);
     };
     if (stdin.isTTY) stdin.setRawMode(true);
+    // Pastes typed ahead arrive bracketed, so the type-ahead keeps their lines together.
+    this.write(BRACKETED_PASTE_ON);
     stdin.on("data", onData);
     stdin.resume();
     let stopped = false;
@@ -127,6 +127,7 @@ class NodeTerminal implements Terminal {
       if (stopped) return;
       stopped = true;
       stdin.off("data", onData);
+      this.write(BRACKETED_PASTE_OFF);
       if (stdin.isTTY) stdin.setRawMode(false);
       stdin.pause();
     };

@@ -1,7 +1,26 @@
-// What an interactive session needs from a terminal. The real one (node_terminal.ts) sits
-// on node:readline and the process's stdin; session tests can pass a scripted one.
+// What an interactive session needs from a terminal. The real one (node_terminal.ts) reads
+// the process's stdin in raw mode through its own line editor (line_editor.ts); session tests
+// can pass a scripted one.
 
 import type { Prompts } from "../pickers/prompts.ts";
+
+/** Candidates for the word at the cursor: the range they replace and the choices, best first. */
+export interface Completion {
+  from: number;
+  to: number;
+  candidates: string[];
+}
+
+export type Completer = (text: string, cursor: number) => Promise<Completion | undefined>;
+
+export interface ReadOptions {
+  /** Type-ahead left unfinished: starts the text, editable. */
+  draft?: string;
+  /** Earlier messages, oldest first, for the up arrow and ctrl+r. */
+  history?: readonly string[];
+  /** What Tab completes. */
+  complete?: Completer;
+}
 
 /** One message typed at the input prompt, or a way out of it. */
 export type InputEvent =
@@ -20,12 +39,10 @@ export interface Terminal {
   columns(): number;
   rows(): number;
   /**
-   * Reads one message. A line ending in a backslash continues on the next line (the
-   * backslash is dropped); lines that arrive in one burst (a paste) are one message.
-   * Lines are kept in a history that the up and down arrows walk, for the whole session.
-   * `draft` (type-ahead left unfinished) starts the line, editable.
+   * Reads one message, which may span lines: a paste (bracketed or not) keeps its line breaks
+   * and waits for Enter; Shift+Enter, Alt+Enter and a trailing backslash start a new line.
    */
-  readInput(prompt: string, continuation: string, draft?: string): Promise<InputEvent>;
+  readInput(prompt: string, continuation: string, opts?: ReadOptions): Promise<InputEvent>;
   /**
    * Listens for the watched keys in raw mode until the returned stop function is called;
    * everything else typed meanwhile goes to `onText` as it arrives (for type-ahead).

@@ -43,9 +43,23 @@ export type JournalEntry =
   | { type: "reflection"; ran: boolean; skipped?: string; usage?: Usage; at: string }
   | {
     type: "outcome";
-    done_reason: DoneReason;
+    /**
+     * `interrupted`: the interactive user stopped the reply (esc, ctrl+c); its partial text is
+     * `final_text` and the last message. Journal-only: a loop run ends with `error` then.
+     */
+    done_reason: DoneReason | "interrupted";
     questions: Question[];
     final_text: string;
+    /**
+     * The last model turn's usage as the server counted it (interactive sessions), so a resume
+     * shows the conversation's real context use before its first new reply.
+     */
+    last_usage?: Usage;
+    /**
+     * The model the server said it served (a headless run writes its meta before the server
+     * has answered, so its meta may still say "default").
+     */
+    model?: string;
     at: string;
   };
 

@@ -77,7 +77,8 @@ export async function runAgent(
     env: childEnv(env),
     clearEnv: true,
     cwd: cwd ?? defaultWorkdir(env),
-    stdin: input === undefined ? "inherit" : "piped",
+    // Never the test's own stdin: the agent reads a piped stdin (cli/stdin_prompt.ts).
+    stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { httpError, reply } from "../fakes/model_server.ts";
 import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
+import { loadSession } from "../../core/agent/journal.ts";
 
 async function setup(provider: string) {
   const t = await headlessSetup({
@@ -78,4 +79,15 @@ Deno.test("headless: an empty reply after a text-and-tool turn exits 1 with no f
   assert.equal(r.json.done_reason, "error");
   assert.equal(r.json.final_text, "", '"Looking." came before the tool call: not the answer');
   assert.match(r.json.error ?? "", /without an answer \(no text, no tool call, no usage/);
+});
+
+Deno.test("headless: the saved session records the model the server served, not the default sentinel", async () => {
+  await using t = await setup("chat_completions");
+  t.fake.enqueue(reply().text("Hello."));
+  const r = await t.run();
+  assert.equal(r.code, 0, r.stderr);
+  const session = await loadSession(`${t.home}/.agent/sessions`, r.json.session_id!);
+  // The meta is written before the server has answered; the outcome says who answered.
+  assert.equal(session.meta.model, "default");
+  assert.equal(session.lastOutcome?.model, "mock-text");
 });

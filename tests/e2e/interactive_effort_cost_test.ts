@@ -129,7 +129,7 @@ peerTest(
       let screen = await agent.idle();
       assert.match(
         screen,
-        /─ claude-sonnet-4-5 · priced-msgs · effort default · ctx 0\/200k · \$0\.0000 ─/,
+        /─ claude-sonnet-4-5 · priced-msgs · mode auto · effort default · ctx 0\/200k · \$0\.0000 ─/,
       );
 
       // $3 / $15 per million: 10,000 in + 2,000 out = $0.03 + $0.03.

@@ -18,9 +18,13 @@ peerTest("ctrl+q quits after a reflection pass that writes memory", probes.tmux,
   const agent = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake.url } });
   try {
     await agent.idle();
-    fake.enqueue(reply().text("Noted: tabs."));
+    fake.enqueue(reply().text("Noted: tabs."), reply().text("Noted: everywhere."));
     await agent.submit("I always indent with tabs");
     await agent.waitFor("Noted: tabs.");
+    await agent.idle();
+    // Two messages: more than the short exchange that is not worth a reflection.
+    await agent.submit("in every language");
+    await agent.waitFor("Noted: everywhere.");
     await agent.idle();
 
     fake.enqueue(
@@ -39,9 +43,9 @@ peerTest("ctrl+q quits after a reflection pass that writes memory", probes.tmux,
     );
     assert.match(screen, /⏺ .*indentation\.md/);
     assert.equal(await agent.waitForExit(), 0);
-    assert.ok(isReflection(fake.requests[1]!.body));
+    assert.ok(isReflection(fake.requests[2]!.body));
     // The reflection saw the whole conversation.
-    assert.match(JSON.stringify(fake.requests[1]!.body!.messages), /I always indent with tabs/);
+    assert.match(JSON.stringify(fake.requests[2]!.body!.messages), /I always indent with tabs/);
     const saved = await Deno.readTextFile(`${agent.agentHome}/memory/preferences/indentation.md`);
     assert.match(saved, /The user wants tabs, not spaces\./);
     fake.assertNoViolations();
@@ -59,15 +63,18 @@ peerTest(
     const agent = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake.url } });
     try {
       await agent.idle();
-      fake.enqueue(reply().text("Sure."));
+      fake.enqueue(reply().text("Sure."), reply().text("Again."));
       await agent.submit("hello");
       await agent.waitFor("Sure.");
+      await agent.idle();
+      await agent.submit("and again");
+      await agent.waitFor("Again.");
       await agent.idle();
 
       fake.enqueue(reply().text("Still thinking about what to").hang());
       await agent.submit("/quit");
       await agent.waitFor("Reflecting on the session");
-      await fake.waitForRequests(2);
+      await fake.waitForRequests(3);
       await agent.keys("C-c");
       await agent.waitFor("memory reflection skipped");
       assert.equal(await agent.waitForExit(), 0);
@@ -84,15 +91,22 @@ peerTest(
     const again = await TmuxAgent.start({ env: { AGENT_BASE_URL: fake2.url } });
     try {
       await again.idle();
-      fake2.enqueue(reply().text("Sure."), reply().text("slow").hang());
+      fake2.enqueue(
+        reply().text("Sure."),
+        reply().text("Again."),
+        reply().text("slow").hang(),
+      );
       await again.submit("hello");
       await again.waitFor("Sure.");
+      await again.idle();
+      await again.submit("and again");
+      await again.waitFor("Again.");
       await again.idle();
       await again.keys("C-c"); // at an empty prompt: twice quits
       await again.waitFor("press ctrl+c again");
       await again.keys("C-c");
       await again.waitFor("Reflecting on the session");
-      await fake2.waitForRequests(2);
+      await fake2.waitForRequests(3);
       await again.keys("Escape");
       await again.waitFor("memory reflection skipped");
       assert.equal(await again.waitForExit(), 0);
@@ -248,6 +262,33 @@ peerTest(
     } finally {
       await agent.close();
       await Deno.remove(home, { recursive: true });
+    }
+  },
+);
+
+peerTest(
+  "quitting after a short exchange with no tool call costs no reflection call",
+  probes.tmux,
+  async () => {
+    const fake = await startFakeModelServer();
+    const agent = await TmuxAgent.start({
+      env: { AGENT_BASE_URL: fake.url, NO_COLOR: "1" },
+      width: 60,
+    });
+    try {
+      await agent.idle();
+      fake.enqueue(reply().text("Hi there."));
+      await agent.submit("hello");
+      await agent.waitFor("Hi there.");
+      await agent.idle();
+      await agent.keys("C-d");
+      await agent.waitFor("memory reflection skipped: a short exchange with no tool call");
+      assert.equal(await agent.waitForExit(), 0);
+      assert.equal(fake.requests.length, 1);
+      assert.doesNotMatch(await agent.screen(), /Reflecting on the session/);
+    } finally {
+      await agent.close();
+      await fake.close();
     }
   },
 );

@@ -32,7 +32,7 @@ peerTest(
     assert.match(screen, /model served-7b/);
     assert.match(
       screen,
-      /─ served-7b · http:\/\/127\.0\.0\.1:\d+\/v1 · effort default · ctx 0\/66k ─/,
+      /─ served-7b · http:\/\/127\.0\.0\.1:\d+\/v1 · mode auto · effort default · ctx 0\/66k ─/,
     );
 
     fake.enqueue(
@@ -198,10 +198,10 @@ peerTest("ctrl+c interrupts a reply and the conversation goes on", probes.tmux, 
   fake.enqueue(reply().text("Short answer."));
   await agent.submit("just the ending");
   await agent.waitFor("Short answer.");
-  // The interrupted turn left a user message; the new text joins it (valid on both wires).
+  // The interrupted reply's partial text is kept as the assistant's turn between the two.
   const users = userTexts(fake.requests[1]!.body);
-  assert.equal(users.length, 1);
-  assert.equal(users[0], "tell me a long story\njust the ending");
+  assert.deepEqual(users, ["tell me a long story", "just the ending"]);
+  assert.match(JSON.stringify(fake.requests[1]!.body), /This reply starts and then/);
   fake.assertNoViolations();
 });
 
@@ -219,9 +219,10 @@ peerTest(
     await agent.waitFor("Got both lines.");
     assert.equal(lastUserText(fake.requests[0]!.body), "first line\nsecond line");
 
+    // The two lines were one message: one history entry.
     await agent.keys("Up", "Enter");
     await agent.waitFor("Again.");
-    assert.equal(lastUserText(fake.requests[1]!.body), "second line");
+    assert.equal(lastUserText(fake.requests[1]!.body), "first line\nsecond line");
 
     // ctrl+c at an empty prompt asks for a second one; the session goes on meanwhile.
     await agent.keys("C-c");

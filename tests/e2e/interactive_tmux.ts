@@ -100,16 +100,55 @@ export class TmuxAgent {
     await this.#tmux("send-keys", "-t", "agent", "-l", text);
   }
 
+  /**
+   * Pastes `text` the way a terminal does: from a tmux buffer, bracketed (`ESC[200~ … ESC[201~`)
+   * unless `bracketed` is false; tmux turns each line break into a CR, as a terminal would.
+   */
+  async paste(text: string, opts: { bracketed?: boolean } = {}): Promise<void> {
+    await this.#tmux("set-buffer", "-b", "e2e", "--", text);
+    await this.#tmux(
+      "paste-buffer",
+      "-d",
+      "-b",
+      "e2e",
+      ...(opts.bracketed === false ? [] : ["-p"]),
+      "-t",
+      "agent",
+    );
+  }
+
+  /** Sends raw bytes to the program (escape sequences a terminal would encode). */
+  async bytes(text: string): Promise<void> {
+    const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0"));
+    await this.#tmux("send-keys", "-t", "agent", "-H", ...hex);
+  }
+
+  /** Resizes the window as a terminal emulator would (the program gets SIGWINCH). */
+  async resize(width: number, height = 40): Promise<void> {
+    await this.#tmux("resize-window", "-t", "agent", "-x", String(width), "-y", String(height));
+  }
+
+  /** Where the terminal's cursor is (column and row of the visible screen, from 0). */
+  async cursor(): Promise<{ x: number; y: number }> {
+    const out = await this.#tmux("display-message", "-p", "-t", "agent", "#{cursor_x} #{cursor_y}");
+    const [x, y] = out.trim().split(" ").map(Number);
+    return { x: x!, y: y! };
+  }
+
   /** Types a line and presses Enter. */
   async submit(text: string): Promise<void> {
     await this.type(text);
     await this.keys("Enter");
   }
 
-  /** The screen plus scrollback, trailing blank lines dropped; `escapes` keeps SGR codes. */
-  async screen(opts: { escapes?: boolean } = {}): Promise<string> {
+  /**
+   * The screen plus scrollback (only the screen with `visibleOnly`), trailing blank lines
+   * dropped; `escapes` keeps SGR codes.
+   */
+  async screen(opts: { escapes?: boolean; visibleOnly?: boolean } = {}): Promise<string> {
     const flags = opts.escapes ? ["-e"] : [];
-    const out = await this.#tmux("capture-pane", "-p", "-J", ...flags, "-S", "-", "-t", "agent");
+    const from = opts.visibleOnly ? [] : ["-S", "-"];
+    const out = await this.#tmux("capture-pane", "-p", "-J", ...flags, ...from, "-t", "agent");
     return out.replace(/\s+$/, "");
   }
 
@@ -169,7 +208,13 @@ export class TmuxAgent {
  * (AGENT_MEMORY_REFLECT=0, so the requests are only the conversation's); disposing closes the
  * session, then the server. */
 export async function fakeModelSession(
-  opts: { server?: FakeServerOptions; env?: Record<string, string>; args?: string[] } = {},
+  opts: {
+    server?: FakeServerOptions;
+    env?: Record<string, string>;
+    args?: string[];
+    width?: number;
+    home?: string;
+  } = {},
 ): Promise<{ fake: FakeModelServer; agent: TmuxAgent } & AsyncDisposable> {
   const fake = await startFakeModelServer(opts.server);
   let agent: TmuxAgent;
@@ -177,6 +222,8 @@ export async function fakeModelSession(
     agent = await TmuxAgent.start({
       env: { AGENT_MEMORY_REFLECT: "0", AGENT_BASE_URL: fake.url, ...opts.env },
       ...(opts.args ? { args: opts.args } : {}),
+      ...(opts.width ? { width: opts.width } : {}),
+      ...(opts.home ? { home: opts.home } : {}),
     });
   } catch (err) {
     await fake.close();
