@@ -4,7 +4,8 @@
 // database: claims (one node per run), leases (a node owns its claims only while its lease
 // holds) and the fleet-wide concurrency count.
 
-import type { Run } from "../store/store.ts";
+import type { Run, Store } from "../store/store.ts";
+import type { ActiveRun } from "./context.ts";
 
 export interface Fleet {
   /** This outpost's node id (AGENT_OUTPOST_NODE_ID). */
@@ -58,4 +59,39 @@ export class LagHistogram {
       if (value <= bound) this.counts[i]!++;
     });
   }
+}
+
+/**
+ * Fencing (docs/fleet.md): this node's lease lapsed (paused, partitioned), so the fleet has
+ * taken its runs over. Kills every child this process started; their ends are not recorded
+ * (the runs are no longer this node's: recordOutcome asks the fleet first).
+ */
+export function fenceChildren(active: readonly Readonly<ActiveRun>[]): number[] {
+  const killed: number[] = [];
+  for (const a of active) {
+    if (a.proc) {
+      a.proc.killGroup();
+      killed.push(a.runId);
+    }
+  }
+  return killed;
+}
+
+/**
+ * Kills the children of runs cancelled elsewhere: on a shared store another node's dashboard
+ * can cancel a run, but only the node that runs it holds its process group. Called every
+ * lease round (server/fleet_wiring.ts). Returns the run ids killed.
+ */
+export function reapCancelled(
+  store: Pick<Store, "getRun">,
+  active: readonly Readonly<ActiveRun>[],
+): number[] {
+  const killed: number[] = [];
+  for (const a of active) {
+    if (a.proc && store.getRun(a.runId)?.status === "cancelled") {
+      a.proc.killGroup();
+      killed.push(a.runId);
+    }
+  }
+  return killed;
 }

@@ -18,11 +18,10 @@ import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
 import { cancelJob, type CancelResult } from "./cancel.ts";
 import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
-import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
+import { type JobDefaults, type JobStamp, validateAnswer } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
-import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
-import { type Fleet, LagHistogram, SINGLE_BOX } from "./fleet.ts";
+import { fenceChildren, type Fleet, LagHistogram, reapCancelled, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
@@ -31,8 +30,7 @@ import { executeRun } from "./runner.ts";
 import { isoZ } from "../time.ts";
 
 export const TICK_MS = 60_000;
-/** How soon the loop tries again when the store could not be read (a database restarting). */
-const STORE_RETRY_MS = 2_000;
+const STORE_RETRY_MS = 2_000; // the loop's next try when the store did not answer
 
 export interface SchedulerOptions {
   store: Store;
@@ -57,17 +55,7 @@ export type SchedulerEvent =
   | { type: "run_finished"; run_id: number; job_id: number; status: RunStatus | null }
   | { type: "run_skipped"; run_id: number; job_id: number; reason: string };
 
-/** A manual trigger while the job already has a run in flight (routes answer 409). */
-export class InFlightError extends Error {
-  override readonly name = "InFlightError";
-  readonly job_id: number;
-  readonly run_id: number;
-  constructor(jobId: number, run: Run) {
-    super(`job ${jobId} already has run ${run.id} ${run.status}; wait for it or cancel it first`);
-    this.job_id = jobId;
-    this.run_id = run.id;
-  }
-}
+export { InFlightError } from "./jobs.ts"; // thrown by trigger(); the doors import it here
 
 export class Scheduler {
   readonly ctx: SchedulerContext;
@@ -116,36 +104,14 @@ export class Scheduler {
     return report;
   }
 
-  /**
-   * Fencing (docs/fleet.md): this node's lease lapsed (paused, partitioned), so the fleet has
-   * taken its runs over. Kills every child this process started; their ends are not recorded
-   * (the runs are no longer this node's: recordOutcome asks the fleet first).
-   */
+  /** Fencing: kills every child this process started (core/scheduler/fleet.ts). */
   fence(): number[] {
-    const killed: number[] = [];
-    for (const a of this.#active.values()) {
-      if (a.proc) {
-        a.proc.killGroup();
-        killed.push(a.runId);
-      }
-    }
-    return killed;
+    return fenceChildren(this.activeRuns());
   }
 
-  /**
-   * Kills the children of runs cancelled elsewhere: on a shared store another node's dashboard
-   * can cancel a run, but only the node that runs it holds its process group. Called every
-   * lease round (server/fleet_wiring.ts). Returns the run ids killed.
-   */
+  /** Kills the children of runs cancelled on another node (core/scheduler/fleet.ts). */
   reapCancelled(): number[] {
-    const killed: number[] = [];
-    for (const a of this.#active.values()) {
-      if (a.proc && this.ctx.store.getRun(a.runId)?.status === "cancelled") {
-        a.proc.killGroup();
-        killed.push(a.runId);
-      }
-    }
-    return killed;
+    return reapCancelled(this.ctx.store, this.activeRuns());
   }
 
   /** Ends the loop. Running children are left alone unless `killRunning`. */
@@ -214,15 +180,13 @@ export class Scheduler {
       }
       if (this.#stopped) break;
       if (this.#poked) continue;
-      let wakeAt: number;
+      let wakeAt = this.ctx.clock.now().getTime() + STORE_RETRY_MS;
       try {
         wakeAt = this.nextWakeAt();
-      } catch (err) {
-        // A shared database that is restarting: try again shortly rather than end the loop.
-        this.ctx.logger.log("error", "scheduler could not plan its next wake", {
+      } catch (err) { // a shared database restarting: try again shortly, never end the loop
+        this.ctx.logger.log("error", "scheduler could not plan its wake", {
           error: errorText(err),
         });
-        wakeAt = this.ctx.clock.now().getTime() + STORE_RETRY_MS;
       }
       const delay = Math.max(0, wakeAt - this.ctx.clock.now().getTime());
       const sleep = new AbortController();
@@ -265,11 +229,9 @@ export class Scheduler {
       if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
       return fireDueJobs(this.ctx, fired, now, waiting, inFlight);
     });
-    const slots = new Map(fired.map((job) => [job.id, job.next_run_at!]));
     for (const outcome of outcomes) {
       if (outcome.kind === "start") {
-        const slot = slots.get(outcome.run.job_id);
-        if (slot) this.fireLag.observe((now.getTime() - Date.parse(slot)) / 1000);
+        this.fireLag.observe((now.getTime() - Date.parse(outcome.slot)) / 1000);
         this.#start(outcome.run);
       }
       if (outcome.kind === "skipped") {
@@ -427,21 +389,7 @@ export class Scheduler {
    * Manual fire with the single-flight guard. Throws InFlightError, NotFoundError, or
    * CapacityError for a one-shot run again (a submission: queue_depth_max). */
   trigger(jobId: number): Run {
-    // One step: on a shared store two nodes' triggers of one job take turns (single-flight).
-    const run = this.ctx.store.atomically(() => {
-      const job = this.ctx.store.getJob(jobId);
-      if (!job) throw new NotFoundError("job", jobId);
-      const inFlight = this.ctx.store.inFlightRun(jobId);
-      if (inFlight) throw new InFlightError(jobId, inFlight);
-      if (job.class === "api") this.ctx.governor.checkQueueDepth(this.ctx.store.queuedRuns());
-      return this.ctx.store.createRun({
-        job_id: jobId,
-        status: "queued",
-        attempt: 1,
-        priority: this.ctx.governor.priorityFor(job.class, job.priority),
-        class: job.class,
-      });
-    });
+    const run = jobs.triggerRun(this.ctx, jobId);
     this.poke();
     return run;
   }
@@ -452,25 +400,9 @@ export class Scheduler {
    * Throws CapacityError past queue_depth_max, JobValidationError on bad fields.
    */
   submitOneShot(raw: unknown, stamp?: JobStamp): { job: Job; run: Run } {
-    const { store, governor, clock } = this.ctx;
-    const input = validateJobInput(raw, {
-      now: clock.now(),
-      defaults: this.ctx.defaults,
-      class: "api",
-      oneShot: true,
-    }, stamp);
-    checkNamedPreset(this.ctx, input);
-    governor.checkQueueDepth(store.queuedRuns());
-    const job = store.createJob({ ...input, next_run_at: null });
-    const run = store.createRun({
-      job_id: job.id,
-      status: "queued",
-      attempt: 1,
-      priority: governor.priorityFor("api", job.priority),
-      class: "api",
-    });
+    const made = jobs.submitOneShot(this.ctx, raw, stamp);
     this.poke();
-    return { job, run };
+    return made;
   }
 
   /** The shared cancel core (see cancel.ts). */
