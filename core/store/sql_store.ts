@@ -369,8 +369,7 @@ export class SqlStore implements Store {
         detail: row.detail,
       }));
     try {
-      // On PostgreSQL a failed statement aborts the whole transaction around it: a savepoint
-      // keeps the caller's writes when the audit row is the part that failed.
+      // PostgreSQL aborts a transaction on any failed statement: a savepoint keeps the caller's.
       const guarded = this.#db.dialect === "postgres" && this.#db.isTransaction;
       return guarded ? this.atomically(append) : append();
     } catch {
