@@ -33,7 +33,11 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export async function startFleet(ids: string[], leaseS = 3): Promise<Fleet> {
+export async function startFleet(
+  ids: string[],
+  leaseS = 3,
+  extraEnv: Record<string, string> = {},
+): Promise<Fleet> {
   const url = freshDatabaseUrl();
   const scratch = await Deno.makeTempDir({ prefix: "fleet_" });
   const workdir = join(scratch, "work");
@@ -58,6 +62,7 @@ export async function startFleet(ids: string[], leaseS = 3): Promise<Fleet> {
         AGENT_OUTPOST_NODE_ID: id,
         AGENT_OUTPOST_LEASE_S: String(leaseS),
         AGENT_OUTPOST_AGENT_BIN: agent,
+        ...extraEnv,
       });
       const node = { id, home: h, outpost, api: await dashboardApi(outpost.url) };
       fleet.nodes = [...fleet.nodes.filter((n) => n.id !== id), node];
