@@ -59,7 +59,7 @@ export async function connectServer(
     // Never for a project file's server: stored sign-ins and secrets are the user's own.
     const authProvider = server.transport === "http" && server.bearer_key === undefined &&
         server.scope === "global" && deps.home !== undefined
-      ? await oauthProvider(deps.home, server, settings)
+      ? await oauthProvider(deps.home, server, settings, deps.fetch)
       : undefined;
     // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
     // launcher awaits its one bwrap probe first; the SDK loads during that wait).
@@ -120,16 +120,38 @@ export async function connectServer(
  * (client_credentials, the SDK's own providers) or a user's sign-in from `agent mcp login`.
  * Stored secrets are never used for a server from a project file.
  */
-async function oauthProvider(home: string, server: HttpServer, settings: Settings) {
+async function oauthProvider(
+  home: string,
+  server: HttpServer,
+  settings: Settings,
+  fetch: Fetch,
+) {
   const secret = server.oauth_client_id && server.scope === "global"
     ? settings.mcp_keys[server.oauth_client_id]
     : undefined;
-  if (server.oauth_grant === "client_credentials") {
+  if (server.oauth_grant === "client_credentials" || server.oauth_grant === "cross_app_access") {
     if (server.scope === "project") {
       throw new Error(
-        "client_credentials is only honoured for a server in the global settings file",
+        `${server.oauth_grant} is only honoured for a server in the global settings file`,
       );
     }
+  }
+  if (server.oauth_grant === "cross_app_access") {
+    const { CrossAppAccessProvider } = await import("./oauth_cross_app.ts");
+    const tokenFile = server.oauth_id_token_file!;
+    return new CrossAppAccessProvider(server, {
+      clientId: server.oauth_client_id!,
+      ...(secret ? { clientSecret: secret } : {}),
+      idpTokenEndpoint: server.oauth_idp_token_endpoint!,
+      idpClientId: server.oauth_idp_client_id!,
+      ...(settings.mcp_keys[server.oauth_idp_client_id!]
+        ? { idpClientSecret: settings.mcp_keys[server.oauth_idp_client_id!] }
+        : {}),
+      idToken: () => Deno.readTextFile(tokenFile),
+      fetch,
+    });
+  }
+  if (server.oauth_grant === "client_credentials") {
     const extensions = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
     if (server.oauth_private_key_file) {
       return new extensions.PrivateKeyJwtProvider({
