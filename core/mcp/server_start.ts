@@ -53,6 +53,8 @@ export async function connectServer(
 ): Promise<McpConnection> {
   const ms = Math.round(server.startup_timeout_s * 1000);
   let serverProcess: StdioServerProcess | undefined;
+  /** What was spawned (a launcher package's installed command): the hints read this one. */
+  let spawned: StdioLaunch | undefined;
   const launcher = deps.launcher ?? directLauncher;
   try {
     const headers = httpHeaders(server, settings);
@@ -64,7 +66,7 @@ export async function connectServer(
     // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
     // launcher awaits its one bwrap probe first; the SDK loads during that wait).
     if (server.transport === "stdio") {
-      const spec = await packagedSpec(server, deps);
+      const spec = spawned = await packagedSpec(server, deps);
       const launched = launcher(spec, server);
       serverProcess = spawnStdioServer(launched instanceof Promise ? await launched : launched);
       track.spawned(serverProcess);
@@ -103,9 +105,9 @@ export async function connectServer(
       : serverProcess
       ? " (it wrote nothing to stderr)"
       : "";
-    const hints = serverProcess && server.transport === "stdio"
+    const hints = serverProcess && spawned && server.transport === "stdio"
       ? launcher.hints?.(
-        stdioSpec(server, deps.env, deps.workdir),
+        spawned,
         server,
         serverProcess.stderrText(),
         deps.workdir,
