@@ -2,12 +2,14 @@
 // `agent mcp add time -- uvx mcp-server-time@VERSION` (and `pipx run`) installs the package once,
 // with the network, into the agent home; `agent mcp list` shows the pinned version; then a run
 // (default sandbox, no network) calls get_current_time on it, and nothing is downloaded again.
+// uvx installs with uv; the pipx case runs where only pipx and python3 are on PATH, so the
+// agent's other installer (python3 -m venv, then pip) is the one tried.
 // The npm side of the same path is tests/e2e/mcp_npx_test.ts.
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
 import { headlessSetup, runAgent } from "./agent_process.ts";
-import { peerTest, probes } from "../peers.ts";
+import { commandOnPath, peerTest, probes } from "../peers.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
 
 /** The reference server's time tool, pinned (a small, well-known PyPI MCP server). */
@@ -29,8 +31,35 @@ function caEnv(): Record<string, string> {
   return env;
 }
 
-async function addInstallsAndRunsOffline(launcher: string[], label: string): Promise<void> {
-  await using t = await headlessSetup({ env: caEnv() });
+/**
+ * A PATH with pipx and python3 but no uv (a user who has only pipx): the agent then installs
+ * with python3's venv and pip. The two programs are linked into a folder of their own, since
+ * uv may live beside them.
+ */
+async function pathWithoutUv(): Promise<{ path: string; dir: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "agent-no-uv-" });
+  const python = new TextDecoder().decode(
+    new Deno.Command("python3", { args: ["-c", "import sys; print(sys.executable)"] })
+      .outputSync().stdout,
+  ).trim();
+  await Deno.symlink(python, `${dir}/python3`);
+  await Deno.symlink(commandOnPath("pipx")!, `${dir}/pipx`);
+  return { path: `${dir}:/usr/bin:/bin`, dir };
+}
+
+async function addInstallsAndRunsOffline(
+  launcher: string[],
+  label: string,
+  installer: "uv" | "pip",
+): Promise<void> {
+  const noUv = installer === "pip" ? await pathWithoutUv() : undefined;
+  await using t = await headlessSetup({
+    env: { ...caEnv(), ...(noUv ? { PATH: noUv.path } : {}) },
+  });
+  await using _cleanup = {
+    [Symbol.asyncDispose]: () =>
+      noUv ? Deno.remove(noUv.dir, { recursive: true }) : Promise.resolve(),
+  };
   const add = await runAgent(
     ["mcp", "add", "time", "--", ...launcher, "--local-timezone=UTC"],
     t.env,
@@ -38,6 +67,13 @@ async function addInstallsAndRunsOffline(launcher: string[], label: string): Pro
   );
   assert.equal(add.code, 0, add.stdout + add.stderr);
   assert.match(add.stdout, new RegExp(`installed ${PACKAGE}@${VERSION} \\(pypi`), add.stdout);
+
+  // Which installer made the environment: uv stamps its pyvenv.cfg; python3 -m venv does not.
+  const record = JSON.parse(
+    await Deno.readTextFile(`${t.home}/.agent/mcp/packages/time/installed.json`),
+  );
+  const cfg = await Deno.readTextFile(`${record.dirs[0]}/pyvenv.cfg`);
+  assert.equal(/^uv = /m.test(cfg), installer === "uv", cfg);
 
   const list = await runAgent(["mcp", "list"], t.env, t.work);
   assert.equal(list.code, 0, list.stderr);
@@ -63,11 +99,11 @@ async function addInstallsAndRunsOffline(launcher: string[], label: string): Pro
 peerTest(
   `agent mcp add time -- uvx ${PACKAGE}@${VERSION} installs through uv once, then runs offline in the sandbox`,
   probes.uv,
-  () => addInstallsAndRunsOffline(["uvx", `${PACKAGE}@${VERSION}`], "uvx"),
+  () => addInstallsAndRunsOffline(["uvx", `${PACKAGE}@${VERSION}`], "uvx", "uv"),
 );
 
 peerTest(
-  `agent mcp add time -- pipx run ${PACKAGE}==${VERSION} installs once, then runs offline in the sandbox`,
+  `agent mcp add time -- pipx run ${PACKAGE}==${VERSION} without uv installs with venv and pip once, then runs offline in the sandbox`,
   probes.pipx,
-  () => addInstallsAndRunsOffline(["pipx", "run", `${PACKAGE}==${VERSION}`], "pipx run"),
+  () => addInstallsAndRunsOffline(["pipx", "run", `${PACKAGE}==${VERSION}`], "pipx run", "pip"),
 );
