@@ -16,6 +16,8 @@ import type { HeadlessResult } from "../../core/agent/types.ts";
 const PACKAGE = "mcp-server-time";
 const VERSION = "2026.10.19";
 
+// Both cases also need bubblewrap: the point is the run inside the sandbox, offline.
+
 function toolMessages(body: unknown): string[] {
   return (body as { messages: { role: string; content?: unknown }[] }).messages
     .filter((m) => m.role === "tool").map((m) => String(m.content));
@@ -98,12 +100,12 @@ async function addInstallsAndRunsOffline(
 
 peerTest(
   `agent mcp add time -- uvx ${PACKAGE}@${VERSION} installs through uv once, then runs offline in the sandbox`,
-  probes.uv,
+  () => probes.uv() ?? probes.bubblewrap(),
   () => addInstallsAndRunsOffline(["uvx", `${PACKAGE}@${VERSION}`], "uvx", "uv"),
 );
 
 peerTest(
   `agent mcp add time -- pipx run ${PACKAGE}==${VERSION} without uv installs with venv and pip once, then runs offline in the sandbox`,
-  probes.pipx,
+  () => probes.pipx() ?? probes.bubblewrap(),
   () => addInstallsAndRunsOffline(["pipx", "run", `${PACKAGE}==${VERSION}`], "pipx run", "pip"),
 );
