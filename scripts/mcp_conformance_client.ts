@@ -6,8 +6,8 @@
 //     --command "deno run -A scripts/mcp_conformance_client.ts" --scenario tools_call
 // (the framework needs Node 22 under node; under Deno it runs as above)
 //
-// Results with conformance 0.1.16 and SDK 1.32.2 (recorded 2026-11-28, issue 35; every one but
-// the last is run by tests/e2e/mcp_conformance_test.ts):
+// Results with conformance 0.1.16 and SDK 1.32.2 (recorded 2026-11-28, issue 35; every one is
+// run by tests/e2e/mcp_conformance_test.ts):
 //   initialize, tools_call, sse-retry                   PASSED
 //   elicitation-sep1034-client-defaults                 PASSED (this script answers a form as a
 //                                                       user who accepts it as offered; the
@@ -29,9 +29,10 @@
 //                                                       scope; the call is made again)
 //   auth/client-credentials-jwt, -basic                 PASSED (oauth_grant = "client_credentials"
 //                                                       with a key file or an mcp_keys secret)
-//   auth/cross-app-access-complete-flow [extension]     FAILED 12/14, not implemented: the
-//                                                       enterprise token exchange (SEP-990) is
-//                                                       not among the SDK 1.32.2 client helpers
+//   auth/cross-app-access-complete-flow [extension]     PASSED (oauth_grant = "cross_app_access":
+//                                                       the ID token exchanged at the IdP for an
+//                                                       ID-JAG, then a jwt-bearer grant;
+//                                                       core/mcp/oauth_cross_app.ts)
 
 import { McpManager } from "../core/mcp/manager.ts";
 import { resolveSettings } from "../core/settings/resolve.ts";
@@ -53,6 +54,7 @@ await Deno.writeTextFile(
  */
 async function machineClient(context: Record<string, string>): Promise<string> {
   const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
+  if (scenario.startsWith("auth/cross-app-access")) return await crossAppClient(context);
   if (!scenario.startsWith("auth/client-credentials")) return "";
   let table = `oauth_grant = "client_credentials"\noauth_client_id = "${context.client_id}"\n`;
   if (context.private_key_pem) {
@@ -67,6 +69,21 @@ async function machineClient(context: Record<string, string>): Promise<string> {
     : "";
   return table + secret;
 }
+/**
+ * The auth/cross-app-access-* scenarios (enterprise-managed, SEP-990): the user's ID token from
+ * the suite's IdP in a file, the IdP's token endpoint, and this client at the MCP server's
+ * authorization server with its secret in mcp_keys.
+ */
+async function crossAppClient(context: Record<string, string>): Promise<string> {
+  await Deno.writeTextFile(`${home}/id_token`, context.idp_id_token ?? "", { mode: 0o600 });
+  return `oauth_grant = "cross_app_access"\n` +
+    `oauth_client_id = ${JSON.stringify(context.client_id)}\n` +
+    `oauth_idp_token_endpoint = ${JSON.stringify(context.idp_token_endpoint)}\n` +
+    `oauth_idp_client_id = ${JSON.stringify(context.idp_client_id)}\n` +
+    `oauth_id_token_file = "${home}/id_token"\n` +
+    `[mcp_keys]\n${JSON.stringify(context.client_id)} = ${JSON.stringify(context.client_secret)}\n`;
+}
+
 const env = envFrom({ PATH: Deno.env.get("PATH"), HOME: home });
 const settings = resolveSettings({ flags: {}, env, cwd: home, home });
 const manager = new McpManager(settings, {

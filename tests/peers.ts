@@ -172,6 +172,10 @@ export const probes = {
     const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
     return out.success ? null : `the npm registry does not answer (npm ping: ${why})`;
   },
+  /** uv (launcher MCP servers run through `uvx` install with it) and PyPI answering. */
+  uv: once(() => probePython("uv", ["--version"], "pip install uv==0.13.9")),
+  /** pipx (`pipx run` MCP servers; the agent installs their package with uv or pip) and PyPI. */
+  pipx: once(() => probePython("pipx", ["--version"], "pip install pipx==1.18.4")),
 } satisfies Record<string, PeerProbe>;
 
 /** The newest installed PostgreSQL server's bin folder (Debian's layout), or null. */
@@ -185,6 +189,23 @@ export function postgresBin(): string | null {
   const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
   const bin = newest ? `/usr/lib/postgresql/${newest}/bin` : null;
   return bin && existsFile(`${bin}/initdb`) ? bin : null;
+}
+
+/**
+ * A Python launcher: installed, able to start (`<program> --version`), and PyPI answering
+ * (python3's own HTTPS client, so the CA the installers are given is the one tried).
+ */
+function probePython(program: string, trial: string[], install: string): string | null {
+  if (!commandOnPath(program)) return `${program} not installed (${install}, as .ci/run does)`;
+  const refused = trialRun(program, trial);
+  if (refused !== null) {
+    return `${program} cannot start (\`${program} ${trial.join(" ")}\`: ${refused})`;
+  }
+  const unreachable = trialRun("python3", [
+    "-c",
+    "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/pip/', timeout=10)",
+  ]);
+  return unreachable === null ? null : `PyPI does not answer (${unreachable})`;
 }
 
 function existsFile(path: string): boolean {

@@ -131,3 +131,40 @@ Deno.test("tmux that cannot start is a missing peer, with what it said", async (
     );
   });
 });
+
+Deno.test("uv and pipx: absent, unable to start, or without PyPI, each a missing peer naming the fix", async () => {
+  await withStandIns({}, async (dir) => {
+    assert.equal(
+      await probe("uv", dir),
+      "uv not installed (pip install uv==0.13.9, as .ci/run does)",
+    );
+    assert.equal(
+      await probe("pipx", dir),
+      "pipx not installed (pip install pipx==1.18.4, as .ci/run does)",
+    );
+  });
+  await withStandIns({
+    uv: "echo 'uv: error while loading shared libraries: libgcc_s.so.1' >&2; exit 127",
+  }, async (dir) => {
+    assert.equal(
+      await probe("uv", dir),
+      "uv cannot start (`uv --version`: uv: error while loading shared libraries: libgcc_s.so.1)",
+    );
+  });
+  // A working uv, and python3 (the PyPI trial) that cannot reach it.
+  await withStandIns({
+    uv: "echo 'uv 0.13.9'",
+    python3:
+      "echo 'urllib.error.URLError: <urlopen error [Errno -3] name resolution failed>' >&2; " +
+      "exit 1",
+  }, async (dir) => {
+    assert.equal(
+      await probe("uv", dir),
+      "PyPI does not answer (urllib.error.URLError: <urlopen error [Errno -3] name resolution " +
+        "failed>)",
+    );
+  });
+  await withStandIns({ pipx: "echo 1.18.4", python3: "exit 0" }, async (dir) => {
+    assert.equal(await probe("pipx", dir), null);
+  });
+});

@@ -4,7 +4,7 @@
 // Pure apart from the completer it is given, so it is tested without a terminal.
 
 import type { KeyEvent } from "./keys.ts";
-import type { Completer, Completion, InputEvent } from "./terminal.ts";
+import type { Completer, InputEvent } from "./terminal.ts";
 
 export type { Completer, Completion } from "./terminal.ts";
 

@@ -173,19 +173,27 @@ async function installPython(pkg: LauncherPackage, dir: string, env: Record<stri
     await run("uv", ["venv", "--quiet", dir], { env, cwd: dirname(dir) });
     await run("uv", ["pip", "install", "--quiet", "--python", python, spec], { env, cwd: dir });
   } else {
-    await run("python3", ["-m", "venv", dir], { env, cwd: dirname(dir) });
+    // The environment is made by the interpreter itself, not a link to it: python3 found through
+    // a link (~/bin/python3, a temp folder) would leave the environment pointing through that
+    // link, which the sandbox does not show.
+    const real = (await run("python3", [
+      "-c",
+      "import os, sys; print(os.path.realpath(sys.executable))",
+    ], { env, cwd: dirname(dir) })).trim();
+    await run(real, ["-m", "venv", dir], { env, cwd: dirname(dir) });
     await run(python, ["-m", "pip", "install", "--quiet", spec], { env, cwd: dir });
   }
   const name = pkg.name.replace(/\[.*$/, "");
-  const version = (await run(python, [
+  const [version, basePrefix] = (await run(python, [
     "-c",
-    `import importlib.metadata as m; print(m.version(${JSON.stringify(name)}))`,
-  ], { env, cwd: dir })).trim();
+    `import importlib.metadata as m, sys; print(m.version(${JSON.stringify(name)})); ` +
+    "print(sys.base_prefix)",
+  ], { env, cwd: dir })).trim().split("\n").map((line) => line.trim());
   const command = join(dir, "bin", pkg.bin ?? name);
-  // The environment's interpreter lives outside it (pyvenv.cfg `home`): bound too.
-  const cfg = await Deno.readTextFile(join(dir, "pyvenv.cfg"));
-  const home = /^home\s*=\s*(.+)$/m.exec(cfg)?.[1]?.trim();
-  return { version, command, dirs: [dir, ...(home ? [dirname(home)] : [])] };
+  // The environment's interpreter lives outside it: its installation (sys.base_prefix, the
+  // interpreter and its library) is bound too. Not pyvenv.cfg's `home`: that is the folder the
+  // interpreter was found in, possibly a folder of links (whose parent may be /tmp or $HOME).
+  return { version: version!, command, dirs: [dir, ...(basePrefix ? [basePrefix] : [])] };
 }
 
 /** Runs an installer; its stdout, or an error with the last lines it wrote. */

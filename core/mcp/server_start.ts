@@ -53,18 +53,20 @@ export async function connectServer(
 ): Promise<McpConnection> {
   const ms = Math.round(server.startup_timeout_s * 1000);
   let serverProcess: StdioServerProcess | undefined;
+  /** What was spawned (a launcher package's installed command): the hints read this one. */
+  let spawned: StdioLaunch | undefined;
   const launcher = deps.launcher ?? directLauncher;
   try {
     const headers = httpHeaders(server, settings);
     // Never for a project file's server: stored sign-ins and secrets are the user's own.
     const authProvider = server.transport === "http" && server.bearer_key === undefined &&
         server.scope === "global" && deps.home !== undefined
-      ? await oauthProvider(deps.home, server, settings)
+      ? await oauthProvider(deps.home, server, settings, deps.fetch)
       : undefined;
     // Spawned through the launcher before the SDK loads, so it boots meanwhile (a sandbox's
     // launcher awaits its one bwrap probe first; the SDK loads during that wait).
     if (server.transport === "stdio") {
-      const spec = await packagedSpec(server, deps);
+      const spec = spawned = await packagedSpec(server, deps);
       const launched = launcher(spec, server);
       serverProcess = spawnStdioServer(launched instanceof Promise ? await launched : launched);
       track.spawned(serverProcess);
@@ -103,9 +105,9 @@ export async function connectServer(
       : serverProcess
       ? " (it wrote nothing to stderr)"
       : "";
-    const hints = serverProcess && server.transport === "stdio"
+    const hints = serverProcess && spawned && server.transport === "stdio"
       ? launcher.hints?.(
-        stdioSpec(server, deps.env, deps.workdir),
+        spawned,
         server,
         serverProcess.stderrText(),
         deps.workdir,
@@ -120,16 +122,38 @@ export async function connectServer(
  * (client_credentials, the SDK's own providers) or a user's sign-in from `agent mcp login`.
  * Stored secrets are never used for a server from a project file.
  */
-async function oauthProvider(home: string, server: HttpServer, settings: Settings) {
+async function oauthProvider(
+  home: string,
+  server: HttpServer,
+  settings: Settings,
+  fetch: Fetch,
+) {
   const secret = server.oauth_client_id && server.scope === "global"
     ? settings.mcp_keys[server.oauth_client_id]
     : undefined;
-  if (server.oauth_grant === "client_credentials") {
+  if (server.oauth_grant === "client_credentials" || server.oauth_grant === "cross_app_access") {
     if (server.scope === "project") {
       throw new Error(
-        "client_credentials is only honoured for a server in the global settings file",
+        `${server.oauth_grant} is only honoured for a server in the global settings file`,
       );
     }
+  }
+  if (server.oauth_grant === "cross_app_access") {
+    const { CrossAppAccessProvider } = await import("./oauth_cross_app.ts");
+    const tokenFile = server.oauth_id_token_file!;
+    return new CrossAppAccessProvider(server, {
+      clientId: server.oauth_client_id!,
+      ...(secret ? { clientSecret: secret } : {}),
+      idpTokenEndpoint: server.oauth_idp_token_endpoint!,
+      idpClientId: server.oauth_idp_client_id!,
+      ...(settings.mcp_keys[server.oauth_idp_client_id!]
+        ? { idpClientSecret: settings.mcp_keys[server.oauth_idp_client_id!] }
+        : {}),
+      idToken: () => Deno.readTextFile(tokenFile),
+      fetch,
+    });
+  }
+  if (server.oauth_grant === "client_credentials") {
     const extensions = await import("@modelcontextprotocol/sdk/client/auth-extensions.js");
     if (server.oauth_private_key_file) {
       return new extensions.PrivateKeyJwtProvider({

@@ -19,6 +19,8 @@ export interface LaunchedCommand {
   args: readonly string[];
   env: Readonly<Record<string, string>>;
   cwd: string;
+  /** A launcher package's directories, which the sandbox binds (core/mcp/package_install.ts). */
+  installDirs?: readonly string[];
 }
 
 /** stderr words of a DNS lookup or connection the sandbox's empty network refused. */
@@ -68,10 +70,15 @@ export function sandboxHints(input: HintInput): string[] {
 function invisiblePaths({ server, spec, workdir }: HintInput): string[] {
   const visible = (path: string) =>
     SYSTEM_PATHS.some((root) => isWithin(path, root)) || isWithin(path, workdir) ||
-    server.read_paths.some((root) => isWithin(path, root));
+    server.read_paths.some((root) => isWithin(path, root)) ||
+    (spec.installDirs ?? []).some((root) => isWithin(path, root));
   const wanted: string[] = [];
   const command = resolveCommand(spec);
   if (command) wanted.push(command);
+  // A script is run by its interpreter (a virtual environment's python, a node), which the
+  // sandbox must show too, with its own library folder.
+  const interpreter = command ? scriptInterpreter(command, spec) : null;
+  if (interpreter) wanted.push(interpreter);
   for (const arg of spec.args) if (isAbsolute(arg) && exists(arg)) wanted.push(arg);
   const dirs: string[] = [];
   for (const path of wanted) {
@@ -85,28 +92,49 @@ function invisiblePaths({ server, spec, workdir }: HintInput): string[] {
 }
 
 /** The host path the command runs from: as written when it has a slash, else found on PATH. */
-function resolveCommand(spec: LaunchedCommand): string | null {
-  if (spec.command.includes("/")) {
-    const path = isAbsolute(spec.command) ? spec.command : join(spec.cwd, spec.command);
+function resolveCommand(spec: LaunchedCommand, command = spec.command): string | null {
+  if (command.includes("/")) {
+    const path = isAbsolute(command) ? command : join(spec.cwd, command);
     return exists(path) ? path : null;
   }
   for (const dir of (spec.env.PATH ?? "").split(":")) {
     if (dir === "") continue;
-    const path = join(dir, spec.command);
+    const path = join(dir, command);
     if (exists(path)) return path;
   }
   return null;
 }
 
+/** The interpreter a script's `#!` line names (through `/usr/bin/env NAME` too), if any. */
+function scriptInterpreter(path: string, spec: LaunchedCommand): string | null {
+  if (!Deno.statSync(path).isFile) return null;
+  const file = Deno.openSync(path);
+  const head = new Uint8Array(256);
+  let read: number | null;
+  try {
+    read = file.readSync(head);
+  } finally {
+    file.close();
+  }
+  const line = new TextDecoder().decode(head.subarray(0, read ?? 0)).split("\n")[0]!;
+  if (!line.startsWith("#!")) return null;
+  const [program, first] = line.slice(2).trim().split(/\s+/);
+  if (!program) return null;
+  if (program.endsWith("/env") && first) return resolveCommand(spec, first);
+  return exists(program) ? program : null;
+}
+
 /**
  * The directory to bind for a file: the folder holding its node_modules (a package and its
- * dependencies), a Python virtual environment's root, or else the file's own directory.
+ * dependencies), a Python virtual environment's root, an installation prefix (`<prefix>/bin`
+ * beside `<prefix>/lib`: an interpreter needs its library), or else the file's own directory.
  */
 function installRoot(path: string): string {
   const nodeModules = path.indexOf("/node_modules/");
   if (nodeModules > 0) return path.slice(0, nodeModules);
   const dir = dirname(path);
   if (dir.endsWith("/bin") && exists(join(dirname(dir), "pyvenv.cfg"))) return dirname(dir);
+  if (dir.endsWith("/bin") && exists(join(dirname(dir), "lib"))) return dirname(dir);
   return Deno.statSync(path).isDirectory ? path : dir;
 }
 

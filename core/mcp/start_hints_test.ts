@@ -87,3 +87,40 @@ Deno.test("network = true only when the network was closed and stderr shows a re
     /honoured only for a server defined in the global settings file/,
   );
 });
+
+Deno.test("a launcher package's script: its bound folder is not named, its interpreter's prefix is", async () => {
+  // As uv makes it: <venv>/bin/python links to an interpreter under <prefix>/bin beside
+  // <prefix>/lib, and the package's script starts `#!<venv>/bin/python`.
+  await using l = await layout();
+  const prefix = `${l.root}/pyenv/versions/3.11.7`;
+  await Deno.mkdir(`${prefix}/bin`, { recursive: true });
+  await Deno.mkdir(`${prefix}/lib/python3.11`, { recursive: true });
+  await Deno.writeTextFile(`${prefix}/bin/python3.11`, "");
+  await Deno.symlink(`${prefix}/bin/python3.11`, `${l.root}/venv/bin/python`);
+  await Deno.writeTextFile(`${l.root}/venv/bin/srv`, `#!${l.root}/venv/bin/python\nimport srv\n`);
+  const hints = sandboxHints({
+    server: server({ command: "uvx", args: ["srv"] }),
+    spec: { ...spec(`${l.root}/venv/bin/srv`), installDirs: [`${l.root}/venv`] },
+    workdir: "/work",
+    network: false,
+    stderr: `bwrap: execvp ${l.root}/venv/bin/srv: No such file or directory`,
+  });
+  assert.deepEqual(hints, [
+    `the sandbox does not show ${prefix}: add read_paths = ["${prefix}"] to ` +
+    "[mcp_servers.s] in /home/u/.agent/settings.toml",
+  ]);
+  // Through `#!/usr/bin/env NAME`, found on the server's PATH.
+  await Deno.writeTextFile(`${l.root}/venv/bin/srv`, "#!/usr/bin/env python3.11\n");
+  const viaEnv = sandboxHints({
+    server: server(),
+    spec: {
+      ...spec(`${l.root}/venv/bin/srv`),
+      env: { PATH: `${prefix}/bin:/usr/bin` },
+      installDirs: [`${l.root}/venv`],
+    },
+    workdir: "/work",
+    network: false,
+    stderr: "",
+  });
+  assert.match(viaEnv[0]!, new RegExp(`read_paths = \\["${prefix}"\\]`));
+});

@@ -50,14 +50,22 @@ export interface HttpServer extends CommonServer {
   /** OAuth: an https URL of this client's metadata document, used as its client_id (CIMD). */
   oauth_client_metadata_url?: string;
   /**
-   * OAuth grant: "authorization_code" (the default: a user signs in) or "client_credentials"
-   * (a machine client: oauth_client_id with its secret in mcp_keys, or a private key file).
+   * OAuth grant: "authorization_code" (the default: a user signs in), "client_credentials"
+   * (a machine client: oauth_client_id with its secret in mcp_keys, or a private key file) or
+   * "cross_app_access" (enterprise-managed, SEP-990: the user's ID token from the enterprise
+   * identity provider is exchanged there for a grant to the server; core/mcp/oauth_cross_app.ts).
    */
-  oauth_grant?: "authorization_code" | "client_credentials";
+  oauth_grant?: "authorization_code" | "client_credentials" | "cross_app_access";
   /** client_credentials with private_key_jwt: the PEM file of the client's key. */
   oauth_private_key_file?: string;
   /** Its signing algorithm (default ES256). */
   oauth_signing_alg?: string;
+  /** cross_app_access: the identity provider's token endpoint (RFC 8693 token exchange). */
+  oauth_idp_token_endpoint?: string;
+  /** cross_app_access: this client's id at the identity provider (its secret, if any, in mcp_keys). */
+  oauth_idp_client_id?: string;
+  /** cross_app_access: the file holding the user's current ID token from the identity provider. */
+  oauth_id_token_file?: string;
 }
 
 export type McpServerConfig = StdioServer | HttpServer;

@@ -8,7 +8,7 @@
 import type { LoadedFile } from "./toml_file.ts";
 import { positionOf } from "./toml_file.ts";
 import { badValue } from "./values.ts";
-import type { CommonServer, McpServerConfig } from "./mcp_server_config.ts";
+import type { CommonServer, HttpServer, McpServerConfig } from "./mcp_server_config.ts";
 import type { Source } from "./source.ts";
 
 export type { HttpServer, McpServerConfig, StdioServer } from "./mcp_server_config.ts";
@@ -32,6 +32,9 @@ const FIELDS = [
   "oauth_client_id",
   "oauth_client_metadata_url",
   "oauth_grant",
+  "oauth_idp_token_endpoint",
+  "oauth_idp_client_id",
+  "oauth_id_token_file",
   "oauth_private_key_file",
   "oauth_signing_alg",
   "enabled",
@@ -149,6 +152,9 @@ export function parseMcpServers(
           "oauth_grant",
           "oauth_private_key_file",
           "oauth_signing_alg",
+          "oauth_idp_token_endpoint",
+          "oauth_idp_client_id",
+          "oauth_id_token_file",
         ]
       ) {
         if (raw[f] !== undefined) throw fail(f, "absent: it applies to url servers only");
@@ -195,13 +201,17 @@ export function parseMcpServers(
     const oauth_grant = str("oauth_grant");
     if (
       oauth_grant !== undefined && oauth_grant !== "authorization_code" &&
-      oauth_grant !== "client_credentials"
+      oauth_grant !== "client_credentials" && oauth_grant !== "cross_app_access"
     ) {
-      throw fail("oauth_grant", '"authorization_code" or "client_credentials"');
+      throw fail("oauth_grant", '"authorization_code", "client_credentials" or "cross_app_access"');
     }
-    if (oauth_grant === "client_credentials" && oauth_client_id === undefined) {
-      throw fail("oauth_client_id", "set: the client_credentials grant needs the client's id");
+    if (
+      (oauth_grant === "client_credentials" || oauth_grant === "cross_app_access") &&
+      oauth_client_id === undefined
+    ) {
+      throw fail("oauth_client_id", `set: the ${oauth_grant} grant needs the client's id`);
     }
+    const crossApp = crossAppFields(str, oauth_grant === "cross_app_access", fail);
     const oauth_private_key_file = str("oauth_private_key_file");
     if (oauth_private_key_file !== undefined && !oauth_private_key_file.startsWith("/")) {
       throw fail("oauth_private_key_file", "an absolute path");
@@ -219,6 +229,7 @@ export function parseMcpServers(
       ...(oauth_grant !== undefined ? { oauth_grant } : {}),
       ...(oauth_private_key_file !== undefined ? { oauth_private_key_file } : {}),
       ...(oauth_signing_alg !== undefined ? { oauth_signing_alg } : {}),
+      ...crossApp,
     });
   }
   return out;
@@ -228,6 +239,41 @@ export function parseMcpServers(
  * The servers in effect: the global file's, with a project table of the same name replacing
  * the global one wholesale (a project server is untrusted whatever it replaces).
  */
+/**
+ * The cross_app_access grant's settings: all three with that grant (the IdP's token endpoint,
+ * this client's id there, the file holding the user's ID token), none without it.
+ */
+function crossAppFields(
+  str: (field: string) => string | undefined,
+  crossApp: boolean,
+  fail: (field: string, expected: string) => Error,
+): Pick<HttpServer, "oauth_idp_token_endpoint" | "oauth_idp_client_id" | "oauth_id_token_file"> {
+  const fields = ["oauth_idp_token_endpoint", "oauth_idp_client_id", "oauth_id_token_file"];
+  if (!crossApp) {
+    for (const f of fields) {
+      if (str(f) !== undefined) {
+        throw fail(f, 'absent: it applies to oauth_grant = "cross_app_access"');
+      }
+    }
+    return {};
+  }
+  const [endpoint, clientId, tokenFile] = fields.map(str);
+  if (!endpoint || !/^https?:\/\//.test(endpoint) || !URL.canParse(endpoint)) {
+    throw fail("oauth_idp_token_endpoint", "an http:// or https:// URL of the identity provider");
+  }
+  if (!clientId) {
+    throw fail("oauth_idp_client_id", "set: this client's id at the identity provider");
+  }
+  if (!tokenFile?.startsWith("/")) {
+    throw fail("oauth_id_token_file", "an absolute path of the file holding the user's ID token");
+  }
+  return {
+    oauth_idp_token_endpoint: endpoint,
+    oauth_idp_client_id: clientId,
+    oauth_id_token_file: tokenFile,
+  };
+}
+
 export function mergeMcpServers(
   global: readonly McpServerConfig[],
   project: readonly McpServerConfig[],

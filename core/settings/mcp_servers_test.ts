@@ -164,3 +164,40 @@ Deno.test("read_paths and network: parsed, checked, shown and in the approval di
     assert.throws(() => resolveIn(l), /a boolean/);
   });
 });
+
+Deno.test("the cross_app_access grant: its three settings parsed, each missing or bad one named", async () => {
+  const server = `[mcp_servers.x]\nurl = "https://mcp.example.com/mcp"\n`;
+  const grant = `oauth_grant = "cross_app_access"\noauth_client_id = "agent"\n`;
+  const idp = `oauth_idp_token_endpoint = "https://idp.example.com/token"\n` +
+    `oauth_idp_client_id = "agent-at-idp"\noauth_id_token_file = "/run/user/id_token"\n`;
+  await withFiles(server + grant + idp, undefined, (l) => {
+    const [x] = resolveIn(l).mcp_servers;
+    assert.ok(x?.transport === "http");
+    assert.equal(x.oauth_grant, "cross_app_access");
+    assert.equal(x.oauth_idp_token_endpoint, "https://idp.example.com/token");
+    assert.equal(x.oauth_idp_client_id, "agent-at-idp");
+    assert.equal(x.oauth_id_token_file, "/run/user/id_token");
+  });
+  const cases: Array<[string, RegExp]> = [
+    [server + `oauth_grant = "cross_app_access"\n` + idp, /x\.oauth_client_id.*cross_app_access/],
+    [server + grant, /x\.oauth_idp_token_endpoint.*URL of the identity provider/],
+    [
+      server + grant + idp.replace("https://idp.example.com/token", "idp.example.com"),
+      /x\.oauth_idp_token_endpoint/,
+    ],
+    [server + grant + idp.replace(/oauth_idp_client_id.*\n/, ""), /x\.oauth_idp_client_id/],
+    [server + grant + idp.replace("/run/user/id_token", "id_token"), /x\.oauth_id_token_file/],
+    [server + idp, /x\.oauth_idp_token_endpoint.*applies to oauth_grant = "cross_app_access"/],
+    [`[mcp_servers.x]\ncommand = "a"\n` + idp, /oauth_idp_token_endpoint.*url servers only/],
+    [server + `oauth_grant = "id_jag"\n`, /x\.oauth_grant.*cross_app_access/],
+  ];
+  for (const [toml, expected] of cases) {
+    await withFiles(toml, undefined, (l) => {
+      assert.throws(() => resolveIn(l), (e: unknown) => {
+        assert.ok(e instanceof SettingsError, String(e));
+        assert.match(e.message, expected);
+        return true;
+      });
+    });
+  }
+});

@@ -1,8 +1,9 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned) against the
 // agent's MCP client: scripts/mcp_conformance_client.ts connects through McpManager as `agent`
 // does (signing in as `agent mcp login` does when the server wants OAuth) and calls every tool.
-// Every client scenario of the suite passes except auth/cross-app-access-complete-flow (an
-// extension the SDK's client helpers do not implement), listed in that script's header. The suite is a peer: cached by .ci/run, fetched on first use elsewhere.
+// Every client scenario of the suite passes, the auth/cross-app-access-complete-flow extension
+// included (core/mcp/oauth_cross_app.ts), each listed in that script's header. The suite is a
+// peer: cached by .ci/run, fetched on first use elsewhere.
 
 import assert from "node:assert/strict";
 import { peerTest } from "../peers.ts";
@@ -26,7 +27,7 @@ function conformanceProbe(): string | null {
     : `${CONFORMANCE} could not be fetched: ${new TextDecoder().decode(out.stderr).trim()}`;
 }
 
-/** Every client scenario of the suite but one (see scripts/mcp_conformance_client.ts). */
+/** Every client scenario of the suite (see scripts/mcp_conformance_client.ts). */
 const SCENARIOS = [
   "initialize",
   "tools_call",
@@ -53,6 +54,7 @@ const SCENARIOS = [
   "auth/offline-access-not-supported",
   "auth/client-credentials-jwt",
   "auth/client-credentials-basic",
+  "auth/cross-app-access-complete-flow",
 ];
 
 for (const scenario of SCENARIOS) {
