@@ -26,10 +26,10 @@ export interface Fleet {
   url: string;
   workdir: string;
   nodes: Node[];
-  /** Starts (or restarts, same id and home) node `id`. */
-  start(id: string, home?: string): Promise<Node>;
-  /** Log files of a job's runs across every node's home: one per started child. */
-  executions(jobId: number): Promise<string[]>;
+  /** Starts (or restarts, same id and home) node `id`, with `env` added to the fleet's. */
+  start(id: string, home?: string, env?: Record<string, string>): Promise<Node>;
+  /** Log files of a job's runs across every node's home (or one): one per started child. */
+  executions(jobId: number, home?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -54,7 +54,7 @@ export async function startFleet(
     url,
     workdir,
     nodes: [],
-    async start(id, home) {
+    async start(id, home, env = {}) {
       const h = home ?? await tempHome();
       if (!home) homes.push(h);
       const outpost = await startOutpost(h, {
@@ -63,14 +63,15 @@ export async function startFleet(
         AGENT_OUTPOST_LEASE_S: String(leaseS),
         AGENT_OUTPOST_AGENT_BIN: agent,
         ...extraEnv,
+        ...env,
       });
       const node = { id, home: h, outpost, api: await dashboardApi(outpost.url) };
       fleet.nodes = [...fleet.nodes.filter((n) => n.id !== id), node];
       return node;
     },
-    async executions(jobId) {
+    async executions(jobId, only) {
       const found: string[] = [];
-      for (const home of homes) {
+      for (const home of only ? [only] : homes) {
         const dir = join(home, ".agent", "outpost", "runs", String(jobId));
         try {
           for await (const e of Deno.readDir(dir)) {

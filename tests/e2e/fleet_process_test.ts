@@ -240,3 +240,33 @@ peerTest(
     }, 15);
   },
 );
+
+peerTest(
+  "a job pinned to a label runs only on the node that offers it",
+  probes.postgres,
+  async () => {
+    await withFleet(async (fleet) => {
+      const gpu = await fleet.start("n4", undefined, { AGENT_OUTPOST_NODE_LABELS: "gpu" });
+      const [plain] = fleet.nodes;
+      const res = await plain!.api("POST", "api/jobs", {
+        name: "pinned",
+        prompt: "sleep:100",
+        schedule: { kind: "every", expr: "1d", tz: "UTC" },
+        workdir: fleet.workdir,
+        pin_label: "gpu",
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.json.job.meta.pin_label, "gpu");
+      const job = res.json.job.id;
+      const run = await trigger(plain!, job); // queued here; only n4 may claim it
+      const done = await waitFor(
+        "the pinned run",
+        () => runOf(plain!, job, run),
+        (r) => r.status === "ok",
+      );
+      assert.equal(done.status, "ok");
+      assert.equal((await fleet.executions(job, gpu.home)).length, 1, "it ran on n4");
+      assert.equal((await fleet.executions(job)).length, 1, "and nowhere else");
+    });
+  },
+);
