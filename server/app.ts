@@ -18,7 +18,7 @@ import { registerJobRoutes } from "./routes/jobs.ts";
 import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
 import { registerMemoryAdminRoutes } from "./routes/memory_admin.ts";
-import { registerPages } from "./routes/pages.ts";
+import { notFoundPage, registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
 import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps): Hono {
     if (c.req.path.startsWith("/api/")) {
       return errorJson(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`);
     }
-    return c.text("not found\n", 404);
+    return notFoundPage(c, deps);
   });
 
   // A header a route set itself is kept (the pages' CSP and no-referrer, a report's sandbox).

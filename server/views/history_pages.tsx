@@ -75,6 +75,7 @@ export interface RunsPageData {
 
 export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
   <div class="stack">
+    <h1 class="page-title">Runs</h1>
     <Card id="card-activity" title="Activity" wide>
       <HistoryCharts data={data.charts} spanLinks={data.spanLinks} />
     </Card>
@@ -259,7 +260,7 @@ export interface AuditPageData {
 
 export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
   <div class="stack">
-    <Card id="card-audit" title="Audit log" wide>
+    <Card id="card-audit" title="Audit log" wide level={1}>
       <form class="filters" method="get" action="/audit" id="audit-filter">
         <SelectFilter
           label="Action"
@@ -285,7 +286,7 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
           </p>
         )
         : (
-          <div class="table-scroll">
+          <div class="table-scroll" tabindex={0} role="region" aria-label="Audit rows, scrollable">
             <table class="history" aria-label="Audit rows">
               <thead>
                 <tr>

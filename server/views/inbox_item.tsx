@@ -68,7 +68,7 @@ export const InboxItemView: FC<{
             {item.questions.map((q, i) => (
               <li>
                 <p class="question-text">{q.text}</p>
-                {q.detail ? <pre class="question-detail">{q.detail}</pre> : null}
+                {q.detail ? <pre class="question-detail" tabindex={0}>{q.detail}</pre> : null}
                 {q.options && q.options.length > 0
                   ? (
                     <div class="options" role="group" aria-label={`Options for question ${i + 1}`}>

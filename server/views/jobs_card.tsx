@@ -57,9 +57,10 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
               <a
                 href={`/runs/${job.id}/${latest.id}`}
                 class="badge-link"
-                aria-label={`Latest run ${latest.id}`}
+                title={`Latest run ${latest.id}`}
               >
                 <RunBadge status={latest.status} />
+                <span class="sr-only">latest run {latest.id}</span>
               </a>
             )
             : <RunBadge status={null} />}

@@ -79,7 +79,7 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
 /** /jobs?before=<id>: an older page of the job list, with the form so Edit works there too. */
 export const JobsListPage: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => (
   <div class="grid">
-    <Card id="card-jobs" title="Jobs" wide>
+    <Card id="card-jobs" title="Jobs" wide level={1}>
       <div
         data-live="jobs"
         data-src={page.before === null ? "/partials/jobs" : `/partials/jobs?before=${page.before}`}

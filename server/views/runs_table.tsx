@@ -69,7 +69,7 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
   }
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-scroll" tabindex={0} role="region" aria-label="Runs, scrollable">
         <table class="history" aria-label="Runs">
           <thead>
             <tr>
