@@ -9,6 +9,7 @@ import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
 import m004 from "./migrations/004_history_views.sql" with { type: "text" };
 import m005 from "./migrations/005_run_done_reason.sql" with { type: "text" };
 import m009 from "./migrations/009_run_cache_tokens.sql" with { type: "text" };
+import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "history_views", sql: m004 },
   { version: 5, name: "run_done_reason", sql: m005 },
   { version: 9, name: "run_cache_tokens", sql: m009 },
+  { version: 10, name: "run_usage", sql: m010 },
 ];
 
 export class MigrationError extends Error {

@@ -15,6 +15,7 @@ import {
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
 import * as history from "./sqlite_history.ts";
+import * as usage from "./sqlite_usage.ts";
 import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
@@ -33,6 +34,8 @@ import type {
   AuditFilter,
   AuditRow,
   HourCount,
+  UsageBucket,
+  UsageTotals,
   InboxItem,
   InboxState,
   Job,
@@ -355,6 +358,18 @@ export class SqliteStore implements Store {
 
   tokensPerHour(since: string): HourCount[] {
     return history.tokensPerHour(this.#prepare, since);
+  }
+
+  usageSince(since: string, jobId?: number): UsageTotals {
+    return usage.usageSince(this.#prepare, since, jobId);
+  }
+
+  usageByJob(since: string): Map<number, UsageTotals> {
+    return usage.usageByJob(this.#prepare, since);
+  }
+
+  usageBuckets(unit: "day" | "hour", since: string, jobId?: number): UsageBucket[] {
+    return usage.usageBuckets(this.#prepare, unit, since, jobId);
   }
 
   tokensSince(cls: JobClass, since: string): number {

@@ -219,6 +219,30 @@ export interface HourCount {
   n: number;
 }
 
+/**
+ * What a set of runs cost, from the run_usage rollup (migration 10). `cost_usd` sums the
+ * priced runs only; `unpriced_runs` used tokens with no price known, so the true cost is
+ * higher than `cost_usd` whenever it is above 0 (the dashboard says so, never "$0").
+ */
+export interface UsageTotals {
+  runs: number;
+  /** Runs that ended error, killed or lost. */
+  failed: number;
+  priced_runs: number;
+  unpriced_runs: number;
+  cost_usd: number;
+  tokens_in: number;
+  tokens_out: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  duration_ms: number;
+}
+
+/** UsageTotals of one UTC day ("2026-03-02") or hour ("2026-03-02T09"). */
+export interface UsageBucket extends UsageTotals {
+  bucket: string;
+}
+
 export interface ListOptions {
   limit?: number;
   /** Only rows with a smaller id (newest-first paging). */
@@ -290,6 +314,12 @@ export interface Store {
    * class (a run's tokens count in the hour it was queued).
    */
   tokensPerHour(since: string): HourCount[];
+  /** Usage of runs queued in or after the UTC hour of `since`: one job's, or every job's. */
+  usageSince(since: string, jobId?: number): UsageTotals;
+  /** Usage per job of runs queued in or after the UTC hour of `since`. */
+  usageByJob(since: string): Map<number, UsageTotals>;
+  /** Usage per UTC day or hour since `since`, oldest first, empty buckets absent. */
+  usageBuckets(unit: "day" | "hour", since: string, jobId?: number): UsageBucket[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
 
