@@ -34,8 +34,6 @@ import type {
   AuditFilter,
   AuditRow,
   HourCount,
-  UsageBucket,
-  UsageTotals,
   InboxItem,
   InboxState,
   Job,
@@ -56,6 +54,8 @@ import type {
   RunPatch,
   RunStatus,
   Store,
+  UsageBucket,
+  UsageTotals,
 } from "./store.ts";
 
 export interface SqliteStoreOptions {

@@ -96,10 +96,11 @@ Deno.test("GET / renders every card with the CSRF meta tag, CSP and phone viewpo
   for (const id of ["card-inbox", "card-runs", "card-jobs", "card-governor", "card-memory"]) {
     assert.ok(html.includes(`id="${id}"`), `missing ${id}`);
   }
-  // Dormant messenger: a quiet dot with the missing names in its tooltip, no text.
+  // Dormant messenger: a quiet dot with the missing names in its tooltip and, for screen
+  // readers, as hidden text (an aria-label on a plain span is not announced).
   assert.match(
     html,
-    /class="pill pill-dormant pill-quiet" id="messenger-pill" data-state="dormant" title="Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST"[^>]*><span class="dot" aria-hidden="true"><\/span><\/span>/,
+    /class="pill pill-dormant pill-quiet" id="messenger-pill" data-state="dormant" title="Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST"[^>]*><span class="dot" aria-hidden="true"><\/span><span class="sr-only">Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST<\/span><\/span>/,
   );
   // ... and the job form greys out the messenger surface, saying why.
   assert.match(
@@ -262,7 +263,7 @@ Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm
   // What approving lets happen, escaped, line breaks kept.
   assert.match(
     page.html,
-    /<pre class="question-detail">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
+    /<pre class="question-detail" tabindex="0">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
   );
   assert.match(page.html, /data-risk="high"/);
   assert.match(page.html, /<form class="answer-form" data-action="answer" data-id="1">/);

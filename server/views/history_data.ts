@@ -10,6 +10,17 @@ import { spanHours, spanStart } from "./charts.tsx";
 import type { AuditPageData, JobPageData, RunsPageData } from "./history_pages.tsx";
 import { type AuditQuery, hrefWith, type RunsQuery } from "./history_query.ts";
 import { RUNS_PER_PAGE, type RunsTablePage } from "./runs_table.tsx";
+import { type UsageWindows, windowStarts } from "./usage.tsx";
+
+/** A job's (or, without `jobId`, the outpost's) totals today, in 7 days and in 30 days. */
+export function usageWindows(store: Store, now: Date, jobId?: number): UsageWindows {
+  const w = windowStarts(now);
+  return {
+    today: store.usageSince(w.today, jobId),
+    week: store.usageSince(w.week, jobId),
+    month: store.usageSince(w.month, jobId),
+  };
+}
 
 /** Runs in a job's history strip (and its success rate and median). */
 export const STRIP_RUNS = 50;
@@ -62,7 +73,9 @@ export function runsPageData(store: Store, now: Date, q: RunsQuery): RunsPageDat
       hours: spanHours(now, q.span),
       runs: store.runsPerHour(since),
       tokens: store.tokensPerHour(since),
+      usage: store.usageBuckets("hour", since),
     },
+    days: store.usageBuckets("day", windowStarts(now).month),
     spanLinks: {
       "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
       "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),
@@ -92,6 +105,7 @@ export function jobPageData(store: Store, now: Date, job: Job, q: RunsQuery): Jo
     nextFires,
     nextFiresError,
     recent,
+    usage: usageWindows(store, now, job.id),
     page: q.errors.length
       ? empty
       : runsPage(store, q.filter, q.before, `/jobs/${job.id}`, q.raw, names),

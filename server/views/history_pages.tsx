@@ -5,13 +5,14 @@
 
 import type { Child, FC } from "hono/jsx";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
-import type { AuditRow, Job } from "../../core/store/store.ts";
+import type { AuditRow, Job, UsageBucket } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
 import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { CLASSES, type FieldError, RUN_STATUSES } from "./history_query.ts";
 import { JobHoldNote } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
+import { DailyUsageTable, UsageTable, type UsageWindows } from "./usage.tsx";
 import type { Run } from "../../core/store/store.ts";
 
 const Errors: FC<{ errors: FieldError[] }> = ({ errors }) =>
@@ -69,6 +70,8 @@ export interface RunsPageData {
   errors: FieldError[];
   jobs: { id: number; name: string }[];
   charts: ChartData;
+  /** The outpost's usage per UTC day, the last 30 days. */
+  days: UsageBucket[];
   spanLinks: Record<"24h" | "7d", string>;
   filtered: boolean;
 }
@@ -78,6 +81,9 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
     <h1 class="page-title">Runs</h1>
     <Card id="card-activity" title="Activity" wide>
       <HistoryCharts data={data.charts} spanLinks={data.spanLinks} />
+    </Card>
+    <Card id="card-usage" title="Cost and tokens per day" wide>
+      <DailyUsageTable days={data.days} />
     </Card>
     <Card id="card-history" title="Runs" wide>
       <form class="filters" method="get" action="/runs" id="runs-filter">
@@ -128,6 +134,8 @@ export interface JobPageData {
   nextFiresError: string | null;
   /** The last 50 runs, newest first (the strip and the stats). */
   recent: Run[];
+  /** The job's totals today, in 7 days and in 30 days (the usage rollup). */
+  usage: UsageWindows;
   page: RunsTablePage;
   errors: FieldError[];
 }
@@ -212,6 +220,8 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           </Setting>
         </dl>
         <JobHoldNote job={job} />
+        <h2 class="sub-head">Cost and tokens</h2>
+        <UsageTable usage={data.usage} label="What this job's runs cost" />
         <h2 class="sub-head">Next fires</h2>
         {data.nextFiresError
           ? <p class="error-note">{data.nextFiresError}</p>

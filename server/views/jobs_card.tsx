@@ -7,6 +7,7 @@ import type { FC } from "hono/jsx";
 import type { Job, JobWithLatestRun } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
 import { relativeTime, scheduleText, shortTime } from "./format.ts";
+import { UsageLine, type UsageWindows } from "./usage.tsx";
 
 /** Jobs shown per page of the Jobs card (the landing page shows the newest page). */
 export const JOBS_PER_PAGE = 50;
@@ -18,6 +19,8 @@ export interface JobsPage {
   older: number | null;
   /** Where this page starts (null: the newest page). */
   before: number | null;
+  /** Totals of the jobs with runs in the last 30 days (the usage rollup), by job id. */
+  usage: Map<number, UsageWindows>;
 }
 
 type HoldFields = Pick<Job, "dead_letter_reason" | "enabled" | "disabled_reason">;
@@ -37,7 +40,9 @@ export const JobHoldNote: FC<{ job: HoldFields }> = ({ job }) =>
     ? <p class="muted small">Disabled: {job.disabled_reason}</p>
     : null;
 
-export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) => {
+export const JobRow: FC<{ job: JobWithLatestRun; now: Date; usage?: UsageWindows | undefined }> = (
+  { job, now, usage },
+) => {
   const latest = job.latest_run;
   const busy = isInFlight(latest?.status);
   return (
@@ -80,6 +85,7 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
           <span>{job.mode}</span>
           <span>#{job.id}</span>
         </div>
+        {usage ? <div class="row-meta">{<UsageLine usage={usage} />}</div> : null}
         <JobHoldNote job={job} />
       </div>
       <div class="row-actions">
@@ -153,7 +159,9 @@ export const JobsList: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => {
   return (
     <>
       <ul class="rows" aria-label="Jobs">
-        {page.jobs.map((job) => <JobRow key={job.id} job={job} now={now} />)}
+        {page.jobs.map((job) => (
+          <JobRow key={job.id} job={job} now={now} usage={page.usage.get(job.id)} />
+        ))}
       </ul>
       {nav}
     </>

@@ -10,6 +10,7 @@ import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
 import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
+import { EMPTY_USAGE, type UsageWindows, windowStarts } from "./usage.tsx";
 
 export const RECENT_RUNS = 15;
 export const INBOX_SHOWN = 50;
@@ -17,7 +18,7 @@ export const INBOX_SHOWN = 50;
 const REPORT_READ_MAX = 1024 * 1024;
 
 /** One page of the job list (newest first), below job id `before` when given. */
-export function jobsPage(store: Store, before: number | null = null): JobsPage {
+export function jobsPage(store: Store, now: Date, before: number | null = null): JobsPage {
   const rows = store.listJobs({
     limit: JOBS_PER_PAGE + 1,
     ...(before === null ? {} : { before_id: before }),
@@ -27,7 +28,25 @@ export function jobsPage(store: Store, before: number | null = null): JobsPage {
     jobs,
     older: rows.length > JOBS_PER_PAGE ? jobs[jobs.length - 1]!.id : null,
     before,
+    usage: usageByJobWindows(store, now),
   };
+}
+
+/** Every job's totals today, in 7 days and in 30 days: three reads of the usage rollup. */
+function usageByJobWindows(store: Store, now: Date): Map<number, UsageWindows> {
+  const w = windowStarts(now);
+  const today = store.usageByJob(w.today);
+  const week = store.usageByJob(w.week);
+  const month = store.usageByJob(w.month);
+  const out = new Map<number, UsageWindows>();
+  for (const [id, m] of month) {
+    out.set(id, {
+      today: today.get(id) ?? EMPTY_USAGE,
+      week: week.get(id) ?? EMPTY_USAGE,
+      month: m,
+    });
+  }
+  return out;
 }
 
 /**

@@ -122,7 +122,7 @@ export async function renderPage(
       const memory = await memoryPaneData(deps);
       const data = {
         now,
-        jobs: jobsPage(deps.store),
+        jobs: jobsPage(deps.store, now),
         runs: recentRuns(deps.store),
         inbox: openInbox(deps),
         jobNames: jobNames(deps.store),
@@ -136,7 +136,7 @@ export async function renderPage(
     case "jobs":
       return await page(
         { title: "Jobs", page: "jobs" },
-        <JobsListPage page={jobsPage(deps.store, req.before)} now={now} />,
+        <JobsListPage page={jobsPage(deps.store, now, req.before)} now={now} />,
       );
     case "run": {
       const data = req.job !== null && req.run !== null
@@ -194,7 +194,7 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
       return await ok(<StatusBar data={statusBarData(deps)} />);
     case "jobs": {
       const before = (req as { before?: number | null }).before ?? null;
-      return await ok(<JobsList page={jobsPage(deps.store, before)} now={now} />);
+      return await ok(<JobsList page={jobsPage(deps.store, now, before)} now={now} />);
     }
     case "runs":
       return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);

@@ -36,7 +36,7 @@ const MessengerPill: FC<{ m: MessengerStatus }> = ({ m }) =>
       >
         <span class="dot" aria-hidden="true"></span>
         {/* Named by text, not aria-label: a plain span's aria-label is not announced. */}
-        <span class="sr-only">Messenger: {messengerDetail(m)}</span>
+        <span class="sr-only">{messengerDetail(m)}</span>
       </span>
     )
     : (
