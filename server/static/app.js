@@ -62,6 +62,11 @@ const actions = {
     }),
   "dismiss": (b) =>
     guarded(b, async () => {
+      if (
+        !confirm(
+          `Close item ${b.dataset.id} without answering? The run stays stopped and is not resumed.`,
+        )
+      ) return;
       await api("POST", `/api/inbox/${b.dataset.id}/dismiss`, {});
       toast(`Item ${b.dataset.id} dismissed.`);
       clearDirty(b);
@@ -140,7 +145,7 @@ document.addEventListener("submit", (e) => {
   const answer = String(area.value || "").trim();
   const errorSlot = f.querySelector(".form-error");
   if (answer === "") {
-    errorSlot.textContent = "Type an answer first, or dismiss the item.";
+    errorSlot.textContent = "Type an answer first, or close the item without answering.";
     errorSlot.hidden = false;
     area.focus();
     return;

@@ -75,10 +75,10 @@ document.addEventListener("focusout", () => {
 function onLive(event) {
   switch (event.type) {
     case "run":
-      refresh("jobs", "runs", "governor", "run");
+      refresh("jobs", "runs", "governor", "run", "summary");
       break;
     case "inbox":
-      refresh("inbox", "status", "inbox-item", "run");
+      refresh("inbox", "status", "inbox-item", "run", "summary");
       break;
     case "job":
       refresh("jobs", "runs");

@@ -43,6 +43,7 @@ export const Layout: FC<LayoutProps> = (p) => {
             <span class="brand-mark" aria-hidden="true">◆</span> outpost
           </a>
           <nav class="topnav" aria-label="Pages">
+            <a href="/jobs" aria-current={p.page === "jobs" ? "page" : undefined}>Jobs</a>
             <a href="/runs" aria-current={p.page === "runs" ? "page" : undefined}>Runs</a>
             <a href="/audit" aria-current={p.page === "audit" ? "page" : undefined}>Audit</a>
           </nav>

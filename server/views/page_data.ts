@@ -10,6 +10,7 @@ import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
 import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
+import type { SummaryData } from "./summary_line.tsx";
 import { EMPTY_USAGE, type UsageWindows, windowStarts } from "./usage.tsx";
 
 export const RECENT_RUNS = 15;
@@ -72,6 +73,19 @@ export function jobNames(store: Store): Map<number, string> {
 
 export function openInbox(deps: AppDeps): InboxView[] {
   return deps.inbox.list({ state: "open", limit: INBOX_SHOWN });
+}
+
+/** The landing page's summary line: counts from the scheduler, the inbox and the rollup. */
+export function summaryData(deps: AppDeps, now: Date): SummaryData {
+  const w = windowStarts(now);
+  const today = deps.store.usageSince(w.today);
+  return {
+    running: deps.scheduler.activeRuns().length,
+    failedToday: today.failed,
+    openInbox: deps.store.countInbox("open"),
+    today,
+    day: w.today.slice(0, 10),
+  };
 }
 
 export function statusBarData(deps: AppDeps): StatusBarData {

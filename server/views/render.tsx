@@ -24,10 +24,12 @@ import {
   type RunPageData,
   runPageData,
   statusBarData,
+  summaryData,
 } from "./page_data.ts";
 import { RunDetail, RunPage } from "./run_page.tsx";
 import { RunsList } from "./runs_card.tsx";
 import { StatusBar } from "./status_bar.tsx";
+import { SummaryLine } from "./summary_line.tsx";
 import { TranscriptCard } from "./transcript.tsx";
 import { readTranscript } from "./transcript_data.ts";
 
@@ -123,6 +125,7 @@ export async function renderPage(
       const data = {
         now,
         jobs: jobsPage(deps.store, now),
+        summary: summaryData(deps, now),
         runs: recentRuns(deps.store),
         inbox: openInbox(deps),
         jobNames: jobNames(deps.store),
@@ -192,6 +195,8 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
   switch (req.name) {
     case "status":
       return await ok(<StatusBar data={statusBarData(deps)} />);
+    case "summary":
+      return await ok(<SummaryLine data={summaryData(deps, now)} />);
     case "jobs": {
       const before = (req as { before?: number | null }).before ?? null;
       return await ok(<JobsList page={jobsPage(deps.store, now, before)} now={now} />);

@@ -83,7 +83,7 @@ const TokenCell: FC<{ t: UsageTotals; what: string }> = ({ t, what }) => (
 /** The job page's (or the outpost's) totals: today, 7 days, 30 days. */
 export const UsageTable: FC<{ usage: UsageWindows; label: string }> = ({ usage, label }) => (
   <div class="table-scroll" tabindex={0} role="region" aria-label={`${label}, scrollable`}>
-    <table class="history usage" aria-label={label}>
+    <table class="usage" aria-label={label}>
       <thead>
         <tr>
           <th scope="col">Window</th>
@@ -128,7 +128,7 @@ export const DailyUsageTable: FC<{ days: UsageBucket[] }> = ({ days }) =>
     ? <p class="empty">No runs in the last 30 days.</p>
     : (
       <div class="table-scroll" tabindex={0} role="region" aria-label="Usage per day, scrollable">
-        <table class="history usage" aria-label="Usage per day (UTC)" id="usage-per-day">
+        <table class="usage" aria-label="Usage per day (UTC)" id="usage-per-day">
           <thead>
             <tr>
               <th scope="col">Day (UTC)</th>
