@@ -7,6 +7,7 @@ import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
+import { sessionLine } from "../core/scheduler/run_log.ts";
 import { type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
@@ -311,6 +312,8 @@ async function begin(
   });
   const history: Message[] = [{ role: "user", parts: [{ type: "text", text: prompt }] }];
   journal.append({ type: "message", message: history[0]! });
+  // For the outpost: a run killed before its JSON result still names its session.
+  if (args.outputFormat === "json") deps.stderr(sessionLine(journal.id));
   return { ctx, journal, history, effort };
 }
 

@@ -117,7 +117,16 @@ const Bars: FC<{ p: ChartProps; top: number }> = ({ p, top }) => {
           if (v === 0) return null;
           const h = (v / top) * PLOT_H;
           y -= h;
-          return <rect class={`fill-${s.key}`} x={i + gap} y={y} width={1 - 2 * gap} height={h} />;
+          return (
+            <rect
+              key={s.key}
+              class={`fill-${s.key}`}
+              x={i + gap}
+              y={y}
+              width={1 - 2 * gap}
+              height={h}
+            />
+          );
         });
         if (rects.every((r) => r === null)) return null;
         const parts = p.series.filter((s) => s.values[i]).map((s) =>
@@ -168,7 +177,7 @@ const BarChart: FC<ChartProps> = (p) => {
         >
           {ticks.map((t) => {
             const y = PLOT_H - (t / top) * PLOT_H;
-            return <line class="grid-line" x1="0" x2={n} y1={y} y2={y} />;
+            return <line key={t} class="grid-line" x1="0" x2={n} y1={y} y2={y} />;
           })}
           <Bars p={p} top={top} />
         </svg>

@@ -2,7 +2,9 @@
 // functions of their props (and the partial routes render exactly what the pages do).
 
 import { errorText } from "../../core/logger.ts";
-import { cutNote, readReport } from "../../core/scheduler/report_reader.ts";
+import { confineRunFile, cutNote, readReport } from "../../core/scheduler/report_reader.ts";
+import { readRunLog } from "../../core/scheduler/run_log.ts";
+import { count } from "./format.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
@@ -119,6 +121,8 @@ export interface RunPageData {
   reportNote: string | null;
   /** Other runs of the same job, newest first. */
   siblings: Run[];
+  /** The end of the process log (stderr) of a run that did not end ok; null otherwise. */
+  log: { text: string; note: string | null } | null;
 }
 
 /** Everything the run page shows; null when the job or run does not exist (or mismatch). */
@@ -136,7 +140,43 @@ export async function runPageData(
     item: inboxItemOfRun(deps, run.id),
     ...(await pageReport(deps, run)),
     siblings: deps.store.listRuns(job.id, { limit: 10 }).filter((r) => r.id !== run.id),
+    log: await pageLog(deps, run),
   };
+}
+
+/** Bytes of a run's process log shown on its page (the end of it: where a failure says why). */
+export const LOG_SHOWN_BYTES = 16 * 1024;
+const LOGGED_STATUSES = new Set(["error", "killed", "lost", "cancelled", "needs_human"]);
+
+/**
+ * The end of a finished, not-ok run's .log (the child's stderr), confined to the runs folder
+ * like the report. A log that cannot be read says why; an empty or absent one shows nothing.
+ */
+async function pageLog(
+  deps: Pick<AppDeps, "home" | "logger">,
+  run: Run,
+): Promise<RunPageData["log"]> {
+  if (!run.report_path || !LOGGED_STATUSES.has(run.status)) return null;
+  try {
+    const confined = await confineRunFile(
+      deps.home,
+      run.report_path.replace(/\.md$/, ".log"),
+      ".log",
+    );
+    if (confined.kind === "absent") return null;
+    if (confined.kind !== "ok") {
+      return { text: "", note: `The log is not shown: ${confined.why}` };
+    }
+    const read = await readRunLog(confined.path, LOG_SHOWN_BYTES, "tail");
+    if (!read || read.text.trim() === "") return null;
+    const note = read.cut
+      ? `The last ${count(LOG_SHOWN_BYTES)} of ${count(read.size)} bytes.`
+      : null;
+    return { text: read.text, note };
+  } catch (err) {
+    deps.logger.log("warn", "run log could not be read", { run_id: run.id, error: errorText(err) });
+    return { text: "", note: `The log could not be read: ${errorText(err)}` };
+  }
 }
 
 function inboxItemOfRun(deps: AppDeps, runId: number): InboxView | null {

@@ -164,6 +164,17 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
           ? <p class="md-note" id="report-note" role="note">{data.reportNote}</p>
           : null}
       </section>
+      {data.log
+        ? (
+          <section class="card card-wide" aria-labelledby="log-title" id="run-log">
+            <header class="card-head">
+              <h2 id="log-title">Process log</h2>
+            </header>
+            {data.log.note ? <p class="muted small" role="note">{data.log.note}</p> : null}
+            {data.log.text ? <pre class="run-log" tabindex={0}>{data.log.text}</pre> : null}
+          </section>
+        )
+        : null}
       <Siblings runs={data.siblings} jobId={job.id} now={now} />
     </div>
   );

@@ -1,0 +1,75 @@
+// A run's process log (the child's stderr, <report>.md's sibling .log): the session line the
+// headless agent prints as soon as its session exists, and bounded reads of the log for the
+// runner and the run page. The child can replace its log like its report, so every read goes
+// through openRegularFile: a symlink or a FIFO there is not read.
+
+import { stripVTControlCharacters } from "node:util";
+import { openRegularFile } from "./report_reader.ts";
+
+/**
+ * What `agent -p --output-format json` prints on stderr once its session journal exists,
+ * before the first turn: a run killed or timed out later still names its session, so its
+ * transcript can be shown (the JSON result with `session_id` comes only at the end).
+ */
+export const SESSION_LINE_PREFIX = "agent: session ";
+
+/** The line a headless child prints for session `id`. */
+export function sessionLine(id: string): string {
+  return `${SESSION_LINE_PREFIX}${id}\n`;
+}
+
+const SESSION_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The session id of the first well-formed session line in `text`, or null. */
+export function sessionIdFromLog(text: string): string | null {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(SESSION_LINE_PREFIX)) continue;
+    const id = line.slice(SESSION_LINE_PREFIX.length).trim();
+    // Names a file under sessions/: anything but a plain id is not taken.
+    if (SESSION_ID_RE.test(id)) return id;
+  }
+  return null;
+}
+
+export interface LogRead {
+  /** The bytes read, decoded, with terminal colour codes removed. */
+  text: string;
+  /** The whole file's size. */
+  size: number;
+  /** True when `text` is only part of the file. */
+  cut: boolean;
+}
+
+/**
+ * Up to `maxBytes` of the log at `path`, from its start (`from: "head"`) or its end; null
+ * when there is no log or it is not a regular file. Other errors are thrown.
+ */
+export async function readRunLog(
+  path: string,
+  maxBytes: number,
+  from: "head" | "tail",
+): Promise<LogRead | null> {
+  let opened;
+  try {
+    opened = await openRegularFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+  if (!("handle" in opened)) return null;
+  const { handle, size } = opened;
+  const start = from === "head" ? 0 : Math.max(0, size - maxBytes);
+  const buf = new Uint8Array(Math.min(size, maxBytes));
+  let filled = 0;
+  try {
+    while (filled < buf.length) {
+      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  const text = stripVTControlCharacters(new TextDecoder().decode(buf.subarray(0, filled)));
+  return { text, size, cut: filled < size };
+}
