@@ -30,7 +30,7 @@ import { RunDetail, RunPage } from "./run_page.tsx";
 import { RunsList } from "./runs_card.tsx";
 import { StatusBar } from "./status_bar.tsx";
 import { SummaryLine } from "./summary_line.tsx";
-import { TranscriptCard } from "./transcript.tsx";
+import { renderTranscriptMarkdown, TranscriptCard } from "./transcript.tsx";
 import { readTranscript } from "./transcript_data.ts";
 
 export type PageRequest =
@@ -84,6 +84,7 @@ async function reportHtml(data: RunPageData): Promise<string | null> {
 /** The transcript card of a run: its session's legs, each matched to the run that ran it. */
 async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup> {
   const transcript = await readTranscript(deps.home, data.run.session_id);
+  await renderTranscriptMarkdown(transcript);
   const session = data.run.session_id;
   const legRuns = session === null ? [] : deps.store
     .listRunHistory({ job_id: data.job.id }, { limit: 200 })
