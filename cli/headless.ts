@@ -7,8 +7,8 @@ import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
-import { sessionLine } from "../core/scheduler/run_log.ts";
-import { type LoopResult, runLoop } from "../core/agent/loop.ts";
+import { progressLine, type ProgressTotals, sessionLine } from "../core/scheduler/run_log.ts";
+import { type LoopEvent, type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
   type HeadlessResult,
@@ -131,6 +131,7 @@ async function runBegun(
       ? { compaction_threshold: ctx.settings.compaction_threshold }
       : {}),
     ...(ctx.memory ? { reminder: (text: string) => ctx.memory!.recallReminder(text) } : {}),
+    ...(args.outputFormat === "json" ? { onEvent: progressReporter(deps.stderr) } : {}),
   });
   await ctx.probe;
   ctx.resolver.applyResponseModel(result.model);
@@ -315,6 +316,26 @@ async function begin(
   // For the outpost: a run killed before its JSON result still names its session.
   if (args.outputFormat === "json") deps.stderr(sessionLine(journal.id));
   return { ctx, journal, history, effort };
+}
+
+/**
+ * JSON mode's progress on stderr, for the outpost's live run rows: each tool call as it starts
+ * and ends, and the token sums after each reply (run_log.ts reads them back).
+ */
+function progressReporter(stderr: (text: string) => void): (event: LoopEvent) => void {
+  const totals: ProgressTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  return (event) => {
+    if (event.type === "tool_start") {
+      stderr(progressLine({ kind: "tool_start", name: event.call.name }));
+    } else if (event.type === "tool_end") stderr(progressLine({ kind: "tool_end" }));
+    else if (event.type === "done") {
+      totals.input += event.usage.input_tokens;
+      totals.output += event.usage.output_tokens;
+      totals.cacheRead += event.usage.cache_read_tokens ?? 0;
+      totals.cacheWrite += event.usage.cache_write_tokens ?? 0;
+      stderr(progressLine({ kind: "tokens", totals }));
+    }
+  };
 }
 
 /** The result of a run that failed before its first turn. */

@@ -73,3 +73,62 @@ export async function readRunLog(
   const text = stripVTControlCharacters(new TextDecoder().decode(buf.subarray(0, filled)));
   return { text, size, cut: filled < size };
 }
+
+/** What a running run has done so far, from the progress lines at the end of its log. */
+export interface RunProgress {
+  /** The tool running now, or null between calls. */
+  tool: string | null;
+  /** Every prompt and reply token so far (cache reads and writes included), or null. */
+  tokens: number | null;
+}
+
+const TOOL_PREFIX = "agent: tool ";
+const TOOL_DONE = "agent: tool-done";
+const TOKENS_RE = /^agent: tokens in=(\d+) out=(\d+) cache_read=(\d+) cache_write=(\d+)$/;
+
+/** Sums a headless child keeps as its turns come back (the tokens line is cumulative). */
+export interface ProgressTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** The progress line of a tool call starting, of a tool call ending, or of the token sums. */
+export function progressLine(
+  event: { kind: "tool_start"; name: string } | { kind: "tool_end" } | {
+    kind: "tokens";
+    totals: ProgressTotals;
+  },
+): string {
+  switch (event.kind) {
+    case "tool_start":
+      return `${TOOL_PREFIX}${event.name.replace(/\s+/g, "_")}\n`;
+    case "tool_end":
+      return `${TOOL_DONE}\n`;
+    case "tokens": {
+      const t = event.totals;
+      return `agent: tokens in=${t.input} out=${t.output} cache_read=${t.cacheRead} ` +
+        `cache_write=${t.cacheWrite}\n`;
+    }
+  }
+}
+
+const TOOL_NAME_RE = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/** The current tool and the token sum from the progress lines of a log's end. */
+export function progressFromLog(text: string): RunProgress {
+  let tool: string | null = null;
+  let tokens: number | null = null;
+  for (const line of text.split("\n")) {
+    if (line === TOOL_DONE) tool = null;
+    else if (line.startsWith(TOOL_PREFIX)) {
+      const name = line.slice(TOOL_PREFIX.length).trim();
+      tool = TOOL_NAME_RE.test(name) ? name : null;
+    } else {
+      const m = TOKENS_RE.exec(line);
+      if (m) tokens = Number(m[1]) + Number(m[2]) + Number(m[3]) + Number(m[4]);
+    }
+  }
+  return { tool, tokens };
+}

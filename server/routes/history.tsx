@@ -8,10 +8,17 @@ import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
 import { assetUrls } from "../static/assets.ts";
 import { auditPageData, jobPageData, runsPageData } from "../views/history_data.ts";
-import { AuditPage, JobPage, RunsPage } from "../views/history_pages.tsx";
+import {
+  AuditPage,
+  JobPage,
+  JobRunsTable,
+  RunsHistoryTable,
+  RunsPage,
+} from "../views/history_pages.tsx";
 import { parseAuditQuery, parseId, parseRunsQuery } from "../views/history_query.ts";
 import { NotFoundPage } from "../views/not_found_page.tsx";
-import { type Rendered, shell } from "../views/render.tsx";
+import { type Rendered, shell, toText } from "../views/render.tsx";
+import { runProgress } from "../views/run_progress.ts";
 import { PAGE_HEADERS } from "./pages.ts";
 
 function send(c: Context, out: Rendered): Response {
@@ -24,6 +31,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
   app.get("/runs", async (c) => {
     const q = parseRunsQuery((name) => c.req.query(name));
     const data = runsPageData(deps.store, deps.clock.now(), q);
+    data.page.progress = await runProgress(deps, data.page.runs);
     return send(
       c,
       await page(
@@ -50,6 +58,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
     // Only the cursor applies here: the page is this job's runs.
     const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
     const data = jobPageData(deps.store, deps.clock.now(), job, q);
+    data.page.progress = await runProgress(deps, data.page.runs);
     return send(
       c,
       await page(
@@ -57,6 +66,33 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
         <JobPage data={data} />,
         q.errors.length ? 400 : 200,
       ),
+    );
+  });
+
+  // The live regions of /runs and /jobs/<id>: their tables alone, re-fetched on run events
+  // (static/live.js) and every few seconds while a row is running.
+  app.get("/partials/runs-table", async (c) => {
+    const q = parseRunsQuery((name) => c.req.query(name));
+    const data = runsPageData(deps.store, deps.clock.now(), q);
+    data.page.progress = await runProgress(deps, data.page.runs);
+    return c.html(
+      await toText(<RunsHistoryTable data={data} />),
+      q.errors.length ? 400 : 200,
+      PAGE_HEADERS,
+    );
+  });
+
+  app.get("/partials/job-runs/:id", async (c) => {
+    const id = parseId(c.req.param("id"));
+    const job = id === null ? null : deps.store.getJob(id);
+    if (!job) return c.html('<p class="empty">This job no longer exists.</p>', 404, PAGE_HEADERS);
+    const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
+    const data = jobPageData(deps.store, deps.clock.now(), job, q);
+    data.page.progress = await runProgress(deps, data.page.runs);
+    return c.html(
+      await toText(<JobRunsTable page={data.page} now={data.now} />),
+      q.errors.length ? 400 : 200,
+      PAGE_HEADERS,
     );
   });
 

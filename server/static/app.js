@@ -3,7 +3,7 @@
 // ever reaches the DOM through textContent; HTML comes only from this origin's /partials/
 // routes, which escape on the server.
 
-import { api, localizeTimes, runLink, toast } from "./dom.js";
+import { api, localizeTimes, runLink, tickElapsed, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
@@ -171,6 +171,7 @@ document.addEventListener("submit", (e) => {
 // ---------- start ----------
 
 localizeTimes(document);
+tickElapsed();
 if (page !== "not-found") {
   connectLive();
   startPush().catch((err) => console.warn("push setup failed:", err));

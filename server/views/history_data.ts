@@ -109,6 +109,7 @@ export function jobPageData(store: Store, now: Date, job: Job, q: RunsQuery): Jo
     page: q.errors.length
       ? empty
       : runsPage(store, q.filter, q.before, `/jobs/${job.id}`, q.raw, names),
+    raw: q.raw,
     errors: q.errors,
   };
 }

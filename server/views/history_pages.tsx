@@ -8,7 +8,7 @@ import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job, UsageBucket } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
 import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
-import { CLASSES, type FieldError, RUN_STATUSES } from "./history_query.ts";
+import { CLASSES, type FieldError, hrefWith, RUN_STATUSES } from "./history_query.ts";
 import { JobHoldNote } from "./jobs_card.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
@@ -63,6 +63,28 @@ const TextFilter: FC<FilterProps & { placeholder: string }> = (p) => (
   </Field>
 );
 
+/** /runs' table, also its live region's partial (/partials/runs-table?<the same query>). */
+export const RunsHistoryTable: FC<{ data: RunsPageData }> = ({ data }) => (
+  <RunsTable
+    page={data.page}
+    now={data.now}
+    showJob
+    empty={data.filtered
+      ? "No runs match these filters. Widen the dates or clear a filter."
+      : "No runs yet. Create a job on the dashboard and press Run now."}
+  />
+);
+
+/** /jobs/<id>'s table, also its live region's partial (/partials/job-runs/<id>). */
+export const JobRunsTable: FC<{ page: RunsTablePage; now: Date }> = ({ page, now }) => (
+  <RunsTable
+    page={page}
+    now={now}
+    showJob={false}
+    empty="No runs yet. Press Run now to start one."
+  />
+);
+
 export interface RunsPageData {
   now: Date;
   page: RunsTablePage;
@@ -114,14 +136,9 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
         </div>
       </form>
       <Errors errors={data.errors} />
-      <RunsTable
-        page={data.page}
-        now={data.now}
-        showJob
-        empty={data.filtered
-          ? "No runs match these filters. Widen the dates or clear a filter."
-          : "No runs yet. Create a job on the dashboard and press Run now."}
-      />
+      <div data-live="history" data-src={hrefWith("/partials/runs-table", data.raw, {})}>
+        <RunsHistoryTable data={data} />
+      </div>
     </Card>
   </div>
 );
@@ -137,6 +154,8 @@ export interface JobPageData {
   /** The job's totals today, in 7 days and in 30 days (the usage rollup). */
   usage: UsageWindows;
   page: RunsTablePage;
+  /** The query as typed (only `before` applies here), for the live region's link. */
+  raw: Record<string, string>;
   errors: FieldError[];
 }
 
@@ -246,12 +265,12 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
         <HistoryStrip runs={data.recent} jobId={job.id} />
       </section>
       <Card id="card-history" title="Runs" wide>
-        <RunsTable
-          page={data.page}
-          now={now}
-          showJob={false}
-          empty="No runs yet. Press Run now to start one."
-        />
+        <div
+          data-live="history"
+          data-src={hrefWith(`/partials/job-runs/${job.id}`, data.raw, {})}
+        >
+          <JobRunsTable page={data.page} now={now} />
+        </div>
       </Card>
     </div>
   );

@@ -73,7 +73,7 @@ export function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
 }
 
 /** A rendered JSX node is an escaped string, or a promise of one with async children. */
-async function toText(node: Markup): Promise<string> {
+export async function toText(node: Markup): Promise<string> {
   return String(await node);
 }
 

@@ -82,3 +82,40 @@ peerTest(
     assert.deepEqual(d.pageErrors, []);
   },
 );
+
+peerTest(
+  "dashboard: /runs and /jobs/<id> show a new run live, with elapsed time, tokens and tool",
+  probes.chromium,
+  async () => {
+    await using d = await openDashboard();
+    const { page } = d;
+    const job = d.createJob({ name: "long haul", prompt: "hang journal" });
+    const visits = [
+      { viewport: VIEWPORTS[0]!, path: "/runs" },
+      { viewport: VIEWPORTS[1]!, path: `/jobs/${job.id}` },
+    ];
+    for (const { viewport, path } of visits) {
+      await page.setViewportSize(viewport);
+      await page.goto(path);
+      await page.locator('[data-testid="runs-empty"], table.history').first().waitFor();
+      const run = d.deps.scheduler.trigger(job.id);
+      // No reload: the row arrives through the event stream and its partial.
+      const row = page.locator(`tr[data-run-id="${run.id}"][data-status="running"]`);
+      await row.waitFor({ timeout: 15_000 });
+      // Tokens so far and the current tool come from the child's log, re-read while running.
+      await row.locator('[data-col="tool"]', { hasText: "shell" }).waitFor({ timeout: 15_000 });
+      assert.equal(await row.locator('[data-col="tokens"]').innerText(), "4,280 so far");
+      const first = await row.locator("[data-elapsed-from]").innerText();
+      // The elapsed time ticks on in the page (the CSP forbids waitForFunction's eval).
+      const ticking = row.locator("[data-elapsed-from]").filter({ hasNotText: first });
+      await ticking.waitFor({ timeout: 5_000 });
+      await d.screenshot(`live_running_${viewport.width}`);
+      d.deps.scheduler.cancel(job.id);
+      await page.locator(`tr[data-run-id="${run.id}"]:not([data-status="running"])`).waitFor({
+        timeout: 15_000,
+      });
+      await d.deps.scheduler.idle();
+    }
+    assert.deepEqual(d.pageErrors, []);
+  },
+);
