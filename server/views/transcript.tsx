@@ -75,7 +75,7 @@ const Item: FC<{ item: TranscriptItem }> = ({ item }) => {
             </details>
           ))}
           {item.html
-            ? item.html.map((h) => <div class="text md">{raw(h)}</div>)
+            ? item.html.map((h, i) => <div key={i} class="text md">{raw(h)}</div>)
             : item.texts.map((t, i) => <div key={i} class="text">{t}</div>)}
           {item.calls.map((c) => <ToolCall key={c.id} call={c} />)}
         </div>

@@ -212,7 +212,7 @@ Deno.test("the transcript renders the model's markdown like the report, and the 
   );
   const html = await (await t.app.request(`/runs/${job.id}/${resumed.id}`)).text();
   const card = html.slice(html.indexOf('id="card-transcript"'));
-  assert.match(card, /<div class="text md"><h2[^>]*>Done<\/h2>/);
+  assert.match(card, /<div[^>]* class="text md"><h2[^>]*>Done<\/h2>/);
   assert.match(card, /<strong>v2<\/strong>/);
   assert.doesNotMatch(card, /<script>alert/);
   assert.doesNotMatch(card, /href="javascript:/);
