@@ -210,6 +210,10 @@ export interface AuditFilter {
   action?: string;
   actor?: string;
   target?: string;
+  /** Rows at or after this ISO-Z instant. */
+  from?: string;
+  /** Rows before this ISO-Z instant. */
+  to?: string;
 }
 
 /** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */

@@ -10,6 +10,7 @@ import { type ChartData, HistoryCharts } from "./charts.tsx";
 import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
 import { CLASSES, type FieldError, hrefWith, RUN_STATUSES } from "./history_query.ts";
 import { JobHoldNote } from "./jobs_card.tsx";
+import { type AuditExtras, AuditTable } from "./audit_table.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
 import { DailyUsageTable, UsageTable, type UsageWindows } from "./usage.tsx";
@@ -61,6 +62,14 @@ const TextFilter: FC<FilterProps & { placeholder: string }> = (p) => (
       value={p.raw[p.name] ?? ""}
     />
   </Field>
+);
+
+/**
+ * A UTC date or date-and-time box. Its placeholder is the format, never a date, so an empty
+ * box cannot be read as a filled one.
+ */
+const DateFilter: FC<FilterProps> = (p) => (
+  <TextFilter {...p} placeholder="YYYY-MM-DD or YYYY-MM-DDTHH:MM" />
 );
 
 /** /runs' table, also its live region's partial (/partials/runs-table?<the same query>). */
@@ -127,8 +136,8 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
           raw={data.raw}
         />
         <SelectFilter label="Class" name="class" any="Any class" values={CLASSES} raw={data.raw} />
-        <TextFilter label="From (UTC)" name="from" placeholder="2026-03-02" raw={data.raw} />
-        <TextFilter label="To (UTC)" name="to" placeholder="2026-03-03T06:00" raw={data.raw} />
+        <DateFilter label="From (UTC)" name="from" raw={data.raw} />
+        <DateFilter label="To (UTC)" name="to" raw={data.raw} />
         {data.raw.span ? <input type="hidden" name="span" value={data.raw.span} /> : null}
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
@@ -279,6 +288,7 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
 export interface AuditPageData {
   now: Date;
   rows: AuditRow[];
+  extras: AuditExtras;
   raw: Record<string, string>;
   errors: FieldError[];
   actions: string[];
@@ -298,8 +308,10 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
           values={data.actions}
           raw={data.raw}
         />
-        <TextFilter label="Actor" name="actor" placeholder="dashboard" raw={data.raw} />
-        <TextFilter label="Target" name="target" placeholder="job:3" raw={data.raw} />
+        <TextFilter label="Actor" name="actor" placeholder="e.g. dashboard" raw={data.raw} />
+        <TextFilter label="Target" name="target" placeholder="e.g. job:3" raw={data.raw} />
+        <DateFilter label="From (UTC)" name="from" raw={data.raw} />
+        <DateFilter label="To (UTC)" name="to" raw={data.raw} />
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
           {data.filtered ? <a class="btn btn-quiet" href="/audit">Clear</a> : null}
@@ -314,34 +326,7 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
               : "Nothing audited yet. Changes to jobs, answers, memory reads and governor edits appear here."}
           </p>
         )
-        : (
-          <div class="table-scroll" tabindex={0} role="region" aria-label="Audit rows, scrollable">
-            <table class="history" aria-label="Audit rows">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((r) => (
-                  <tr data-audit-id={r.id} data-action={r.action}>
-                    <td>
-                      <time datetime={r.at} title={shortTime(r.at)}>{shortTime(r.at)}</time>
-                    </td>
-                    <td class="mono">{r.action}</td>
-                    <td>{r.actor}</td>
-                    <td class="mono clip">{r.target}</td>
-                    <td class="detail">{r.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        : <AuditTable rows={data.rows} extras={data.extras} />}
       {data.older === null && data.newest === null
         ? null
         : (
