@@ -7,7 +7,8 @@ import type { Child, FC } from "hono/jsx";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job, UsageBucket } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
-import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
+import { durationText, msText, relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
 import { CLASSES, type FieldError, hrefWith, RUN_STATUSES } from "./history_query.ts";
 import { JobHoldNote } from "./jobs_card.tsx";
 import { type AuditExtras, AuditTable } from "./audit_table.tsx";
@@ -217,7 +218,9 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           </button>
         </header>
         <dl class="facts">
-          <Setting label="Schedule" id="schedule">{scheduleText(job.schedule)}</Setting>
+          <Setting label="Schedule" id="schedule">
+            <ScheduleText schedule={job.schedule} />
+          </Setting>
           <Setting label="Class">{job.class}</Setting>
           <Setting label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Setting>
           <Setting label="Retries">{String(job.max_retries)}</Setting>

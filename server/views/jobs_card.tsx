@@ -6,7 +6,8 @@
 import type { FC } from "hono/jsx";
 import type { Job, JobWithLatestRun } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
-import { relativeTime, scheduleText, shortTime } from "./format.ts";
+import { relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
 import { UsageLine, type UsageWindows } from "./usage.tsx";
 
 /** Jobs shown per page of the Jobs card (the landing page shows the newest page). */
@@ -73,7 +74,9 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date; usage?: UsageWindows
           {job.class === "api" ? <span class="badge badge-kind">one-shot</span> : null}
         </div>
         <div class="row-meta">
-          <span class="mono">{scheduleText(job.schedule)}</span>
+          <span class="mono">
+            <ScheduleText schedule={job.schedule} />
+          </span>
           {job.enabled && job.next_run_at
             ? (
               <span>

@@ -9,7 +9,8 @@ import { raw } from "hono/html";
 import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
 import { DoneReasonBadge, isInFlight, RunBadge } from "./badges.tsx";
-import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
+import { count, durationText, relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
 import { InboxItemView } from "./inbox_item.tsx";
 import { cachedShare, runDuration } from "./runs_table.tsx";
 import { Card } from "./layout.tsx";
@@ -101,7 +102,9 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
             : null}
           {run.cost_usd !== null ? <Fact label="Cost">{formatCost(run.cost_usd)}</Fact> : null}
           {run.model ? <Fact label="Model">{run.model}</Fact> : null}
-          <Fact label="Schedule">{scheduleText(job.schedule)}</Fact>
+          <Fact label="Schedule">
+            <ScheduleText schedule={job.schedule} />
+          </Fact>
           <Fact label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Fact>
           {resumedBy
             ? (

@@ -29,7 +29,7 @@ function seedHostile(d: Dashboard): Seeded {
   const other = d.createJob({
     name: "nightly build",
     prompt: "ok",
-    schedule: { kind: "every", expr: "1h", tz: "America/New_York" },
+    schedule: { kind: "cron", expr: "0 9 * * 1-5", tz: "America/New_York" },
   });
   const statuses: RunStatus[] = ["ok", "error", "needs_human", "skipped", "cancelled"];
   const now = Date.now();
@@ -79,11 +79,18 @@ function seedHostile(d: Dashboard): Seeded {
     actor: `someone-${LONG_WORD}`,
     detail: LONG_COMMAND,
   });
+  d.deps.store.appendAudit({
+    action: "job_update",
+    target: `job:${other.id}`,
+    actor: "dashboard",
+    detail: "schedule every 1h (America/New_York), was every 2h (America/New_York)",
+  });
   return {
     paths: [
       "/",
       "/jobs",
       `/jobs/${job.id}`,
+      `/jobs/${other.id}`,
       "/runs",
       `/runs/${job.id}/${lastRun}`,
       `/inbox/${item.id}`,
@@ -154,6 +161,27 @@ async function tinyChartText(page: Page): Promise<string[]> {
   })()`);
 }
 
+/**
+ * Places where `word` (short enough for any line) is split across two lines: a mid-word break
+ * like "New_Yor k", from a box sized to its min-content with break-anywhere wrapping.
+ */
+async function brokenWords(page: Page, word: string): Promise<string[]> {
+  return await page.evaluate(`(() => {
+    const out = [];
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const at = n.data.indexOf(${JSON.stringify(word)});
+      if (at < 0) continue;
+      const r = document.createRange();
+      r.setStart(n, at);
+      r.setEnd(n, at + ${word.length});
+      const tops = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+      if (tops.size > 1) out.push(n.parentElement.tagName + "." + n.parentElement.className);
+    }
+    return out;
+  })()`);
+}
+
 /** axe-core's serious and critical violations on the current page. */
 async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') stays as served.
@@ -183,6 +211,8 @@ peerTest(
       }
       const small = await smallTapTargets(d.page);
       if (small.length) problems.push(`${path}: ${small.length} small targets: ${small[0]}`);
+      const broken = await brokenWords(d.page, "America/New_York");
+      if (broken.length) problems.push(`${path}: "America/New_York" broken in ${broken[0]}`);
       const h1 = await d.page.locator("h1").count();
       if (h1 !== 1) problems.push(`${path}: ${h1} h1 elements`);
       const tiny = await tinyChartText(d.page);
@@ -208,6 +238,9 @@ peerTest(
         await d.page.waitForLoadState("networkidle");
         if (viewport === DESKTOP && (await overflow(d.page)) > 0) {
           problems.push(`${path}: wider than the desktop viewport`);
+        }
+        for (const where of await brokenWords(d.page, "America/New_York")) {
+          problems.push(`${viewport.width}px ${path}: "America/New_York" broken in ${where}`);
         }
         for (const v of await axeViolations(d.page)) {
           problems.push(`${viewport.width}px ${path}: ${v}`);
