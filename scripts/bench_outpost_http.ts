@@ -525,6 +525,10 @@ async function historyPages(): Promise<void> {
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const lastRun = outpost.deps.store.listRunHistory({ job_id: 1 }, { limit: 1 })[0]!;
   const paths = [
+    // The landing page and the job list carry the usage totals (issue 30): run_usage reads.
+    "/",
+    "/jobs",
+    ...(Deno.env.get("BENCH_NO_LIVE_PARTIALS") ? [] : ["/partials/runs-table"]),
     "/runs",
     "/runs?status=error",
     "/runs?class=scheduled&status=needs_human",

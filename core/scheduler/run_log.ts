@@ -116,6 +116,12 @@ export function progressLine(
 
 const TOOL_NAME_RE = /^[A-Za-z0-9_.:-]{1,100}$/;
 
+/** A session or progress line of the headless child (not an error it reported). */
+export function isProtocolLine(line: string): boolean {
+  return line.startsWith(SESSION_LINE_PREFIX) || line.startsWith(TOOL_PREFIX) ||
+    line === TOOL_DONE || TOKENS_RE.test(line);
+}
+
 /** The current tool and the token sum from the progress lines of a log's end. */
 export function progressFromLog(text: string): RunProgress {
   let tool: string | null = null;

@@ -3,7 +3,14 @@
 // bytes from the head or the tail, colour codes removed; a symlink is not followed.
 
 import assert from "node:assert/strict";
-import { readRunLog, sessionIdFromLog, sessionLine } from "./run_log.ts";
+import {
+  isProtocolLine,
+  progressFromLog,
+  progressLine,
+  readRunLog,
+  sessionIdFromLog,
+  sessionLine,
+} from "./run_log.ts";
 
 Deno.test("sessionIdFromLog takes the first well-formed session line", () => {
   assert.equal(sessionIdFromLog(sessionLine("20260302-091500-abc123")), "20260302-091500-abc123");
@@ -37,4 +44,23 @@ Deno.test("readRunLog reads at most its bytes, from the head or the tail, withou
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("progress lines round-trip: the current tool, the token sums, and which lines are ours", () => {
+  const log = [
+    sessionLine("s-1"),
+    progressLine({
+      kind: "tokens",
+      totals: { input: 10, output: 2, cacheRead: 30, cacheWrite: 4 },
+    }),
+    progressLine({ kind: "tool_start", name: "shell" }),
+    progressLine({ kind: "tool_end" }),
+    progressLine({ kind: "tool_start", name: "view" }),
+  ].join("");
+  assert.deepEqual(progressFromLog(log), { tool: "view", tokens: 46 });
+  assert.deepEqual(progressFromLog(`${log}agent: tool-done\n`), { tool: null, tokens: 46 });
+  assert.deepEqual(progressFromLog("agent: tool ../etc\n"), { tool: null, tokens: null });
+  for (const line of log.trimEnd().split("\n")) assert.ok(isProtocolLine(line), line);
+  assert.equal(isProtocolLine("error: Uncaught Error: boom"), false);
+  assert.equal(isProtocolLine("agent: warning: x"), false);
 });

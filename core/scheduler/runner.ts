@@ -10,7 +10,7 @@ import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.t
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
 import { openRegularFile } from "./report_reader.ts";
-import { readRunLog, sessionIdFromLog } from "./run_log.ts";
+import { isProtocolLine, readRunLog, sessionIdFromLog } from "./run_log.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
 import { join } from "node:path";
@@ -227,7 +227,9 @@ async function lastLogLine(path: string): Promise<string | null> {
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.
-    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim());
+    // The session and progress lines say what the run did, not why it failed.
+    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim())
+      .filter((l) => !isProtocolLine(l));
     // An uncaught error ends with its stack; the line that names the error says more.
     const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
     if (!last) return null;
