@@ -221,6 +221,22 @@ Deno.test("GET /runs/<job>/<run>: Stop while queued or running; report pending n
   assert.match(page.html, /This run left no report/);
 });
 
+Deno.test("an unknown path answers the friendly 404 page; an unknown /api/ path keeps the JSON body", async () => {
+  await using t = await makeTestOutpost();
+  for (const path of ["/no/such/page", "/runs/1/2/3", "/%3Cscript%3E"]) {
+    const { status, html, res } = await get(t, path);
+    assert.equal(status, 404, path);
+    assert.match(html, /^<!DOCTYPE html><html lang="en">/, path);
+    assert.match(html, /<title>Not found · outpost<\/title>/, path);
+    assert.match(html, /<h1 id="nf-title">Not found<\/h1>/, path);
+    assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP, path);
+    assert.ok(!html.includes("<script>"), path);
+  }
+  const api = await t.app.request("/api/no-such-route");
+  assert.equal(api.status, 404);
+  assert.equal((await api.json()).error.code, "not_found");
+});
+
 Deno.test("GET /runs and /inbox: unknown, mismatched or malformed ids give the friendly 404", async () => {
   await using t = await makeTestOutpost();
   const a = job(t);
