@@ -70,16 +70,20 @@ function stack(hours: string[], rows: HourCount[], groups: typeof RUN_GROUPS): S
 }
 
 const H = 160;
-const TOP = 8;
+const TOP = 16;
 const BOTTOM = 20;
 const PLOT_H = H - TOP - BOTTOM;
 
-/** Axis ticks from 0 to a round maximum at or above `max`: steps of 1, 2 or 5 × 10^k. */
-export function niceTicks(max: number): number[] {
+/**
+ * Axis ticks from 0 to a round maximum at or above `max`: steps of 1, 2 or 5 × 10^k, whole
+ * steps for counts (`integer`), so a chart of 1 run never ticks at 0.5.
+ */
+export function niceTicks(max: number, integer = false): number[] {
   if (!(max > 0)) return [0, 1];
   const raw = max / 3;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
+  let step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw)!;
+  if (integer) step = Math.max(1, Math.round(step));
   const top = Math.ceil(max / step - 1e-9) * step;
   const ticks: number[] = [];
   for (let v = 0; v <= top + step / 2; v += step) ticks.push(Number(v.toPrecision(12)));
@@ -103,6 +107,8 @@ interface ChartProps {
   format: (n: number) => string;
   /** Extra hover text of an hour (the cost chart's unpriced runs). */
   note?: (i: number) => string;
+  /** The values are counts: ticks at whole numbers. */
+  integer?: boolean;
 }
 
 const Bars: FC<{ p: ChartProps; top: number }> = ({ p, top }) => {
@@ -147,7 +153,7 @@ const Bars: FC<{ p: ChartProps; top: number }> = ({ p, top }) => {
 
 const BarChart: FC<ChartProps> = (p) => {
   const totals = p.hours.map((_, i) => p.series.reduce((s, x) => s + x.values[i]!, 0));
-  const ticks = niceTicks(Math.max(0, ...totals));
+  const ticks = niceTicks(Math.max(0, ...totals), p.integer ?? false);
   const top = ticks.at(-1)!;
   const n = p.hours.length;
   const labelEvery = p.span === "7d" ? 24 : 6;
@@ -189,7 +195,7 @@ const BarChart: FC<ChartProps> = (p) => {
         {p.hours.map((hour, i) =>
           i % labelEvery === 0
             ? (
-              <text class="tick" x={`${((i + 0.5) / n) * 100}%`} y={H - 5}>
+              <text class="tick" x={`${(i / n) * 100}%`} y={H - 5}>
                 {p.span === "7d" ? hour.slice(5, 10) : `${hour.slice(11, 13)}:00`}
               </text>
             )
@@ -239,6 +245,7 @@ export const HistoryCharts: FC<{ data: ChartData; spanLinks: Record<ChartSpan, s
           series={stack(data.hours, data.runs, RUN_GROUPS)}
           span={data.span}
           format={count}
+          integer
         />
         <BarChart
           id="chart-tokens"
@@ -248,6 +255,7 @@ export const HistoryCharts: FC<{ data: ChartData; spanLinks: Record<ChartSpan, s
           series={stack(data.hours, data.tokens, TOKEN_GROUPS)}
           span={data.span}
           format={count}
+          integer
         />
         <BarChart
           id="chart-cost"

@@ -114,9 +114,6 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
     <Card id="card-activity" title="Activity" wide>
       <HistoryCharts data={data.charts} spanLinks={data.spanLinks} />
     </Card>
-    <Card id="card-usage" title="Cost and tokens per day" wide>
-      <DailyUsageTable days={data.days} />
-    </Card>
     <Card id="card-history" title="Runs" wide>
       <form class="filters" method="get" action="/runs" id="runs-filter">
         <Field label="Job" for="f-job">
@@ -149,6 +146,9 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
       <div data-live="history" data-src={hrefWith("/partials/runs-table", data.raw, {})}>
         <RunsHistoryTable data={data} />
       </div>
+    </Card>
+    <Card id="card-usage" title="Cost and tokens per day" wide>
+      <DailyUsageTable days={data.days} />
     </Card>
   </div>
 );

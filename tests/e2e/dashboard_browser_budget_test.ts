@@ -187,7 +187,8 @@ peerTest(
       // Cost and duration charts beside runs and tokens, ticks from 0 up to the top.
       for (const id of ["chart-runs", "chart-tokens", "chart-cost", "chart-duration"]) {
         const ticks = await page.locator(`#${id} text.tick-y`).allTextContents();
-        assert.ok(ticks.length >= 3, `${id} has ticks between 0 and the top: ${ticks}`);
+        // From 0 to the top (counts tick at whole numbers only, so 1 run a hour gives 0 and 1).
+        assert.ok(ticks.length >= (id === "chart-runs" ? 2 : 3), `${id} ticks: ${ticks}`);
         assert.match(ticks[0]!, /^\$?0/);
       }
       await d.screenshot(`runs_money_${viewport.width}`);
