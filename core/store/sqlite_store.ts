@@ -360,16 +360,16 @@ export class SqliteStore implements Store {
     return history.tokensPerHour(this.#prepare, since);
   }
 
-  usageSince(since: string, jobId?: number): UsageTotals {
-    return usage.usageSince(this.#prepare, since, jobId);
+  usageSince(day: string, jobId?: number): UsageTotals {
+    return usage.usageSince(this.#prepare, day, jobId);
   }
 
-  usageByJob(since: string): Map<number, UsageTotals> {
-    return usage.usageByJob(this.#prepare, since);
+  usageByJob(days: readonly string[], jobIds: readonly number[]): Map<number, UsageTotals[]> {
+    return usage.usageByJob(this.#prepare, days, jobIds);
   }
 
-  usageBuckets(unit: "day" | "hour", since: string, jobId?: number): UsageBucket[] {
-    return usage.usageBuckets(this.#prepare, unit, since, jobId);
+  usageBuckets(unit: "day" | "hour", since: string): UsageBucket[] {
+    return usage.usageBuckets(this.#prepare, unit, since);
   }
 
   tokensSince(cls: JobClass, since: string): number {

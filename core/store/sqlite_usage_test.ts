@@ -85,15 +85,21 @@ function allRuns(store: SqliteStore): Run[] {
 
 function assertRollupMatches(store: SqliteStore, jobs: number[]): void {
   const runs = allRuns(store);
-  for (const since of ["2026-03-01T00:00:00Z", "2026-03-15T07:30:00Z", "2026-03-28T23:00:00Z"]) {
-    const inWindow = runs.filter((r) => r.queued_at.slice(0, 13) >= since.slice(0, 13));
-    assertTotals(store.usageSince(since), sumOf(inWindow), `outpost since ${since}`);
-    const byJob = store.usageByJob(since);
+  for (const day of ["2026-03-01", "2026-03-15", "2026-03-28"]) {
+    const inWindow = runs.filter((r) => r.queued_at.slice(0, 10) >= day);
+    assertTotals(store.usageSince(day), sumOf(inWindow), `outpost since ${day}`);
+    const both = store.usageByJob([day, "2026-03-20"], jobs);
+    const byJob = new Map([...both].map(([id, [w]]) => [id, w!]));
+    const late = runs.filter((r) => r.queued_at.slice(0, 10) >= "2026-03-20");
+    for (const [id, [, w]] of both) {
+      assertTotals(w!, sumOf(late.filter((r) => r.job_id === id)), `byJob ${id} second window`);
+    }
     for (const job of jobs) {
       const mine = inWindow.filter((r) => r.job_id === job);
-      assertTotals(store.usageSince(since, job), sumOf(mine), `job ${job} since ${since}`);
-      if (mine.length) assertTotals(byJob.get(job)!, sumOf(mine), `byJob ${job}`);
-      else assert.equal(byJob.get(job), undefined);
+      assertTotals(store.usageSince(day, job), sumOf(mine), `job ${job} since ${day}`);
+      // A job without runs in any window is absent; one with runs in another window reads 0.
+      const got = byJob.get(job);
+      if (got || mine.length) assertTotals(got!, sumOf(mine), `byJob ${job}`);
     }
   }
   for (const b of store.usageBuckets("day", "2026-03-01T00:00:00Z")) {
@@ -103,6 +109,17 @@ function assertRollupMatches(store: SqliteStore, jobs: number[]): void {
   }
   const days = new Set(runs.map((r) => r.queued_at.slice(0, 10)));
   assert.equal(store.usageBuckets("day", "2026-03-01T00:00:00Z").length, days.size);
+  const since = "2026-03-15T07:30:00Z";
+  for (const b of store.usageBuckets("hour", since)) {
+    assert.ok(b.bucket >= since.slice(0, 13));
+    const hour = runs.filter((r) => r.queued_at.startsWith(b.bucket));
+    const { bucket: _, ...totals } = b;
+    assertTotals(totals, sumOf(hour), `hour ${b.bucket}`);
+  }
+  const hours = new Set(
+    runs.map((r) => r.queued_at.slice(0, 13)).filter((h) => h >= "2026-03-15T07"),
+  );
+  assert.equal(store.usageBuckets("hour", since).length, hours.size);
 }
 
 Deno.test("the usage rollup equals the sums of the runs through inserts, updates and deletes", () => {
@@ -148,11 +165,19 @@ Deno.test("unpriced runs are counted apart, and a run with no tokens is neither"
   store.createRun({ ...base, tokens_in: 10, tokens_out: 1, cost_usd: null });
   store.createRun({ ...base, tokens_in: 10, tokens_out: 1, cost_usd: 0.5 });
   store.createRun({ ...base, status: "skipped" });
-  const t = store.usageSince("2026-03-02T00:00:00Z", job);
+  const t = store.usageSince("2026-03-02", job);
   assert.equal(t.runs, 3);
   assert.equal(t.priced_runs, 1);
   assert.equal(t.unpriced_runs, 1);
   assert.equal(t.cost_usd, 0.5);
+  store.close();
+});
+
+Deno.test("a window that is not a UTC day is refused, not read as some other window", () => {
+  const store = new SqliteStore({ path: ":memory:", clock: new FakeClock("2026-03-02T00:00:00Z") });
+  assert.throws(() => store.usageSince("2026-03-02T09:00:00Z"), TypeError);
+  assert.throws(() => store.usageByJob(["yesterday"], [1]), TypeError);
+  assert.deepEqual(store.usageByJob(["2026-03-02"], []), new Map());
   store.close();
 });
 

@@ -318,12 +318,15 @@ export interface Store {
    * class (a run's tokens count in the hour it was queued).
    */
   tokensPerHour(since: string): HourCount[];
-  /** Usage of runs queued in or after the UTC hour of `since`: one job's, or every job's. */
-  usageSince(since: string, jobId?: number): UsageTotals;
-  /** Usage per job of runs queued in or after the UTC hour of `since`. */
-  usageByJob(since: string): Map<number, UsageTotals>;
-  /** Usage per UTC day or hour since `since`, oldest first, empty buckets absent. */
-  usageBuckets(unit: "day" | "hour", since: string, jobId?: number): UsageBucket[];
+  /** Usage of runs queued on or after UTC day `day` ("2026-03-02"): one job's, or all. */
+  usageSince(day: string, jobId?: number): UsageTotals;
+  /**
+   * Usage per job of `jobIds` for each window starting on a UTC day of `days`, in that order;
+   * jobs without runs since the earliest day are absent.
+   */
+  usageByJob(days: readonly string[], jobIds: readonly number[]): Map<number, UsageTotals[]>;
+  /** The outpost's usage per UTC day or hour from `since` (ISO-Z), oldest first, no empties. */
+  usageBuckets(unit: "day" | "hour", since: string): UsageBucket[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
 

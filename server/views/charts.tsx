@@ -140,8 +140,9 @@ const Bars: FC<{ p: ChartProps; top: number }> = ({ p, top }) => {
         );
         const text = `${hour.replace("T", " ")}:00 UTC · ${parts.join(", ")}${p.note?.(i) ?? ""}`;
         // Out of the tab order: the same hours are reachable from the filters and day table.
+        // The <title> names the link (SVG's accessible name) and is the hover text.
         return (
-          <a href={hourLink(hour)} tabindex={-1} aria-label={text}>
+          <a href={hourLink(hour)} tabindex={-1}>
             <title>{text}</title>
             {rects}
           </a>

@@ -76,7 +76,7 @@ export function runsPageData(store: Store, now: Date, q: RunsQuery): RunsPageDat
       tokens: store.tokensPerHour(since),
       usage: store.usageBuckets("hour", since),
     },
-    days: store.usageBuckets("day", windowStarts(now).month),
+    days: store.usageBuckets("day", `${windowStarts(now).month}T00:00:00Z`),
     spanLinks: {
       "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
       "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),

@@ -13,7 +13,7 @@ import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
 import type { SummaryData } from "./summary_line.tsx";
-import { EMPTY_USAGE, type UsageWindows, windowStarts } from "./usage.tsx";
+import { type UsageWindows, windowStarts } from "./usage.tsx";
 
 export const RECENT_RUNS = 15;
 export const INBOX_SHOWN = 50;
@@ -31,23 +31,20 @@ export function jobsPage(store: Store, now: Date, before: number | null = null):
     jobs,
     older: rows.length > JOBS_PER_PAGE ? jobs[jobs.length - 1]!.id : null,
     before,
-    usage: usageByJobWindows(store, now),
+    usage: usageByJobWindows(store, now, jobs.map((j) => j.id)),
   };
 }
 
-/** Every job's totals today, in 7 days and in 30 days: three reads of the usage rollup. */
-function usageByJobWindows(store: Store, now: Date): Map<number, UsageWindows> {
+/** The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup. */
+function usageByJobWindows(
+  store: Store,
+  now: Date,
+  ids: number[],
+): Map<number, UsageWindows> {
   const w = windowStarts(now);
-  const today = store.usageByJob(w.today);
-  const week = store.usageByJob(w.week);
-  const month = store.usageByJob(w.month);
   const out = new Map<number, UsageWindows>();
-  for (const [id, m] of month) {
-    out.set(id, {
-      today: today.get(id) ?? EMPTY_USAGE,
-      week: week.get(id) ?? EMPTY_USAGE,
-      month: m,
-    });
+  for (const [id, [today, week, month]] of store.usageByJob([w.today, w.week, w.month], ids)) {
+    out.set(id, { today: today!, week: week!, month: month! });
   }
   return out;
 }
@@ -86,7 +83,7 @@ export function summaryData(deps: AppDeps, now: Date): SummaryData {
     failedToday: today.failed,
     openInbox: deps.store.countInbox("open"),
     today,
-    day: w.today.slice(0, 10),
+    day: w.today,
   };
 }
 

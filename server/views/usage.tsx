@@ -16,25 +16,11 @@ export interface UsageWindows {
   month: UsageTotals;
 }
 
-/** The totals of no runs at all. */
-export const EMPTY_USAGE: UsageTotals = Object.freeze({
-  runs: 0,
-  failed: 0,
-  priced_runs: 0,
-  unpriced_runs: 0,
-  cost_usd: 0,
-  tokens_in: 0,
-  tokens_out: 0,
-  cache_read_tokens: 0,
-  cache_write_tokens: 0,
-  duration_ms: 0,
-});
-
-/** Where "today", "7 days" and "30 days" start (00:00 UTC), as ISO-Z. */
+/** The UTC days ("2026-03-02") "today", "7 days" and "30 days" start on. */
 export function windowStarts(now: Date): { today: string; week: string; month: string } {
   const midnight = Math.floor(now.getTime() / DAY) * DAY;
-  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-  return { today: iso(midnight), week: iso(midnight - 6 * DAY), month: iso(midnight - 29 * DAY) };
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { today: day(midnight), week: day(midnight - 6 * DAY), month: day(midnight - 29 * DAY) };
 }
 
 /** Every prompt and reply token: the uncached prompt, the cache's reads and writes, the reply. */
