@@ -224,7 +224,7 @@ export interface HourCount {
 }
 
 /**
- * What a set of runs cost, from the run_usage rollup (migration 10). `cost_usd` sums the
+ * What a set of runs cost, from the usage rollups (migration 10). `cost_usd` sums the
  * priced runs only; `unpriced_runs` used tokens with no price known, so the true cost is
  * higher than `cost_usd` whenever it is above 0 (the dashboard says so, never "$0").
  */

@@ -1,5 +1,5 @@
 // Server-rendered SVG charts of the /runs page: runs per hour stacked by status, tokens per
-// hour stacked by class, cost and run time per hour (the run_usage rollup), over the last 24
+// hour stacked by class, cost and run time per hour (the run_usage_hours rollup), over the last 24
 // hours or 7 days. No charting library and no script: bars are <rect>s coloured by CSS classes
 // (the CSP forbids inline styles), each with a <title> for the hover text and a link to that
 // hour's runs. The bars are drawn in a nested SVG stretched to the width; the axis text sits

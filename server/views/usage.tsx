@@ -1,4 +1,4 @@
-// What runs cost: the totals of the run_usage rollup as text and tables (the job page's
+// What runs cost: the totals of the usage rollups (migration 10) as text and tables (the job page's
 // today / 7 days / 30 days, the jobs list's one line, the outpost's days on /runs). Windows are
 // UTC days: "today" starts at 00:00 UTC, "7 days" at 00:00 UTC six days before. A run counts in
 // the hour it was queued. Unpriced runs (tokens but no price) are shown as unpriced, never
