@@ -88,7 +88,7 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date; usage?: UsageWindows
           <span>{job.mode}</span>
           <span>#{job.id}</span>
         </div>
-        {usage ? <div class="row-meta">{<UsageLine usage={usage} />}</div> : null}
+        {usage ? <UsageLine usage={usage} /> : null}
         <JobHoldNote job={job} />
       </div>
       <div class="row-actions">

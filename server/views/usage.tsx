@@ -101,11 +101,12 @@ export const UsageTable: FC<{ usage: UsageWindows; label: string }> = ({ usage, 
 
 /** The jobs list's one line: what a job cost today, in 7 days and in 30 days. */
 export const UsageLine: FC<{ usage: UsageWindows }> = ({ usage }) => (
-  <span class="usage-line" data-usage="job-line">
-    cost today {costText(usage.today)} · 7 d {costText(usage.week)} · 30 d {costText(usage.month)}
-    {" "}
-    · 30 d tokens <span title={tokenBreakdown(usage.month)}>{count(tokenTotal(usage.month))}</span>
-  </span>
+  // One text node: the list renders 50 of these, and /jobs/<id> has the breakdown.
+  <div class="row-meta" data-usage="job-line">
+    {`cost today ${costText(usage.today)} · 7 d ${costText(usage.week)} · 30 d ${
+      costText(usage.month)
+    } · 30 d tokens ${count(tokenTotal(usage.month))}`}
+  </div>
 );
 
 /** The outpost per UTC day, newest first; each day links to its runs. */
