@@ -7,7 +7,7 @@ import type { ParsedArgs } from "./args.ts";
 import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf } from "./setup.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
-import { progressLine, type ProgressTotals, sessionLine } from "../core/scheduler/run_log.ts";
+import { progressLine, type ProgressTotals, sessionLine } from "../core/scheduler/run_log_lines.ts";
 import { type LoopEvent, type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
