@@ -14,6 +14,7 @@ import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
 import type { SummaryData } from "./summary_line.tsx";
 import { type UsageWindows, windowStarts } from "./usage.tsx";
+import { cachedUsage } from "./usage_cache.ts";
 
 export const RECENT_RUNS = 15;
 export const INBOX_SHOWN = 50;
@@ -21,7 +22,12 @@ export const INBOX_SHOWN = 50;
 const REPORT_READ_MAX = 1024 * 1024;
 
 /** One page of the job list (newest first), below job id `before` when given. */
-export function jobsPage(store: Store, now: Date, before: number | null = null): JobsPage {
+export function jobsPage(
+  deps: Pick<AppDeps, "store" | "dataVersion">,
+  now: Date,
+  before: number | null = null,
+): JobsPage {
+  const store = deps.store;
   const rows = store.listJobs({
     limit: JOBS_PER_PAGE + 1,
     ...(before === null ? {} : { before_id: before }),
@@ -31,22 +37,28 @@ export function jobsPage(store: Store, now: Date, before: number | null = null):
     jobs,
     older: rows.length > JOBS_PER_PAGE ? jobs[jobs.length - 1]!.id : null,
     before,
-    usage: usageByJobWindows(store, now, jobs.map((j) => j.id)),
+    usage: usageByJobWindows(deps, now, jobs.map((j) => j.id)),
   };
 }
 
-/** The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup. */
+/**
+ * The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup, kept
+ * until the store commits or the day turns (usage_cache.ts).
+ */
 function usageByJobWindows(
-  store: Store,
+  deps: Pick<AppDeps, "store" | "dataVersion">,
   now: Date,
   ids: number[],
 ): Map<number, UsageWindows> {
   const w = windowStarts(now);
-  const out = new Map<number, UsageWindows>();
-  for (const [id, [today, week, month]] of store.usageByJob([w.today, w.week, w.month], ids)) {
-    out.set(id, { today: today!, week: week!, month: month! });
-  }
-  return out;
+  return cachedUsage(deps.store, deps.dataVersion, `${w.today} ${ids.join(",")}`, () => {
+    const out = new Map<number, UsageWindows>();
+    const days = [w.today, w.week, w.month];
+    for (const [id, [today, week, month]] of deps.store.usageByJob(days, ids)) {
+      out.set(id, { today: today!, week: week!, month: month! });
+    }
+    return out;
+  });
 }
 
 /**

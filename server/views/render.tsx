@@ -125,7 +125,7 @@ export async function renderPage(
       const memory = await memoryPaneData(deps);
       const data = {
         now,
-        jobs: jobsPage(deps.store, now),
+        jobs: jobsPage(deps, now),
         summary: summaryData(deps, now),
         runs: recentRuns(deps.store),
         inbox: openInbox(deps),
@@ -140,7 +140,7 @@ export async function renderPage(
     case "jobs":
       return await page(
         { title: "Jobs", page: "jobs" },
-        <JobsListPage page={jobsPage(deps.store, now, req.before)} now={now} />,
+        <JobsListPage page={jobsPage(deps, now, req.before)} now={now} />,
       );
     case "run": {
       const data = req.job !== null && req.run !== null
@@ -200,7 +200,7 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
       return await ok(<SummaryLine data={summaryData(deps, now)} />);
     case "jobs": {
       const before = (req as { before?: number | null }).before ?? null;
-      return await ok(<JobsList page={jobsPage(deps.store, now, before)} now={now} />);
+      return await ok(<JobsList page={jobsPage(deps, now, before)} now={now} />);
     }
     case "runs":
       return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);

@@ -171,6 +171,30 @@ peerTest(
         new RegExp(`30 d ${costText(month).replace(/[$+]/g, "\\$&")} ·`),
       );
 
+      // A run written now shows on the next load (the list's totals are cached until a commit).
+      const before = await page.locator(`#job-${b.id} [data-usage="job-line"]`).innerText();
+      const at = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+      runs.push(d.deps.store.createRun({
+        job_id: b.id,
+        status: "ok",
+        attempt: 1,
+        priority: 10,
+        class: "scheduled",
+        queued_at: at,
+        tokens_in: 10,
+        tokens_out: 1,
+        cost_usd: 1.5,
+      }));
+      await page.goto("/");
+      const after = await page.locator(`#job-${b.id} [data-usage="job-line"]`).innerText();
+      assert.notEqual(after, before);
+      assert.match(
+        after,
+        new RegExp(
+          `^cost today ${costText(sumSince(runs, w.today, b.id)).replace(/[$+]/g, "\\$&")} ·`,
+        ),
+      );
+
       await page.goto("/runs");
       const days = page.locator("#usage-per-day tbody tr");
       assert.ok((await days.count()) >= 30);
