@@ -15,6 +15,7 @@ import {
 } from "./errors.ts";
 import { migrate, type Migration, MIGRATIONS } from "./migrations.ts";
 import * as history from "./sqlite_history.ts";
+import * as usage from "./sqlite_usage.ts";
 import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   JOB_PLAIN_COLUMNS,
@@ -53,6 +54,8 @@ import type {
   RunPatch,
   RunStatus,
   Store,
+  UsageBucket,
+  UsageTotals,
 } from "./store.ts";
 
 export interface SqliteStoreOptions {
@@ -355,6 +358,18 @@ export class SqliteStore implements Store {
 
   tokensPerHour(since: string): HourCount[] {
     return history.tokensPerHour(this.#prepare, since);
+  }
+
+  usageSince(day: string, jobId?: number): UsageTotals {
+    return usage.usageSince(this.#prepare, day, jobId);
+  }
+
+  usageByJob(days: readonly string[], jobIds: readonly number[]): Map<number, UsageTotals[]> {
+    return usage.usageByJob(this.#prepare, days, jobIds);
+  }
+
+  usageBuckets(unit: "day" | "hour", since: string): UsageBucket[] {
+    return usage.usageBuckets(this.#prepare, unit, since);
   }
 
   tokensSince(cls: JobClass, since: string): number {
