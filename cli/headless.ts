@@ -8,7 +8,8 @@ import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf, SetupError } from "./setup.ts";
 import { SettingsError } from "../core/settings/errors.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
-import { type LoopConfig, type LoopResult, runLoop } from "../core/agent/loop.ts";
+import { progressLine, type ProgressTotals, sessionLine } from "../core/scheduler/run_log_lines.ts";
+import { type LoopConfig, type LoopEvent, type LoopResult, runLoop } from "../core/agent/loop.ts";
 import {
   EXIT_CODES,
   type HeadlessResult,
@@ -123,6 +124,13 @@ async function runBegun(
   reportMcp();
 
   timingMark("journal");
+  // What listens to the loop's events: MCP servers waiting behind a remembered tool list start
+  // once a reply asks for tools (a call to one of their tools starts its own server at once
+  // anyway); in JSON mode, progress lines on stderr for the outpost's live run rows.
+  const listeners: ((event: LoopEvent) => void)[] = [
+    ...(ctx.mcp ? [startMcpOnToolCalls(ctx.mcp)] : []),
+    ...(args.outputFormat === "json" ? [progressReporter(deps.stderr)] : []),
+  ];
   const looped = await runLoop(history, {
     wire: ctx.wire,
     model: ctx.settings.model,
@@ -134,9 +142,9 @@ async function runBegun(
     journal,
     cache_key: journal.id,
     signal: deps.signal,
-    // A reply with tool calls means the run goes on: servers waiting behind a remembered tool
-    // list start now (a call to one of their tools starts its own server at once anyway).
-    ...(ctx.mcp ? { onEvent: startMcpOnToolCalls(ctx.mcp) } : {}),
+    ...(listeners.length > 0
+      ? { onEvent: (event: LoopEvent) => listeners.forEach((listen) => listen(event)) }
+      : {}),
     ...(effort ? { effort } : {}),
     ...(args.maxTurns ? { max_turns: args.maxTurns } : {}),
     ...(ctx.settings.max_tokens ? { max_tokens: ctx.settings.max_tokens } : {}),
@@ -354,12 +362,34 @@ async function begin(
   });
   const history: Message[] = [{ role: "user", parts: [{ type: "text", text: prompt }] }];
   journal.append({ type: "message", message: history[0]! });
+  // For the outpost: a run killed before its JSON result still names its session.
+  if (args.outputFormat === "json") deps.stderr(sessionLine(journal.id));
   return { ctx, journal, history, effort };
 }
 
 /** A failure of the run's configuration, which a retry would meet again (not an I/O hiccup). */
 function isConfigurationError(err: unknown): boolean {
   return err instanceof SetupError || err instanceof SettingsError || err instanceof HeadlessError;
+}
+
+/**
+ * JSON mode's progress on stderr, for the outpost's live run rows: each tool call as it starts
+ * and ends, and the token sums after each reply (run_log.ts reads them back).
+ */
+function progressReporter(stderr: (text: string) => void): (event: LoopEvent) => void {
+  const totals: ProgressTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  return (event) => {
+    if (event.type === "tool_start") {
+      stderr(progressLine({ kind: "tool_start", name: event.call.name }));
+    } else if (event.type === "tool_end") stderr(progressLine({ kind: "tool_end" }));
+    else if (event.type === "done") {
+      totals.input += event.usage.input_tokens;
+      totals.output += event.usage.output_tokens;
+      totals.cacheRead += event.usage.cache_read_tokens ?? 0;
+      totals.cacheWrite += event.usage.cache_write_tokens ?? 0;
+      stderr(progressLine({ kind: "tokens", totals }));
+    }
+  };
 }
 
 /** The result of a run that failed before its first turn. */

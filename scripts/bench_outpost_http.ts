@@ -25,7 +25,7 @@
 //    CSRF cookie and header), each against the same bare handler, in `--rounds N` (3)
 //    interleaved rounds. The runs are the last ~28 hours, so the 24 h chart covers ~86,000
 //    of them. `--history-only` skips steps 1 to 3; `--page-concurrency N` (4) sets the
-//    connections of this step.
+//    connections of this step. `--identity` loads the pages uncompressed (see PLAIN_GET).
 
 import { newJobFixture } from "../tests/fakes/job_fixture.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -53,6 +53,7 @@ const { values } = parseArgs({
     "rss-only": { type: "boolean", default: false },
     "page-concurrency": { type: "string", default: "4" },
     rounds: { type: "string", default: "3" },
+    identity: { type: "boolean", default: false },
   },
 });
 const HISTORY_ONLY = values["history-only"];
@@ -179,6 +180,15 @@ const PAGE_CONCURRENCY = Number(values["page-concurrency"]);
 /** One request of a load: a URL, or a URL and its init (method, headers, body). */
 type Target = string | ((i: number) => [string, RequestInit]);
 
+/**
+ * fetch asks for gzip, br and deflate, so pages are measured compressed (the outpost compresses
+ * with hono/compress since issue 30). `--identity` asks for none: the render cost alone, the
+ * figure to compare with runs from before compression.
+ */
+const PLAIN_GET: RequestInit = values.identity
+  ? { headers: { "Accept-Encoding": "identity" } }
+  : {};
+
 /** Latencies (ms) of one closed-loop load, and its wall time. */
 interface Sample {
   latencies: number[];
@@ -194,7 +204,7 @@ async function sample(
   let issued = 0;
   const next = (): [string, RequestInit] => {
     const i = issued++;
-    return typeof target === "string" ? [target, {}] : target(i);
+    return typeof target === "string" ? [target, PLAIN_GET] : target(i);
   };
   for (let i = 0; i < warmup; i++) {
     const [url, init] = next();
@@ -529,6 +539,10 @@ async function historyPages(): Promise<void> {
   const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const lastRun = outpost.deps.store.listRunHistory({ job_id: 1 }, { limit: 1 })[0]!;
   const paths = [
+    // The landing page and the job list carry the usage totals (issue 30): run_usage reads.
+    "/",
+    "/jobs",
+    ...(Deno.env.get("BENCH_NO_LIVE_PARTIALS") ? [] : ["/partials/runs-table"]),
     "/runs",
     "/runs?status=error",
     "/runs?class=scheduled&status=needs_human",

@@ -5,6 +5,7 @@
 // then the routes, then the pages.
 
 import { Hono } from "hono";
+import { compress } from "hono/compress";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps } from "./deps.ts";
 import { csrfMiddleware } from "./http/csrf.ts";
@@ -27,7 +28,7 @@ import { registerJobRoutes } from "./routes/jobs.ts";
 import { registerMachineRoutes } from "./routes/machine_v1.ts";
 import { registerMemoryRoutes } from "./routes/memory.ts";
 import { registerMemoryAdminRoutes } from "./routes/memory_admin.ts";
-import { registerPages } from "./routes/pages.ts";
+import { notFoundPage, registerPages } from "./routes/pages.ts";
 import { registerPushRoutes } from "./routes/push.ts";
 import { registerRecipeRoutes } from "./routes/recipes.ts";
 import { registerStatusRoutes } from "./routes/status.ts";
@@ -40,7 +41,7 @@ export function createApp(deps: AppDeps): Hono {
     if (c.req.path.startsWith("/api/")) {
       return errorJson(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}`);
     }
-    return c.text("not found\n", 404);
+    return notFoundPage(c, deps);
   });
 
   // First: a request addressed to another name (a rebound DNS name) gets nothing else.
@@ -53,6 +54,10 @@ export function createApp(deps: AppDeps): Hono {
   });
   app.use("*", hostGuard(served));
 
+  // Pages, JSON and static files over 1 KiB go out gzip-compressed when the client accepts it
+  // (a 40 KiB landing page is 8 KiB): phones reach the outpost over mobile networks. The event
+  // stream is never compressed (the middleware's type filter leaves text/event-stream alone).
+  app.use("*", compress());
   // A header a route set itself is kept (the pages' CSP and no-referrer, a report's sandbox).
   // HSTS is the TLS-terminating proxy's to send (docs/deployment.md), not this loopback server's.
   app.use(

@@ -112,12 +112,18 @@ export async function recordOutcome(
   return status;
 }
 
+/** `text` ending as a sentence: a full stop added unless it already ends with . ? or !. */
+export function sentence(text: string): string {
+  const t = text.trimEnd();
+  return /[.?!]$/.test(t) ? t : `${t}.`;
+}
+
 function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void {
   const failures = job.failure_count + 1;
   const now = ctx.clock.now();
   if (failures > job.max_retries) {
     const why = `${failures} consecutive failed attempts (max_retries ${job.max_retries}); ` +
-      `last: ${reason}. Fix the cause, then re-enable the job.`;
+      `last: ${sentence(reason)} Fix the cause, then re-enable the job.`;
     const updated = ctx.store.updateJob(job.id, {
       failure_count: failures,
       enabled: false,

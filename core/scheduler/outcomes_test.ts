@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { backoffSeconds } from "./outcomes.ts";
+import { backoffSeconds, sentence } from "./outcomes.ts";
 import type { JobStamp } from "./job_input.ts";
 import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 import {
@@ -94,7 +94,7 @@ Deno.test("exit 1 retries after 60, 120 and 300 s, then dead-letters the job pas
   assert.equal(dead.failure_count, 4);
   assert.match(
     dead.dead_letter_reason!,
-    /4 consecutive failed attempts \(max_retries 3\); last: boom 4/,
+    /4 consecutive failed attempts \(max_retries 3\); last: boom 4\. Fix the cause/,
   );
   await kit.delivery.idle();
   const alerts = kit.delivered.filter((e) => e.kind === "alert" && e.alert === "dead_letter");
@@ -300,4 +300,11 @@ Deno.test("a set-up error (unreadable project settings) is not retried: the job 
     kit.store.listAudit({ limit: 10 }).filter((a) => a.action === "setup_error").length,
     1,
   );
+});
+
+Deno.test("a dead-letter reason ends each sentence once: no 'right?.'", () => {
+  assert.equal(sentence("is base_url right?"), "is base_url right?");
+  assert.equal(sentence("exit code 1"), "exit code 1.");
+  assert.equal(sentence("done. "), "done.");
+  assert.equal(sentence("stop!"), "stop!");
 });

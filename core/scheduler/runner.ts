@@ -11,6 +11,7 @@ import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts"
 import { recordOutcome } from "./outcomes.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { openRegularFile } from "./report_reader.ts";
+import { isProtocolLine, readRunLog, sessionIdFromLog } from "./run_log.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
 import { join } from "node:path";
@@ -136,8 +137,9 @@ export async function executeRun(
   const result = parseHeadlessResult(stdout);
   // A child that died without its JSON result (a crash, a runtime error) said why on
   // stderr; its last line becomes the run's reason instead of a bare exit code.
-  const stderrTail = result === null && code !== 0 ? await lastLogLine(logPath) : null;
   await storeAnswers(ctx, active.runId);
+  if (!result?.session_id) await recordSessionFromLog(ctx, active.runId, logPath);
+  const stderrTail = result === null && code !== 0 ? await lastLogLine(logPath) : null;
   return recordOutcome(ctx, active.runId, {
     kind: "exited",
     code,
@@ -166,6 +168,31 @@ async function storeAnswers(ctx: SchedulerContext, runId: number): Promise<void>
       }
       await ctx.clock.sleep(1000);
     }
+  }
+}
+
+/** Bytes of a log's start searched for the session line (it comes before the first turn). */
+const SESSION_SEARCH_BYTES = 64 * 1024;
+
+/**
+ * A child that ended without its JSON result (killed, timed out, crashed after its first turn)
+ * still printed its session line on stderr: the run keeps the session, so its transcript
+ * shows. A log that cannot be read is logged, and the run ends as it would without it.
+ */
+async function recordSessionFromLog(
+  ctx: SchedulerContext,
+  runId: number,
+  logPath: string,
+): Promise<void> {
+  try {
+    const head = await readRunLog(logPath, SESSION_SEARCH_BYTES, "head");
+    const id = head ? sessionIdFromLog(head.text) : null;
+    if (id) ctx.store.updateRun(runId, { session_id: id });
+  } catch (err) {
+    ctx.logger.log("warn", "could not read the run log for its session", {
+      run_id: runId,
+      error: errorText(err),
+    });
   }
 }
 
@@ -226,7 +253,9 @@ async function lastLogLine(path: string): Promise<string | null> {
     }
     const text = new TextDecoder().decode(buf.subarray(0, filled));
     // ANSI colour codes make no sense in a reason shown on a page.
-    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim());
+    // The session and progress lines say what the run did, not why it failed.
+    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim())
+      .filter((l) => !isProtocolLine(l));
     // An uncaught error ends with its stack; the line that names the error says more.
     const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
     if (!last) return null;

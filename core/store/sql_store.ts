@@ -10,6 +10,8 @@ import * as inbox from "./sql_inbox.ts";
 import * as retention from "./sql_retention.ts";
 import * as small from "./sql_push_tokens.ts";
 import * as history from "./sqlite_history.ts";
+import * as jobQueries from "./sql_jobs.ts";
+import * as usage from "./sqlite_usage.ts";
 import { SqliteTriggerStore } from "./sqlite_triggers.ts";
 import {
   INSERT_RUNS_MAX,
@@ -22,7 +24,6 @@ import {
   RUN_PATCH_COLUMNS,
   toInboxItem,
   toJob,
-  toJobWithLatestRun,
   toRun,
 } from "./sqlite_rows.ts";
 import type {
@@ -48,6 +49,8 @@ import type {
   RunPatch,
   RunStatus,
   Store,
+  UsageBucket,
+  UsageTotals,
 } from "./store.ts";
 
 /** The condition of the live-run partial indexes (migration 001). */
@@ -114,25 +117,11 @@ export class SqlStore implements Store {
   }
 
   listJobs(options: ListOptions = {}): JobWithLatestRun[] {
-    const rows = this.#stmt(
-      `SELECT j.*, r.id AS lr_id, r.status AS lr_status, r.exit_code AS lr_exit_code,
-              r.attempt AS lr_attempt, r.queued_at AS lr_queued_at, r.finished_at AS lr_finished_at
-         FROM jobs j
-         LEFT JOIN runs r ON r.id = (SELECT MAX(id) FROM runs WHERE job_id = j.id)
-        WHERE j.id < ?
-        ORDER BY j.id DESC LIMIT ?`,
-    ).all(
-      options.before_id ?? Number.MAX_SAFE_INTEGER,
-      options.limit ?? Number.MAX_SAFE_INTEGER,
-    ) as Row[];
-    return rows.map(toJobWithLatestRun);
+    return jobQueries.listJobs(this.#prepare, options);
   }
 
   countJobs(cls?: JobClass): number {
-    const row = cls === undefined
-      ? this.#stmt("SELECT COUNT(*) AS n FROM jobs").get()
-      : this.#stmt("SELECT COUNT(*) AS n FROM jobs WHERE class = ?").get(cls);
-    return (row as { n: number }).n;
+    return jobQueries.countJobs(this.#prepare, cls);
   }
 
   updateJob(id: number, patch: JobPatch): Job {
@@ -156,11 +145,7 @@ export class SqlStore implements Store {
   }
 
   dueJobs(at: string): Job[] {
-    const rows = this.#stmt(
-      `SELECT * FROM jobs WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at <= ?
-        ORDER BY next_run_at, id`,
-    ).all(at) as Row[];
-    return rows.map(toJob);
+    return jobQueries.dueJobs(this.#prepare, at);
   }
 
   setNextRunAt(id: number, next: string | null): void {
@@ -297,6 +282,18 @@ export class SqlStore implements Store {
 
   tokensPerHour(since: string): HourCount[] {
     return history.tokensPerHour(this.#prepare, since);
+  }
+
+  usageSince(day: string, jobId?: number): UsageTotals {
+    return usage.usageSince(this.#prepare, day, jobId);
+  }
+
+  usageByJob(days: readonly string[], jobIds: readonly number[]): Map<number, UsageTotals[]> {
+    return usage.usageByJob(this.#prepare, days, jobIds);
+  }
+
+  usageBuckets(unit: "day" | "hour", since: string): UsageBucket[] {
+    return usage.usageBuckets(this.#prepare, unit, since);
   }
 
   tokensSince(cls: JobClass, since: string): number {

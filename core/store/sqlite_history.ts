@@ -151,12 +151,56 @@ export function auditIndexFor(filter: AuditFilter): string | null {
   return null;
 }
 
+/**
+ * The id range of audit rows in [from, to): one probe of audit_at per end, as idBounds does
+ * for runs; the exact `at` test stays in the query.
+ */
+function auditIdBounds(prepare: Prepare, filter: AuditFilter): { lo: number; hi: number } {
+  let lo = 0;
+  let hi = Number.MAX_SAFE_INTEGER;
+  if (filter.from !== undefined) {
+    const first = prepare(
+      `SELECT MIN(id) AS id FROM audit INDEXED BY audit_at WHERE at = (
+         SELECT at FROM audit INDEXED BY audit_at WHERE at >= ? ORDER BY at LIMIT 1)`,
+    ).get(filter.from) as { id: number | null };
+    lo = first.id ?? Number.MAX_SAFE_INTEGER;
+  }
+  if (filter.to !== undefined) {
+    const last = prepare(
+      `SELECT MAX(id) AS id FROM audit INDEXED BY audit_at WHERE at = (
+         SELECT at FROM audit INDEXED BY audit_at WHERE at < ? ORDER BY at DESC LIMIT 1)`,
+    ).get(filter.to) as { id: number | null };
+    hi = last.id ?? 0;
+  }
+  return { lo, hi };
+}
+
 export function listAudit(
   prepare: Prepare,
   options: ListOptions & AuditFilter = {},
 ): AuditRow[] {
+  let below = options.before_id ?? Number.MAX_SAFE_INTEGER;
+  let atLeast = 0;
+  if (options.from !== undefined || options.to !== undefined) {
+    const { lo, hi } = auditIdBounds(prepare, options);
+    if (lo > hi) return [];
+    below = Math.min(below, hi + 1);
+    atLeast = lo;
+  }
   const where: string[] = ["id < ?"];
-  const args: (string | number)[] = [options.before_id ?? Number.MAX_SAFE_INTEGER];
+  const args: (string | number)[] = [below];
+  if (atLeast > 0) {
+    where.push("id >= ?");
+    args.push(atLeast);
+  }
+  if (options.from !== undefined) {
+    where.push("at >= ?");
+    args.push(options.from);
+  }
+  if (options.to !== undefined) {
+    where.push("at < ?");
+    args.push(options.to);
+  }
   for (const key of ["action", "actor", "target", "channel"] as const) {
     const value = options[key];
     if (value !== undefined) {

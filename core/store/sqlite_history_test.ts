@@ -134,6 +134,39 @@ Deno.test("listAudit filters by action, actor and target", () => {
   store.close();
 });
 
+Deno.test("listAudit keeps the rows of a date range [from, to), with the other filters", () => {
+  const { store } = open();
+  for (let h = 0; h < 10; h++) {
+    store.appendAudit({
+      action: h % 2 ? "job_create" : "answer",
+      target: `job:${h}`,
+      actor: "ann",
+      channel: "dashboard",
+      detail: "",
+      at: `2026-03-02T${String(h).padStart(2, "0")}:30:15Z`,
+    });
+  }
+  const range = { from: "2026-03-02T03:00:00Z", to: "2026-03-02T07:30:15Z" };
+  assert.deepEqual(store.listAudit(range).map((r) => r.target), [
+    "job:6",
+    "job:5",
+    "job:4",
+    "job:3",
+  ]);
+  assert.deepEqual(store.listAudit({ ...range, action: "answer" }).map((r) => r.target), [
+    "job:6",
+    "job:4",
+  ]);
+  assert.deepEqual(store.listAudit({ from: "2026-03-03T00:00:00Z" }), []);
+  assert.deepEqual(store.listAudit({ to: "2026-03-01T00:00:00Z" }), []);
+  const page = store.listAudit({ ...range, limit: 2 });
+  assert.deepEqual(
+    store.listAudit({ ...range, before_id: page[1]!.id }).map((r) => r.target),
+    ["job:4", "job:3"],
+  );
+  store.close();
+});
+
 /** EXPLAIN QUERY PLAN of `sql` (with `args` placeholders bound to 1) on a migrated file. */
 function plan(db: DatabaseSync, sql: string, args: number): string {
   const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array(args).fill(1)) as {

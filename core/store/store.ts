@@ -231,6 +231,10 @@ export interface AuditFilter {
   actor?: string;
   target?: string;
   channel?: string;
+  /** Rows at or after this ISO-Z instant. */
+  from?: string;
+  /** Rows before this ISO-Z instant. */
+  to?: string;
 }
 
 /** One bar segment of an hourly chart: the UTC hour ("2026-03-02T09"), a key, a number. */
@@ -238,6 +242,30 @@ export interface HourCount {
   hour: string;
   key: string;
   n: number;
+}
+
+/**
+ * What a set of runs cost, from the usage rollups (migration 10). `cost_usd` sums the
+ * priced runs only; `unpriced_runs` used tokens with no price known, so the true cost is
+ * higher than `cost_usd` whenever it is above 0 (the dashboard says so, never "$0").
+ */
+export interface UsageTotals {
+  runs: number;
+  /** Runs that ended error, killed or lost. */
+  failed: number;
+  priced_runs: number;
+  unpriced_runs: number;
+  cost_usd: number;
+  tokens_in: number;
+  tokens_out: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  duration_ms: number;
+}
+
+/** UsageTotals of one UTC day ("2026-03-02") or hour ("2026-03-02T09"). */
+export interface UsageBucket extends UsageTotals {
+  bucket: string;
 }
 
 export interface ListOptions {
@@ -311,6 +339,15 @@ export interface Store {
    * class (a run's tokens count in the hour it was queued).
    */
   tokensPerHour(since: string): HourCount[];
+  /** Usage of runs queued on or after UTC day `day` ("2026-03-02"): one job's, or all. */
+  usageSince(day: string, jobId?: number): UsageTotals;
+  /**
+   * Usage per job of `jobIds` for each window starting on a UTC day of `days`, in that order;
+   * jobs without runs since the earliest day are absent.
+   */
+  usageByJob(days: readonly string[], jobIds: readonly number[]): Map<number, UsageTotals[]>;
+  /** The outpost's usage per UTC day or hour from `since` (ISO-Z), oldest first, no empties. */
+  usageBuckets(unit: "day" | "hour", since: string): UsageBucket[];
   /** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
   tokensSince(cls: JobClass, since: string): number;
 

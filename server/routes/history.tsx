@@ -9,10 +9,17 @@ import type { AppDeps } from "../deps.ts";
 import { assetUrls } from "../static/assets.ts";
 import { jobKeyNote } from "../../core/scheduler/job_key.ts";
 import { auditPageData, jobPageData, runsPageData } from "../views/history_data.ts";
-import { AuditPage, JobPage, RunsPage } from "../views/history_pages.tsx";
+import {
+  AuditPage,
+  JobPage,
+  JobRunsTable,
+  RunsHistoryTable,
+  RunsPage,
+} from "../views/history_pages.tsx";
 import { parseAuditQuery, parseId, parseRunsQuery } from "../views/history_query.ts";
 import { NotFoundPage } from "../views/not_found_page.tsx";
-import { type Rendered, shell } from "../views/render.tsx";
+import { type Rendered, shell, toText } from "../views/render.tsx";
+import { runProgress } from "../views/run_progress.ts";
 import { PAGE_HEADERS } from "./pages.ts";
 
 function send(c: Context, out: Rendered): Response {
@@ -25,6 +32,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
   app.get("/runs", async (c) => {
     const q = parseRunsQuery((name) => c.req.query(name));
     const data = runsPageData(deps.store, deps.clock.now(), q);
+    data.page.progress = await runProgress(deps, data.page.runs);
     return send(
       c,
       await page(
@@ -54,6 +62,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
       ...jobPageData(deps.store, deps.clock.now(), job, q),
       keyNote: jobKeyNote({ env: deps.env, home: deps.home }, job),
     };
+    data.page.progress = await runProgress(deps, data.page.runs);
     return send(
       c,
       await page(
@@ -61,6 +70,33 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
         <JobPage data={data} />,
         q.errors.length ? 400 : 200,
       ),
+    );
+  });
+
+  // The live regions of /runs and /jobs/<id>: their tables alone, re-fetched on run events
+  // (static/live.js) and every few seconds while a row is running.
+  app.get("/partials/runs-table", async (c) => {
+    const q = parseRunsQuery((name) => c.req.query(name));
+    const data = runsPageData(deps.store, deps.clock.now(), q);
+    data.page.progress = await runProgress(deps, data.page.runs);
+    return c.html(
+      await toText(<RunsHistoryTable data={data} />),
+      q.errors.length ? 400 : 200,
+      PAGE_HEADERS,
+    );
+  });
+
+  app.get("/partials/job-runs/:id", async (c) => {
+    const id = parseId(c.req.param("id"));
+    const job = id === null ? null : deps.store.getJob(id);
+    if (!job) return c.html('<p class="empty">This job no longer exists.</p>', 404, PAGE_HEADERS);
+    const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
+    const data = jobPageData(deps.store, deps.clock.now(), job, q);
+    data.page.progress = await runProgress(deps, data.page.runs);
+    return c.html(
+      await toText(<JobRunsTable page={data.page} now={data.now} />),
+      q.errors.length ? 400 : 200,
+      PAGE_HEADERS,
     );
   });
 

@@ -112,7 +112,9 @@ export function registerPages(app: Hono, deps: AppDeps): void {
       // A URL carrying the content hash never changes; a bare one must revalidate.
       "Cache-Control": versioned ? "public, max-age=31536000, immutable" : "no-cache",
     };
-    if (c.req.header("If-None-Match") === etag) return c.body(null, 304, headers);
+    // Compression weakens the ETag it sends (W/"…"), so a revalidation may carry either form.
+    const sent = c.req.header("If-None-Match")?.replace(/^W\//, "");
+    if (sent === etag) return c.body(null, 304, headers);
     return c.body(asset.body, 200, headers);
   });
 }

@@ -97,10 +97,11 @@ Deno.test("GET / renders every card with the CSRF meta tag, CSP and phone viewpo
   for (const id of ["card-inbox", "card-runs", "card-jobs", "card-governor", "card-memory"]) {
     assert.ok(html.includes(`id="${id}"`), `missing ${id}`);
   }
-  // Dormant messenger: a quiet dot with the missing names in its tooltip, no text.
+  // Dormant messenger: a quiet dot with the missing names in its tooltip and, for screen
+  // readers, as hidden text (an aria-label on a plain span is not announced).
   assert.match(
     html,
-    /class="pill pill-dormant pill-quiet" id="messenger-pill" data-state="dormant" title="Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST"[^>]*><span class="dot" aria-hidden="true"><\/span><\/span>/,
+    /class="pill pill-dormant pill-quiet" id="messenger-pill" data-state="dormant" title="Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST"[^>]*><span class="dot" aria-hidden="true"><\/span><span class="sr-only">Messenger dormant: missing MX_HOMESERVER, MX_TOKEN, MX_ROOM, MX_ALLOWLIST<\/span><\/span>/,
   );
   // ... and the job form greys out the messenger surface, saying why.
   assert.match(
@@ -221,6 +222,22 @@ Deno.test("GET /runs/<job>/<run>: Stop while queued or running; report pending n
   assert.match(page.html, /This run left no report/);
 });
 
+Deno.test("an unknown path answers the friendly 404 page; an unknown /api/ path keeps the JSON body", async () => {
+  await using t = await makeTestOutpost();
+  for (const path of ["/no/such/page", "/runs/1/2/3", "/%3Cscript%3E"]) {
+    const { status, html, res } = await get(t, path);
+    assert.equal(status, 404, path);
+    assert.match(html, /^<!DOCTYPE html><html lang="en">/, path);
+    assert.match(html, /<title>Not found · outpost<\/title>/, path);
+    assert.match(html, /<h1 id="nf-title">Not found<\/h1>/, path);
+    assert.equal(res.headers.get("Content-Security-Policy"), PAGE_CSP, path);
+    assert.ok(!html.includes("<script>"), path);
+  }
+  const api = await t.app.request("/api/no-such-route");
+  assert.equal(api.status, 404);
+  assert.equal((await api.json()).error.code, "not_found");
+});
+
 Deno.test("GET /runs and /inbox: unknown, mismatched or malformed ids give the friendly 404", async () => {
   await using t = await makeTestOutpost();
   const a = job(t);
@@ -263,7 +280,7 @@ Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm
   // What approving lets happen, escaped, line breaks kept.
   assert.match(
     page.html,
-    /<pre class="question-detail">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
+    /<pre class="question-detail" tabindex="0">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
   );
   assert.match(page.html, /data-risk="high"/);
   assert.match(page.html, /<form class="answer-form" data-action="answer" data-id="1">/);

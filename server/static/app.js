@@ -3,7 +3,7 @@
 // ever reaches the DOM through textContent; HTML comes only from this origin's /partials/
 // routes, which escape on the server.
 
-import { api, localizeTimes, runLink, toast } from "./dom.js";
+import { api, localizeTimes, runLink, tickElapsed, toast } from "./dom.js";
 import { fillForm, resetForm } from "./job_form.js";
 import { connectLive, refresh } from "./live.js";
 import { openMemory } from "./panels.js";
@@ -62,6 +62,11 @@ const actions = {
     }),
   "dismiss": (b) =>
     guarded(b, async () => {
+      if (
+        !confirm(
+          `Close item ${b.dataset.id} without answering? The run stays stopped and is not resumed.`,
+        )
+      ) return;
       await api("POST", `/api/inbox/${b.dataset.id}/dismiss`, {});
       toast(`Item ${b.dataset.id} dismissed.`);
       clearDirty(b);
@@ -153,7 +158,7 @@ document.addEventListener("submit", (e) => {
   const answer = String(area.value || "").trim();
   const errorSlot = f.querySelector(".form-error");
   if (answer === "") {
-    errorSlot.textContent = "Type an answer first, or dismiss the item.";
+    errorSlot.textContent = "Type an answer first, or close the item without answering.";
     errorSlot.hidden = false;
     area.focus();
     return;
@@ -179,6 +184,7 @@ document.addEventListener("submit", (e) => {
 // ---------- start ----------
 
 localizeTimes(document);
+tickElapsed();
 if (page !== "not-found") {
   connectLive();
   startPush().catch((err) => console.warn("push setup failed:", err));

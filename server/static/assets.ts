@@ -17,6 +17,7 @@ import baseCss from "./base.css" with { type: "text" };
 import controlsCss from "./controls.css" with { type: "text" };
 import cardsCss from "./cards.css" with { type: "text" };
 import historyCss from "./history.css" with { type: "text" };
+import phoneCss from "./phone.css" with { type: "text" };
 import memoryAdminJs from "./memory_admin.js" with { type: "text" };
 import faviconSvg from "./favicon.svg" with { type: "text" };
 
@@ -47,6 +48,7 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
   ["controls.css", asset(controlsCss, CSS)],
   ["cards.css", asset(cardsCss, CSS)],
   ["history.css", asset(historyCss, CSS)],
+  ["phone.css", asset(phoneCss, CSS)],
   ["memory_admin.js", asset(memoryAdminJs, JS)],
   ["favicon.svg", asset(faviconSvg, "image/svg+xml")],
 ]);
@@ -55,7 +57,13 @@ export const STATIC_ASSETS: ReadonlyMap<string, StaticAsset> = new Map([
 export const SERVICE_WORKER: StaticAsset = asset(serviceWorkerJs, JS);
 
 /** Stylesheets in cascade order. */
-export const STYLESHEETS = ["base.css", "controls.css", "cards.css", "history.css"] as const;
+export const STYLESHEETS = [
+  "base.css",
+  "controls.css",
+  "cards.css",
+  "history.css",
+  "phone.css",
+] as const;
 
 /** The versioned URLs the layout links: the entry module and the stylesheets. */
 export interface AssetUrls {

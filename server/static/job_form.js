@@ -134,7 +134,11 @@ export function fillForm(job) {
   setFormMode(job);
   const box = document.getElementById("job-form-box");
   if (box) box.open = true;
-  schedulePreview();
+  // A one-shot job that has fired holds a time in the past: previewing it would greet the
+  // operator with "not in the future" before they typed anything. Say what to do instead.
+  if (job.schedule.kind === "at" && !job.next_run_at) {
+    renderPreview({ note: "This one-shot job has fired. Set a new time to run it again." });
+  } else schedulePreview();
   form.elements.namedItem("name").focus();
   form.scrollIntoView({ block: "start", behavior: "smooth" });
 }
@@ -151,6 +155,11 @@ function renderPreview(result) {
   if (result === null) {
     list.append(el("li", { class: "muted", text: "Type a schedule to preview it." }));
     list.dataset.state = "empty";
+    return;
+  }
+  if (result.note) {
+    list.append(el("li", { class: "muted", text: result.note }));
+    list.dataset.state = "fired";
     return;
   }
   if (result.error) {

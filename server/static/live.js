@@ -75,10 +75,10 @@ document.addEventListener("focusout", () => {
 function onLive(event) {
   switch (event.type) {
     case "run":
-      refresh("jobs", "runs", "governor", "run");
+      refresh("jobs", "runs", "governor", "run", "summary", "history");
       break;
     case "inbox":
-      refresh("inbox", "status", "inbox-item", "run");
+      refresh("inbox", "status", "inbox-item", "run", "summary");
       break;
     case "job":
       refresh("jobs", "runs");
@@ -93,12 +93,24 @@ let pollTimer = 0;
 function startPolling() {
   if (pollTimer) return;
   pollTimer = setInterval(
-    () => refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item"),
+    () => refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item", "summary"),
     POLL_MS,
   );
 }
 
+/**
+ * A running run's tokens so far and current tool change without an event (they come from its
+ * log), so a run table with a running row is re-read every POLL_MS until none is left.
+ */
+function followRunningRows() {
+  setInterval(() => {
+    const running = document.querySelector('[data-live="history"] tr[data-status="running"]');
+    if (running) refresh("history");
+  }, POLL_MS);
+}
+
 export function connectLive() {
+  followRunningRows();
   if (!("EventSource" in window)) return startPolling();
   let opened = false;
   const es = new EventSource("/api/events");
@@ -111,7 +123,10 @@ export function connectLive() {
   }
   es.addEventListener("hello", () => {
     // After a reconnect, catch up on whatever changed while disconnected.
-    if (opened) refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item");
+    if (opened) {
+      refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item", "summary");
+      refresh("history");
+    }
     opened = true;
     document.body.dataset.live = "sse";
   });

@@ -165,8 +165,14 @@ function fieldInput(f, value) {
       required,
       maxlength: f.type === "text" ? f.max_length : 4096,
       pattern: f.type === "repo" ? REPO_PATTERN : f.type === "path" ? "/.*" : null,
-      placeholder: f.default ??
-        (f.type === "path" ? "/absolute/path" : f.type === "repo" ? "owner/name" : ""),
+      // A hint, never something that reads as a filled-in value.
+      placeholder: f.default !== undefined && f.default !== null
+        ? `default: ${f.default}`
+        : f.type === "path"
+        ? "an absolute path"
+        : f.type === "repo"
+        ? "owner/name"
+        : "",
     });
     input.value = value ?? "";
   }

@@ -5,11 +5,23 @@
 import { AUDIT } from "../../core/audit/audit.ts";
 import { errorText } from "../../core/logger.ts";
 import { previewFires } from "../../core/scheduler/schedule.ts";
-import type { Job, Run, RunFilter, Store } from "../../core/store/store.ts";
+import type { AuditRow, InboxItem, Job, Run, RunFilter, Store } from "../../core/store/store.ts";
+import type { AuditExtras } from "./audit_table.tsx";
 import { spanHours, spanStart } from "./charts.tsx";
 import type { AuditPageData, JobPageData, RunsPageData } from "./history_pages.tsx";
 import { type AuditQuery, hrefWith, type RunsQuery } from "./history_query.ts";
 import { RUNS_PER_PAGE, type RunsTablePage } from "./runs_table.tsx";
+import { type UsageWindows, windowStarts } from "./usage.tsx";
+
+/** A job's (or, without `jobId`, the outpost's) totals today, in 7 days and in 30 days. */
+export function usageWindows(store: Store, now: Date, jobId?: number): UsageWindows {
+  const w = windowStarts(now);
+  return {
+    today: store.usageSince(w.today, jobId),
+    week: store.usageSince(w.week, jobId),
+    month: store.usageSince(w.month, jobId),
+  };
+}
 
 /** Runs in a job's history strip (and its success rate and median). */
 export const STRIP_RUNS = 50;
@@ -62,7 +74,9 @@ export function runsPageData(store: Store, now: Date, q: RunsQuery): RunsPageDat
       hours: spanHours(now, q.span),
       runs: store.runsPerHour(since),
       tokens: store.tokensPerHour(since),
+      usage: store.usageBuckets("hour", since),
     },
+    days: store.usageBuckets("day", `${windowStarts(now).month}T00:00:00Z`),
     spanLinks: {
       "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
       "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),
@@ -92,11 +106,47 @@ export function jobPageData(store: Store, now: Date, job: Job, q: RunsQuery): Jo
     nextFires,
     nextFiresError,
     recent,
+    usage: usageWindows(store, now, job.id),
     page: q.errors.length
       ? empty
       : runsPage(store, q.filter, q.before, `/jobs/${job.id}`, q.raw, names),
+    raw: q.raw,
     errors: q.errors,
   };
+}
+
+/** Actions that close an inbox item without an answer (no answer text is shown on them). */
+const NOT_ANSWERING = new Set(["dismiss", "push_dismiss", "chat_dismiss", "high_risk_hold"]);
+
+/**
+ * Each row's target as a link to its page (job:N, run:N, inbox:N), and the answer text of the
+ * rows that answered an inbox item (read from the item: the audit row does not copy it). One
+ * store read per distinct run or item on the page.
+ */
+function auditExtras(store: Store, rows: AuditRow[]): AuditExtras {
+  const links = new Map<number, string>();
+  const answers = new Map<number, string>();
+  const runs = new Map<number, Run | null>();
+  const items = new Map<number, InboxItem | null>();
+  for (const r of rows) {
+    const m = /^(job|run|inbox):([1-9][0-9]{0,14})$/.exec(r.target);
+    if (!m) continue;
+    const id = Number(m[2]);
+    if (m[1] === "job") links.set(r.id, `/jobs/${id}`);
+    else if (m[1] === "run") {
+      if (!runs.has(id)) runs.set(id, store.getRun(id));
+      const run = runs.get(id);
+      if (run) links.set(r.id, `/runs/${run.job_id}/${run.id}`);
+    } else {
+      links.set(r.id, `/inbox/${id}`);
+      if (!items.has(id)) items.set(id, store.getInboxItem(id));
+      const item = items.get(id);
+      if (item?.state === "answered" && item.answer !== null && !NOT_ANSWERING.has(r.action)) {
+        answers.set(r.id, item.answer.length > 300 ? `${item.answer.slice(0, 299)}…` : item.answer);
+      }
+    }
+  }
+  return { links, answers };
 }
 
 export function auditPageData(store: Store, now: Date, q: AuditQuery): AuditPageData {
@@ -109,6 +159,7 @@ export function auditPageData(store: Store, now: Date, q: AuditQuery): AuditPage
   return {
     now,
     rows: shown,
+    extras: auditExtras(store, shown),
     raw: q.raw,
     errors: q.errors,
     actions: [...Object.values(AUDIT)].sort(),

@@ -6,13 +6,16 @@
 import type { Child, FC } from "hono/jsx";
 import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
-import type { AuditRow, Job } from "../../core/store/store.ts";
+import type { AuditRow, Job, UsageBucket } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
-import { durationText, msText, relativeTime, scheduleText, shortTime } from "./format.ts";
-import { CLASSES, type FieldError, RUN_STATUSES } from "./history_query.ts";
+import { durationText, msText, relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
+import { CLASSES, type FieldError, hrefWith, RUN_STATUSES } from "./history_query.ts";
 import { JobHoldNote } from "./jobs_card.tsx";
+import { type AuditExtras, AuditTable } from "./audit_table.tsx";
 import { Card } from "./layout.tsx";
 import { HistoryStrip, RunsTable, type RunsTablePage } from "./runs_table.tsx";
+import { DailyUsageTable, UsageTable, type UsageWindows } from "./usage.tsx";
 import type { Run } from "../../core/store/store.ts";
 import type { JobKeyNote } from "../../core/scheduler/job_key.ts";
 
@@ -64,6 +67,36 @@ const TextFilter: FC<FilterProps & { placeholder: string }> = (p) => (
   </Field>
 );
 
+/**
+ * A UTC date or date-and-time box. Its placeholder is the format, never a date, so an empty
+ * box cannot be read as a filled one.
+ */
+const DateFilter: FC<FilterProps> = (p) => (
+  <TextFilter {...p} placeholder="YYYY-MM-DD or YYYY-MM-DDTHH:MM" />
+);
+
+/** /runs' table, also its live region's partial (/partials/runs-table?<the same query>). */
+export const RunsHistoryTable: FC<{ data: RunsPageData }> = ({ data }) => (
+  <RunsTable
+    page={data.page}
+    now={data.now}
+    showJob
+    empty={data.filtered
+      ? "No runs match these filters. Widen the dates or clear a filter."
+      : "No runs yet. Create a job on the dashboard and press Run now."}
+  />
+);
+
+/** /jobs/<id>'s table, also its live region's partial (/partials/job-runs/<id>). */
+export const JobRunsTable: FC<{ page: RunsTablePage; now: Date }> = ({ page, now }) => (
+  <RunsTable
+    page={page}
+    now={now}
+    showJob={false}
+    empty="No runs yet. Press Run now to start one."
+  />
+);
+
 export interface RunsPageData {
   now: Date;
   page: RunsTablePage;
@@ -71,12 +104,15 @@ export interface RunsPageData {
   errors: FieldError[];
   jobs: { id: number; name: string }[];
   charts: ChartData;
+  /** The outpost's usage per UTC day, the last 30 days. */
+  days: UsageBucket[];
   spanLinks: Record<"24h" | "7d", string>;
   filtered: boolean;
 }
 
 export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
   <div class="stack">
+    <h1 class="page-title">Runs</h1>
     <Card id="card-activity" title="Activity" wide>
       <HistoryCharts data={data.charts} spanLinks={data.spanLinks} />
     </Card>
@@ -100,8 +136,8 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
           raw={data.raw}
         />
         <SelectFilter label="Class" name="class" any="Any class" values={CLASSES} raw={data.raw} />
-        <TextFilter label="From (UTC)" name="from" placeholder="2026-03-02" raw={data.raw} />
-        <TextFilter label="To (UTC)" name="to" placeholder="2026-03-03T06:00" raw={data.raw} />
+        <DateFilter label="From (UTC)" name="from" raw={data.raw} />
+        <DateFilter label="To (UTC)" name="to" raw={data.raw} />
         {data.raw.span ? <input type="hidden" name="span" value={data.raw.span} /> : null}
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
@@ -109,14 +145,12 @@ export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (
         </div>
       </form>
       <Errors errors={data.errors} />
-      <RunsTable
-        page={data.page}
-        now={data.now}
-        showJob
-        empty={data.filtered
-          ? "No runs match these filters. Widen the dates or clear a filter."
-          : "No runs yet. Create a job on the dashboard and press Run now."}
-      />
+      <div data-live="history" data-src={hrefWith("/partials/runs-table", data.raw, {})}>
+        <RunsHistoryTable data={data} />
+      </div>
+    </Card>
+    <Card id="card-usage" title="Cost and tokens per day" wide>
+      <DailyUsageTable days={data.days} />
     </Card>
   </div>
 );
@@ -129,7 +163,11 @@ export interface JobPageData {
   nextFiresError: string | null;
   /** The last 50 runs, newest first (the strip and the stats). */
   recent: Run[];
+  /** The job's totals today, in 7 days and in 30 days (the usage rollup). */
+  usage: UsageWindows;
   page: RunsTablePage;
+  /** The query as typed (only `before` applies here), for the live region's link. */
+  raw: Record<string, string>;
   errors: FieldError[];
   /** Which stored key the job's runs send, and where (core/scheduler/job_key.ts). */
   keyNote?: JobKeyNote;
@@ -184,7 +222,9 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           </button>
         </header>
         <dl class="facts">
-          <Setting label="Schedule" id="schedule">{scheduleText(job.schedule)}</Setting>
+          <Setting label="Schedule" id="schedule">
+            <ScheduleText schedule={job.schedule} />
+          </Setting>
           <Setting label="Class">{job.class}</Setting>
           <Setting label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Setting>
           <Setting label="Retries">{String(job.max_retries)}</Setting>
@@ -221,6 +261,8 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           </Setting>
         </dl>
         <JobHoldNote job={job} />
+        <h2 class="sub-head">Cost and tokens</h2>
+        <UsageTable usage={data.usage} label="What this job's runs cost" />
         <h2 class="sub-head">Next fires</h2>
         {data.nextFiresError
           ? <p class="error-note">{data.nextFiresError}</p>
@@ -245,12 +287,12 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
         <HistoryStrip runs={data.recent} jobId={job.id} />
       </section>
       <Card id="card-history" title="Runs" wide>
-        <RunsTable
-          page={data.page}
-          now={now}
-          showJob={false}
-          empty="No runs yet. Press Run now to start one."
-        />
+        <div
+          data-live="history"
+          data-src={hrefWith(`/partials/job-runs/${job.id}`, data.raw, {})}
+        >
+          <JobRunsTable page={data.page} now={now} />
+        </div>
       </Card>
     </div>
   );
@@ -259,6 +301,7 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
 export interface AuditPageData {
   now: Date;
   rows: AuditRow[];
+  extras: AuditExtras;
   raw: Record<string, string>;
   errors: FieldError[];
   actions: string[];
@@ -269,7 +312,7 @@ export interface AuditPageData {
 
 export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
   <div class="stack">
-    <Card id="card-audit" title="Audit log" wide>
+    <Card id="card-audit" title="Audit log" wide level={1}>
       <form class="filters" method="get" action="/audit" id="audit-filter">
         <SelectFilter
           label="Action"
@@ -285,8 +328,10 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
           values={AUDIT_CHANNELS}
           raw={data.raw}
         />
-        <TextFilter label="Actor" name="actor" placeholder="dashboard" raw={data.raw} />
-        <TextFilter label="Target" name="target" placeholder="job:3" raw={data.raw} />
+        <TextFilter label="Actor" name="actor" placeholder="e.g. dashboard" raw={data.raw} />
+        <TextFilter label="Target" name="target" placeholder="e.g. job:3" raw={data.raw} />
+        <DateFilter label="From (UTC)" name="from" raw={data.raw} />
+        <DateFilter label="To (UTC)" name="to" raw={data.raw} />
         <div class="filter-actions">
           <button type="submit" class="btn btn-primary">Filter</button>
           {data.filtered ? <a class="btn btn-quiet" href="/audit">Clear</a> : null}
@@ -301,36 +346,7 @@ export const AuditPage: FC<{ data: AuditPageData }> = ({ data }) => (
               : "Nothing audited yet. Changes to jobs, answers, memory reads and governor edits appear here."}
           </p>
         )
-        : (
-          <div class="table-scroll">
-            <table class="history" aria-label="Audit rows">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.rows.map((r) => (
-                  <tr data-audit-id={r.id} data-action={r.action} data-channel={r.channel}>
-                    <td>
-                      <time datetime={r.at} title={shortTime(r.at)}>{shortTime(r.at)}</time>
-                    </td>
-                    <td class="mono">{r.action}</td>
-                    <td>{r.channel}</td>
-                    <td>{r.actor}</td>
-                    <td class="mono clip">{r.target}</td>
-                    <td class="detail">{r.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        : <AuditTable rows={data.rows} extras={data.extras} />}
       {data.older === null && data.newest === null
         ? null
         : (

@@ -59,6 +59,31 @@ function parseDate(text: string, end: boolean): string | null {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** The one rule for a page's From/To pair (/runs, /audit): UTC dates, From before To. */
+function dateRange(
+  q: Query,
+  raw: Record<string, string>,
+  filter: { from?: string; to?: string },
+  errors: FieldError[],
+): void {
+  for (const [name, label, end] of [["from", "From", false], ["to", "To", true]] as const) {
+    const text = q(name)?.trim() ?? "";
+    if (text === "") continue;
+    raw[name] = text;
+    const iso = parseDate(text, end);
+    if (iso === null) {
+      errors.push({
+        field: name,
+        label,
+        message: "use a UTC date such as 2026-03-02 or 2026-03-02T09:30",
+      });
+    } else filter[name] = iso;
+  }
+  if (filter.from && filter.to && filter.from >= filter.to) {
+    errors.push({ field: "to", label: "To", message: "must be after From" });
+  }
+}
+
 export function parseId(text: string | undefined): number | null {
   return text !== undefined && ID_RE.test(text) ? Number(text) : null;
 }
@@ -108,21 +133,7 @@ export function parseRunsQuery(q: Query, fixedJob: number | null = null): RunsQu
     if ((CLASSES as readonly string[]).includes(cls)) filter.class = cls as JobClass;
     else errors.push({ field: "class", label: "Class", message: "use scheduled or api" });
   }
-  for (const [name, label, end] of [["from", "From", false], ["to", "To", true]] as const) {
-    const text = take(name);
-    if (text === "") continue;
-    const iso = parseDate(text, end);
-    if (iso === null) {
-      errors.push({
-        field: name,
-        label,
-        message: "use a UTC date such as 2026-03-02 or 2026-03-02T09:30",
-      });
-    } else filter[name] = iso;
-  }
-  if (filter.from && filter.to && filter.from >= filter.to) {
-    errors.push({ field: "to", label: "To", message: "must be after From" });
-  }
+  dateRange(q, raw, filter, errors);
   const spanText = q("span");
   const span: ChartSpan = spanText === "7d" ? "7d" : "24h";
   if (spanText === "7d") raw.span = "7d";
@@ -155,6 +166,7 @@ export function parseAuditQuery(q: Query): AuditQuery {
       });
     }
   }
+  dateRange(q, raw, filter, errors);
   return { filter, raw, before: cursor(q, errors), errors };
 }
 

@@ -71,10 +71,17 @@ export const InboxItemView: FC<{
             {item.questions.map((q, i) => (
               <li>
                 <p class="question-text">{q.text}</p>
-                {q.detail ? <pre class="question-detail">{q.detail}</pre> : null}
+                {q.detail ? <pre class="question-detail" tabindex={0}>{q.detail}</pre> : null}
                 {q.options && q.options.length > 0
                   ? (
-                    <div class="options" role="group" aria-label={`Options for question ${i + 1}`}>
+                    <div
+                      class="options"
+                      role="group"
+                      aria-label={`Suggested answers to question ${i + 1} (fill the answer box)`}
+                    >
+                      <span class="options-label muted small" aria-hidden="true">
+                        Suggested answers:
+                      </span>
                       {q.options.map((o) => (
                         <button
                           type="button"
@@ -83,7 +90,7 @@ export const InboxItemView: FC<{
                           data-id={item.id}
                           data-value={o}
                         >
-                          {o}
+                          “{o}”
                         </button>
                       ))}
                     </div>
@@ -103,8 +110,14 @@ export const InboxItemView: FC<{
               <p class="form-error" hidden role="alert"></p>
               <div class="form-actions">
                 <button type="submit" class="btn btn-primary">Answer</button>
-                <button type="button" class="btn btn-quiet" data-action="dismiss" data-id={item.id}>
-                  Dismiss
+                {/* Not "Dismiss": an agent may offer "dismiss" as an answer, which resumes the run. */}
+                <button
+                  type="button"
+                  class="btn btn-quiet btn-danger"
+                  data-action="dismiss"
+                  data-id={item.id}
+                >
+                  Close without answering
                 </button>
               </div>
             </form>
@@ -146,14 +159,38 @@ export const InboxList: FC<{ items: InboxView[]; jobNames: Map<number, string>; 
       </p>
     );
   }
+  const rest = items.slice(INBOX_EXPANDED);
   return (
     <div class="inbox-list">
-      {items.map((item) => (
+      {items.slice(0, INBOX_EXPANDED).map((item) => (
         <InboxItemView item={item} jobName={jobNames.get(item.job_id) ?? null} now={now} />
       ))}
+      {rest.length
+        ? (
+          <details class="inbox-more" id="inbox-more">
+            <summary class="btn btn-quiet">{rest.length} more</summary>
+            <ul class="rows compact" aria-label="More open items">
+              {rest.map((item) => (
+                <li class="row" data-inbox-id={item.id}>
+                  <a class="row-link" href={`/inbox/${item.id}`}>
+                    <span class="row-text">{inboxTitle(item)}</span>
+                    <RiskBadge risk={item.risk} />
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )
+        : null}
     </div>
   );
 };
+
+/**
+ * Open items shown whole in the Inbox card; the rest are titles under "N more", so the jobs
+ * below stay a screen away with twenty items waiting.
+ */
+export const INBOX_EXPANDED = 3;
 
 /** An item's title: its first question (one line, clipped), or "Inbox item N" without one. */
 export function inboxTitle(item: Pick<InboxView, "id" | "questions">): string {

@@ -10,6 +10,7 @@ export const InboxPage: FC<{ item: InboxView; jobName: string | null; now: Date 
     <nav class="crumbs" aria-label="Breadcrumb">
       <a href="/">Dashboard</a> <span aria-hidden="true">/</span> <a href="/#card-inbox">Inbox</a>
     </nav>
+    <h1 class="page-title">Inbox item #{p.item.id}</h1>
     <section class="card card-wide">
       <div data-live="inbox-item" data-src={`/partials/inbox-item/${p.item.id}`}>
         <InboxItemView item={p.item} jobName={p.jobName} now={p.now} standalone />

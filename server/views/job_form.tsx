@@ -107,7 +107,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             autocomplete="off"
             spellcheck={false}
             class="mono"
-            placeholder="1h"
+            placeholder="e.g. 1h"
             aria-describedby={describedBy("schedule.expr")}
           />
         </Field>
@@ -141,7 +141,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             autocomplete="off"
             spellcheck={false}
             class="mono"
-            placeholder="/srv/repo"
+            placeholder="e.g. /srv/repo"
             aria-describedby={describedBy("workdir")}
           />
         </Field>
@@ -175,7 +175,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             inputmode="numeric"
             min={TIMEOUT_MIN_S}
             max={TIMEOUT_MAX_S}
-            placeholder={String(TIMEOUT_DEFAULT_S)}
+            placeholder={`default ${TIMEOUT_DEFAULT_S}`}
             aria-describedby={describedBy("timeout_s")}
           />
         </Field>
@@ -187,7 +187,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             inputmode="numeric"
             min={0}
             max={MAX_RETRIES_MAX}
-            placeholder={String(MAX_RETRIES_DEFAULT)}
+            placeholder={`default ${MAX_RETRIES_DEFAULT}`}
             aria-describedby={describedBy("max_retries")}
           />
         </Field>

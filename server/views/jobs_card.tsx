@@ -6,7 +6,9 @@
 import type { FC } from "hono/jsx";
 import type { Job, JobWithLatestRun } from "../../core/store/store.ts";
 import { isInFlight, RunBadge } from "./badges.tsx";
-import { relativeTime, scheduleText, shortTime } from "./format.ts";
+import { relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
+import { UsageLine, type UsageWindows } from "./usage.tsx";
 
 /** Jobs shown per page of the Jobs card (the landing page shows the newest page). */
 export const JOBS_PER_PAGE = 50;
@@ -18,6 +20,8 @@ export interface JobsPage {
   older: number | null;
   /** Where this page starts (null: the newest page). */
   before: number | null;
+  /** Totals of the jobs with runs in the last 30 days (the usage rollup), by job id. */
+  usage: Map<number, UsageWindows>;
 }
 
 type HoldFields = Pick<Job, "dead_letter_reason" | "enabled" | "disabled_reason">;
@@ -37,7 +41,9 @@ export const JobHoldNote: FC<{ job: HoldFields }> = ({ job }) =>
     ? <p class="muted small">Disabled: {job.disabled_reason}</p>
     : null;
 
-export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) => {
+export const JobRow: FC<{ job: JobWithLatestRun; now: Date; usage?: UsageWindows | undefined }> = (
+  { job, now, usage },
+) => {
   const latest = job.latest_run;
   const busy = isInFlight(latest?.status);
   return (
@@ -57,9 +63,10 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
               <a
                 href={`/runs/${job.id}/${latest.id}`}
                 class="badge-link"
-                aria-label={`Latest run ${latest.id}`}
+                title={`Latest run ${latest.id}`}
               >
                 <RunBadge status={latest.status} />
+                <span class="sr-only">latest run {latest.id}</span>
               </a>
             )
             : <RunBadge status={null} />}
@@ -67,7 +74,9 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
           {job.class === "api" ? <span class="badge badge-kind">one-shot</span> : null}
         </div>
         <div class="row-meta">
-          <span class="mono">{scheduleText(job.schedule)}</span>
+          <span class="mono">
+            <ScheduleText schedule={job.schedule} />
+          </span>
           {job.enabled && job.next_run_at
             ? (
               <span>
@@ -79,6 +88,7 @@ export const JobRow: FC<{ job: JobWithLatestRun; now: Date }> = ({ job, now }) =
           <span>{job.mode}</span>
           <span>#{job.id}</span>
         </div>
+        {usage ? <UsageLine usage={usage} /> : null}
         <JobHoldNote job={job} />
       </div>
       <div class="row-actions">
@@ -152,7 +162,9 @@ export const JobsList: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => {
   return (
     <>
       <ul class="rows" aria-label="Jobs">
-        {page.jobs.map((job) => <JobRow key={job.id} job={job} now={now} />)}
+        {page.jobs.map((job) => (
+          <JobRow key={job.id} job={job} now={now} usage={page.usage.get(job.id)} />
+        ))}
       </ul>
       {nav}
     </>

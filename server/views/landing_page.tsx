@@ -16,6 +16,7 @@ import { Card } from "./layout.tsx";
 import { MemoryPane, type MemoryPaneData } from "./memory_pane.tsx";
 import { PushCard } from "./push_card.tsx";
 import { type RecentRun, RunsList } from "./runs_card.tsx";
+import { type SummaryData, SummaryLine } from "./summary_line.tsx";
 
 export interface LandingData {
   now: Date;
@@ -30,18 +31,22 @@ export interface LandingData {
   messenger?: MessengerStatus;
   /** The outpost's current endpoint, the job form's default base_url and model. */
   jobDefaults: JobDefaults;
+  summary: SummaryData;
 }
 
+// Jobs come right after the inbox, so on a phone they are one screen down; on a wide screen
+// the grid's dense flow puts Recent runs beside the inbox.
 export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
-  <div class="grid">
+  <div class="grid grid-dense">
+    <section class="card card-wide summary" aria-labelledby="summary-title">
+      <h1 id="summary-title" class="page-title">Today</h1>
+      <div data-live="summary" data-src="/partials/summary">
+        <SummaryLine data={data.summary} />
+      </div>
+    </section>
     <Card id="card-inbox" title="Inbox">
       <div data-live="inbox" data-src="/partials/inbox">
         <InboxList items={data.inbox} jobNames={data.jobNames} now={data.now} />
-      </div>
-    </Card>
-    <Card id="card-runs" title="Recent runs">
-      <div data-live="runs" data-src="/partials/runs">
-        <RunsList runs={data.runs} now={data.now} />
       </div>
     </Card>
     <Card id="card-jobs" title="Jobs" wide>
@@ -52,6 +57,11 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
         defaults={data.jobDefaults}
         {...(data.messenger ? { messenger: data.messenger } : {})}
       />
+    </Card>
+    <Card id="card-runs" title="Recent runs">
+      <div data-live="runs" data-src="/partials/runs">
+        <RunsList runs={data.runs} now={data.now} />
+      </div>
     </Card>
     <Card id="card-governor" title="GPU fairness">
       {/* Collapsed by default: a lever change throttles every job, so it is opened on purpose. */}
@@ -79,7 +89,7 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
 /** /jobs?before=<id>: an older page of the job list, with the form so Edit works there too. */
 export const JobsListPage: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => (
   <div class="grid">
-    <Card id="card-jobs" title="Jobs" wide>
+    <Card id="card-jobs" title="Jobs" wide level={1}>
       <div
         data-live="jobs"
         data-src={page.before === null ? "/partials/jobs" : `/partials/jobs?before=${page.before}`}

@@ -52,6 +52,7 @@ export const Layout: FC<LayoutProps> = (p) => {
             <span class="brand-mark" aria-hidden="true">◆</span> outpost
           </a>
           <nav class="topnav" aria-label="Pages">
+            <a href="/jobs" aria-current={p.page === "jobs" ? "page" : undefined}>Jobs</a>
             <a href="/runs" aria-current={p.page === "runs" ? "page" : undefined}>Runs</a>
             <a href="/audit" aria-current={p.page === "audit" ? "page" : undefined}>Audit</a>
             <a href="/fleet" aria-current={p.page === "fleet" ? "page" : undefined}>Fleet</a>
@@ -70,13 +71,18 @@ export const Layout: FC<LayoutProps> = (p) => {
   );
 };
 
-/** A card: a titled section with an id for deep links (/#card-jobs). */
+/**
+ * A card: a titled section with an id for deep links (/#card-jobs). The one card of a page
+ * that has no other title takes `level={1}`, so every page has exactly one h1.
+ */
 export const Card: FC<
-  { id: string; title: string; wide?: boolean; actions?: Child; children?: Child }
+  { id: string; title: string; wide?: boolean; level?: 1; actions?: Child; children?: Child }
 > = (p) => (
   <section class={p.wide ? "card card-wide" : "card"} id={p.id} aria-labelledby={`${p.id}-title`}>
     <header class="card-head">
-      <h2 id={`${p.id}-title`}>{p.title}</h2>
+      {p.level === 1
+        ? <h1 id={`${p.id}-title`}>{p.title}</h1>
+        : <h2 id={`${p.id}-title`}>{p.title}</h2>}
       {p.actions ?? null}
     </header>
     {p.children}

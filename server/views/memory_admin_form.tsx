@@ -26,7 +26,7 @@ export const MemoryAdminForm: FC = () => (
         id="memory-workspace"
         name="workspace"
         type="text"
-        placeholder="global"
+        placeholder="empty: global"
         autocomplete="off"
       />
     </label>

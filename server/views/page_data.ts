@@ -2,7 +2,9 @@
 // functions of their props (and the partial routes render exactly what the pages do).
 
 import { errorText } from "../../core/logger.ts";
-import { cutNote, readReport } from "../../core/scheduler/report_reader.ts";
+import { confineRunFile, cutNote, readReport } from "../../core/scheduler/report_reader.ts";
+import { readRunLog } from "../../core/scheduler/run_log.ts";
+import { count } from "./format.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
@@ -10,6 +12,9 @@ import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
 import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
+import type { SummaryData } from "./summary_line.tsx";
+import { type UsageWindows, windowStarts } from "./usage.tsx";
+import { cachedUsage } from "./usage_cache.ts";
 
 export const RECENT_RUNS = 15;
 export const INBOX_SHOWN = 50;
@@ -17,7 +22,12 @@ export const INBOX_SHOWN = 50;
 const REPORT_READ_MAX = 1024 * 1024;
 
 /** One page of the job list (newest first), below job id `before` when given. */
-export function jobsPage(store: Store, before: number | null = null): JobsPage {
+export function jobsPage(
+  deps: Pick<AppDeps, "store" | "dataVersion">,
+  now: Date,
+  before: number | null = null,
+): JobsPage {
+  const store = deps.store;
   const rows = store.listJobs({
     limit: JOBS_PER_PAGE + 1,
     ...(before === null ? {} : { before_id: before }),
@@ -27,7 +37,28 @@ export function jobsPage(store: Store, before: number | null = null): JobsPage {
     jobs,
     older: rows.length > JOBS_PER_PAGE ? jobs[jobs.length - 1]!.id : null,
     before,
+    usage: usageByJobWindows(deps, now, jobs.map((j) => j.id)),
   };
+}
+
+/**
+ * The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup, kept
+ * until the store commits or the day turns (usage_cache.ts).
+ */
+function usageByJobWindows(
+  deps: Pick<AppDeps, "store" | "dataVersion">,
+  now: Date,
+  ids: number[],
+): Map<number, UsageWindows> {
+  const w = windowStarts(now);
+  return cachedUsage(deps.store, deps.dataVersion, `${w.today} ${ids.join(",")}`, () => {
+    const out = new Map<number, UsageWindows>();
+    const days = [w.today, w.week, w.month];
+    for (const [id, [today, week, month]] of deps.store.usageByJob(days, ids)) {
+      out.set(id, { today: today!, week: week!, month: month! });
+    }
+    return out;
+  });
 }
 
 /**
@@ -53,6 +84,19 @@ export function jobNames(store: Store): Map<number, string> {
 
 export function openInbox(deps: AppDeps): InboxView[] {
   return deps.inbox.list({ state: "open", limit: INBOX_SHOWN });
+}
+
+/** The landing page's summary line: counts from the scheduler, the inbox and the rollup. */
+export function summaryData(deps: AppDeps, now: Date): SummaryData {
+  const w = windowStarts(now);
+  const today = deps.store.usageSince(w.today);
+  return {
+    running: deps.scheduler.activeRuns().length,
+    failedToday: today.failed,
+    openInbox: deps.store.countInbox("open"),
+    today,
+    day: w.today,
+  };
 }
 
 export function statusBarData(deps: AppDeps): StatusBarData {
@@ -86,6 +130,8 @@ export interface RunPageData {
   reportNote: string | null;
   /** Other runs of the same job, newest first. */
   siblings: Run[];
+  /** The end of the process log (stderr) of a run that did not end ok; null otherwise. */
+  log: { text: string; note: string | null } | null;
 }
 
 /** Everything the run page shows; null when the job or run does not exist (or mismatch). */
@@ -103,7 +149,43 @@ export async function runPageData(
     item: inboxItemOfRun(deps, run.id),
     ...(await pageReport(deps, run)),
     siblings: deps.store.listRuns(job.id, { limit: 10 }).filter((r) => r.id !== run.id),
+    log: await pageLog(deps, run),
   };
+}
+
+/** Bytes of a run's process log shown on its page (the end of it: where a failure says why). */
+export const LOG_SHOWN_BYTES = 16 * 1024;
+const LOGGED_STATUSES = new Set(["error", "killed", "lost", "cancelled", "needs_human"]);
+
+/**
+ * The end of a finished, not-ok run's .log (the child's stderr), confined to the runs folder
+ * like the report. A log that cannot be read says why; an empty or absent one shows nothing.
+ */
+async function pageLog(
+  deps: Pick<AppDeps, "home" | "logger">,
+  run: Run,
+): Promise<RunPageData["log"]> {
+  if (!run.report_path || !LOGGED_STATUSES.has(run.status)) return null;
+  try {
+    const confined = await confineRunFile(
+      deps.home,
+      run.report_path.replace(/\.md$/, ".log"),
+      ".log",
+    );
+    if (confined.kind === "absent") return null;
+    if (confined.kind !== "ok") {
+      return { text: "", note: `The log is not shown: ${confined.why}` };
+    }
+    const read = await readRunLog(confined.path, LOG_SHOWN_BYTES, "tail");
+    if (!read || read.text.trim() === "") return null;
+    const note = read.cut
+      ? `The last ${count(LOG_SHOWN_BYTES)} of ${count(read.size)} bytes.`
+      : null;
+    return { text: read.text, note };
+  } catch (err) {
+    deps.logger.log("warn", "run log could not be read", { run_id: run.id, error: errorText(err) });
+    return { text: "", note: `The log could not be read: ${errorText(err)}` };
+  }
 }
 
 function inboxItemOfRun(deps: AppDeps, runId: number): InboxView | null {

@@ -24,11 +24,13 @@ import {
   type RunPageData,
   runPageData,
   statusBarData,
+  summaryData,
 } from "./page_data.ts";
 import { RunDetail, RunPage } from "./run_page.tsx";
 import { RunsList } from "./runs_card.tsx";
 import { StatusBar } from "./status_bar.tsx";
-import { TranscriptCard } from "./transcript.tsx";
+import { SummaryLine } from "./summary_line.tsx";
+import { renderTranscriptMarkdown, TranscriptCard } from "./transcript.tsx";
 import { readTranscript } from "./transcript_data.ts";
 
 export type PageRequest =
@@ -71,7 +73,7 @@ export function shell(deps: AppDeps, assets: LayoutProps["assets"]) {
 }
 
 /** A rendered JSX node is an escaped string, or a promise of one with async children. */
-async function toText(node: Markup): Promise<string> {
+export async function toText(node: Markup): Promise<string> {
   return String(await node);
 }
 
@@ -82,6 +84,7 @@ async function reportHtml(data: RunPageData): Promise<string | null> {
 /** The transcript card of a run: its session's legs, each matched to the run that ran it. */
 async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup> {
   const transcript = await readTranscript(deps.home, data.run.session_id);
+  await renderTranscriptMarkdown(transcript);
   const session = data.run.session_id;
   const legRuns = session === null ? [] : deps.store
     .listRunHistory({ job_id: data.job.id }, { limit: 200 })
@@ -122,7 +125,8 @@ export async function renderPage(
       const memory = await memoryPaneData(deps);
       const data = {
         now,
-        jobs: jobsPage(deps.store),
+        jobs: jobsPage(deps, now),
+        summary: summaryData(deps, now),
         runs: recentRuns(deps.store),
         inbox: openInbox(deps),
         jobNames: jobNames(deps.store),
@@ -136,7 +140,7 @@ export async function renderPage(
     case "jobs":
       return await page(
         { title: "Jobs", page: "jobs" },
-        <JobsListPage page={jobsPage(deps.store, req.before)} now={now} />,
+        <JobsListPage page={jobsPage(deps, now, req.before)} now={now} />,
       );
     case "run": {
       const data = req.job !== null && req.run !== null
@@ -192,9 +196,11 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
   switch (req.name) {
     case "status":
       return await ok(<StatusBar data={statusBarData(deps)} />);
+    case "summary":
+      return await ok(<SummaryLine data={summaryData(deps, now)} />);
     case "jobs": {
       const before = (req as { before?: number | null }).before ?? null;
-      return await ok(<JobsList page={jobsPage(deps.store, before)} now={now} />);
+      return await ok(<JobsList page={jobsPage(deps, now, before)} now={now} />);
     }
     case "runs":
       return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);

@@ -9,7 +9,8 @@ import { raw } from "hono/html";
 import { formatCost } from "../../core/pricing/pricing.ts";
 import type { Run } from "../../core/store/store.ts";
 import { DoneReasonBadge, isInFlight, RunBadge } from "./badges.tsx";
-import { count, durationText, relativeTime, scheduleText, shortTime } from "./format.ts";
+import { count, durationText, relativeTime, shortTime } from "./format.ts";
+import { ScheduleText } from "./schedule_text.tsx";
 import { InboxItemView } from "./inbox_item.tsx";
 import { cachedShare, runDuration } from "./runs_table.tsx";
 import { Card } from "./layout.tsx";
@@ -101,7 +102,9 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
             : null}
           {run.cost_usd !== null ? <Fact label="Cost">{formatCost(run.cost_usd)}</Fact> : null}
           {run.model ? <Fact label="Model">{run.model}</Fact> : null}
-          <Fact label="Schedule">{scheduleText(job.schedule)}</Fact>
+          <Fact label="Schedule">
+            <ScheduleText schedule={job.schedule} />
+          </Fact>
           <Fact label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Fact>
           {resumedBy
             ? (
@@ -164,6 +167,17 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
           ? <p class="md-note" id="report-note" role="note">{data.reportNote}</p>
           : null}
       </section>
+      {data.log
+        ? (
+          <section class="card card-wide" aria-labelledby="log-title" id="run-log">
+            <header class="card-head">
+              <h2 id="log-title">Process log</h2>
+            </header>
+            {data.log.note ? <p class="muted small" role="note">{data.log.note}</p> : null}
+            {data.log.text ? <pre class="run-log" tabindex={0}>{data.log.text}</pre> : null}
+          </section>
+        )
+        : null}
       <Siblings runs={data.siblings} jobId={job.id} now={now} />
     </div>
   );

@@ -6,6 +6,7 @@
 
 import type { FC } from "hono/jsx";
 import { formatCost } from "../../core/pricing/pricing.ts";
+import type { RunProgress } from "../../core/scheduler/run_log.ts";
 import type { Run } from "../../core/store/store.ts";
 import { RunBadge } from "./badges.tsx";
 import { count, msText, relativeTime, shortTime } from "./format.ts";
@@ -36,6 +37,16 @@ export function runDuration(run: Run): string {
   return ms === 0 ? "< 1 s" : msText(ms);
 }
 
+/** A running run's time so far; the page script ticks it on (dom.js, data-elapsed-from). */
+export const Elapsed: FC<{ from: string; now: Date }> = ({ from, now }) => (
+  <span data-elapsed-from={from}>{msText(Math.max(0, now.getTime() - Date.parse(from)))}</span>
+);
+
+/** "4,280 so far" for a running run whose log reported tokens; "" otherwise. */
+function soFar(p: RunProgress | undefined): string {
+  return p?.tokens == null ? "" : `${count(p.tokens)} so far`;
+}
+
 export interface RunsTablePage {
   runs: Run[];
   /** Job names by id (rows of deleted jobs show the id). */
@@ -44,6 +55,8 @@ export interface RunsTablePage {
   older: string | null;
   /** href of the newest page when this is an older one, else null. */
   newest: string | null;
+  /** What each running run of the page has done so far (run_progress.ts), by run id. */
+  progress?: Map<number, RunProgress>;
 }
 
 export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; empty: string }> = (
@@ -69,7 +82,7 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
   }
   return (
     <>
-      <div class="table-scroll">
+      <div class="table-scroll" tabindex={0} role="region" aria-label="Runs, scrollable">
         <table class="history" aria-label="Runs">
           <thead>
             <tr>
@@ -92,6 +105,13 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
                 </td>
                 <td>
                   <RunBadge status={run.status} />
+                  {page.progress?.get(run.id)?.tool
+                    ? (
+                      <span class="muted small mono" data-col="tool">
+                        {` ${page.progress.get(run.id)!.tool}`}
+                      </span>
+                    )
+                    : null}
                 </td>
                 {showJob
                   ? (
@@ -107,10 +127,14 @@ export const RunsTable: FC<{ page: RunsTablePage; now: Date; showJob: boolean; e
                     {relativeTime(run.queued_at, now) || shortTime(run.queued_at)}
                   </time>
                 </td>
-                <td class="num" data-col="duration">{runDuration(run)}</td>
+                <td class="num" data-col="duration">
+                  {run.status === "running" && run.started_at
+                    ? <Elapsed from={run.started_at} now={now} />
+                    : runDuration(run)}
+                </td>
                 <td class="num" data-col="tokens">
                   {run.tokens_in === null && run.tokens_out === null
-                    ? ""
+                    ? soFar(page.progress?.get(run.id))
                     : `${count(run.tokens_in)} / ${count(run.tokens_out)}`}
                   {cachedShare(run)
                     ? <span class="muted" data-col="cached">{` · ${cachedShare(run)}`}</span>

@@ -32,10 +32,11 @@ const MessengerPill: FC<{ m: MessengerStatus }> = ({ m }) =>
         id="messenger-pill"
         data-state="dormant"
         title={messengerDetail(m)}
-        aria-label={messengerDetail(m)}
         tabindex={0}
       >
         <span class="dot" aria-hidden="true"></span>
+        {/* Named by text, not aria-label: a plain span's aria-label is not announced. */}
+        <span class="sr-only">{messengerDetail(m)}</span>
       </span>
     )
     : (

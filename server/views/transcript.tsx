@@ -1,13 +1,16 @@
 // The run page's transcript card: each leg of the session (the first run, then each resume)
 // with the prompt, the model's turns (reasoning collapsed), every tool call with its
 // arguments and result (collapsed, expandable), the question the leg stopped on and the
-// operator's answer that opened the next leg. All text is escaped by JSX; nothing is markup.
+// operator's answer that opened the next leg. The model's replies are rendered as markdown
+// through markdown.ts (sanitized, like the report); everything else is escaped text.
 
 import type { FC } from "hono/jsx";
+import { raw } from "hono/html";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { Run } from "../../core/store/store.ts";
 import { RunBadge } from "./badges.tsx";
 import { shortTime } from "./format.ts";
+import { renderMarkdown } from "./markdown.ts";
 import type { ToolCallView, Transcript, TranscriptItem } from "./transcript_data.ts";
 
 /** One line of a tool call's arguments for its summary. */
@@ -71,7 +74,9 @@ const Item: FC<{ item: TranscriptItem }> = ({ item }) => {
               <pre>{r}</pre>
             </details>
           ))}
-          {item.texts.map((t, i) => <div key={i} class="text">{t}</div>)}
+          {item.html
+            ? item.html.map((h, i) => <div key={i} class="text md">{raw(h)}</div>)
+            : item.texts.map((t, i) => <div key={i} class="text">{t}</div>)}
           {item.calls.map((c) => <ToolCall key={c.id} call={c} />)}
         </div>
       );
@@ -111,6 +116,23 @@ const Item: FC<{ item: TranscriptItem }> = ({ item }) => {
 function headerModel(run: string | null, journal: string): string | null {
   if (run) return run;
   return journal && journal !== MODEL_SENTINEL ? journal : null;
+}
+
+/** Renders every model reply of `transcript` as sanitized markdown, in place. */
+export async function renderTranscriptMarkdown(transcript: Transcript): Promise<void> {
+  if (transcript.kind !== "ok") return;
+  const jobs: Promise<void>[] = [];
+  for (const leg of transcript.legs) {
+    for (const item of leg.items) {
+      if (item.kind !== "assistant" || item.texts.length === 0) continue;
+      jobs.push(
+        Promise.all(item.texts.map(renderMarkdown)).then((html) => {
+          item.html = html;
+        }),
+      );
+    }
+  }
+  await Promise.all(jobs);
 }
 
 export const TranscriptCard: FC<

@@ -33,7 +33,14 @@ export type TranscriptItem =
   | { kind: "prompt"; text: string }
   | { kind: "user"; text: string }
   | { kind: "answer"; text: string }
-  | { kind: "assistant"; texts: string[]; reasoning: string[]; calls: ToolCallView[] }
+  | {
+    kind: "assistant";
+    texts: string[];
+    /** `texts` rendered as sanitized markdown (markdown.ts), filled in by the renderer. */
+    html?: string[];
+    reasoning: string[];
+    calls: ToolCallView[];
+  }
   | { kind: "stop"; done_reason: string; questions: Question[]; final_text: string; at: string }
   | { kind: "note"; text: string };
 
@@ -48,6 +55,16 @@ export type Transcript =
 function cut(text: string): string {
   if (text.length <= TEXT_SHOWN) return text;
   return `${text.slice(0, TEXT_SHOWN)}\n… (${text.length - TEXT_SHOWN} more characters)`;
+}
+
+/**
+ * The final answer of an outcome, or "" when the leg's last model turn already shows it (the
+ * usual case: the answer is the last reply), so the page does not say it twice.
+ */
+function unshownFinal(leg: Leg, final: string): string {
+  const last = leg.items.findLast((i) => i.kind === "assistant");
+  if (last?.kind === "assistant" && last.texts.join("\n\n").trim() === final.trim()) return "";
+  return final;
 }
 
 /** Reads and parses the journal of `sessionId` under <home>/sessions. */
@@ -209,7 +226,7 @@ export function parseTranscript(text: string): { meta: JournalMeta | null; legs:
           kind: "stop",
           done_reason: entry.done_reason,
           questions: entry.questions ?? [],
-          final_text: cut(entry.final_text ?? ""),
+          final_text: unshownFinal(leg, cut(entry.final_text ?? "")),
           at: entry.at,
         });
         stopped = true;

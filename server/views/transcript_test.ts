@@ -191,3 +191,33 @@ Deno.test("a journal that is a symlink is refused, and a run without a session s
     /This run recorded no session/,
   );
 });
+
+Deno.test("the transcript renders the model's markdown like the report, and the final answer once", async () => {
+  await using t = await makeTestOutpost();
+  const { job, resumed } = await seed(t);
+  const reply = "## Done\n\nTagged **v2**: <script>alert(1)</script> see [notes](javascript:x)";
+  const journal = JOURNAL.map((e) => {
+    if (e.type === "outcome" && e.done_reason === "stop") return { ...e, final_text: reply };
+    const m = (e as { message?: { role: string; parts: { text?: string }[] } }).message;
+    if (m?.role === "assistant" && m.parts[0]?.text === "Tagged v2.") {
+      return {
+        type: "message",
+        message: { role: "assistant", parts: [{ type: "text", text: reply }] },
+      };
+    }
+    return e;
+  });
+  await Deno.writeTextFile(
+    join(t.home, "sessions", "s-1.jsonl"),
+    journal.map((e) => JSON.stringify(e)).join("\n") + "\n",
+  );
+  const html = await (await t.app.request(`/runs/${job.id}/${resumed.id}`)).text();
+  const card = html.slice(html.indexOf('id="card-transcript"'));
+  assert.match(card, /<div[^>]* class="text md"><h2[^>]*>Done<\/h2>/);
+  assert.match(card, /<strong>v2<\/strong>/);
+  assert.doesNotMatch(card, /<script>alert/);
+  assert.doesNotMatch(card, /href="javascript:/);
+  // Said once: the stop item does not repeat the reply the last turn shows.
+  assert.equal(card.split("Tagged <strong>v2</strong>").length - 1, 1);
+  assert.doesNotMatch(card, /Tagged \*\*v2\*\*/);
+});

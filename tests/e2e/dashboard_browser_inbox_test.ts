@@ -117,7 +117,17 @@ peerTest("dashboard: dismiss an item; nothing resumes", probes.chromium, async (
   const job = d.createJob({ name: "optional question", prompt: "exit:2" });
   const { run, item } = await halted(d, job.id);
   await page.goto("/");
-  await page.locator(`#inbox-${item.id} [data-action="dismiss"]`).click();
+  const close = page.locator(`#inbox-${item.id} [data-action="dismiss"]`);
+  // Named apart from an agent's "dismiss" answer, and confirmed: declining keeps it open.
+  assert.equal(await close.innerText(), "Close without answering");
+  d.confirmAnswer = "dismiss";
+  await close.click();
+  const [asked] = await d.waitForDialogs(1);
+  assert.match(asked!.message, /without answering\? The run stays stopped/);
+  assert.equal(d.deps.store.getInboxItem(item.id)!.state, "open");
+  d.confirmAnswer = "accept";
+  await close.click();
+  await d.waitForDialogs(2);
   await page.locator("#card-inbox .empty").waitFor();
   assert.equal(d.deps.store.getInboxItem(item.id)!.state, "dismissed");
   assert.equal(d.deps.store.latestRun(job.id)!.id, run.id, "no resume run");

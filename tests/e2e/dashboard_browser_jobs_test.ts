@@ -138,3 +138,41 @@ peerTest("dashboard: disable, re-enable and edit a job from its row", probes.chr
   assert.equal(saved.priority, 7);
   assert.deepEqual(d.pageErrors, []);
 });
+
+peerTest(
+  "dashboard: editing a one-shot job that has fired shows no error before any input",
+  probes.chromium,
+  async () => {
+    await using d = await openDashboard();
+    const { page } = d;
+    const job = d.createJob({
+      name: "one shot",
+      prompt: "ok",
+      schedule: { kind: "at", expr: "2099-01-01T09:00", tz: "UTC" },
+    });
+    // As the scheduler leaves it once fired: its time passed, nothing next.
+    d.deps.store.updateJob(job.id, {
+      schedule: { kind: "at", expr: "2026-01-01T09:00", tz: "UTC" },
+      next_run_at: null,
+    });
+    const failed: string[] = [];
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(viewport);
+      await page.goto("/");
+      await page.locator(`#job-${job.id} [data-action="edit-job"]`).click();
+      await page.locator("#job-form-title", { hasText: `Edit job ${job.id}` }).waitFor();
+      await page.locator('#schedule-preview[data-state="fired"]').waitFor();
+      await new Promise((r) => setTimeout(r, 400)); // past the preview's debounce
+      assert.equal(await page.locator("#schedule-preview .preview-error").count(), 0);
+      assert.equal(await page.locator(".field-error:not([hidden])").count(), 0);
+      // Typing a new time previews it as usual.
+      await page.locator("#f-schedule-expr").fill("2099-06-01T09:00");
+      await page.locator('#schedule-preview[data-state="ok"]').waitFor();
+    }
+    assert.deepEqual(failed, []);
+    assert.deepEqual(d.pageErrors, []);
+  },
+);

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
 import { headlessSetup, runAgent } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
+import { sessionIdFromLog } from "../../core/scheduler/run_log.ts";
 
 Deno.test("a tool-calling headless run edits a file, writes the report and exits 0", async () => {
   await using t = await headlessSetup();
@@ -568,4 +569,23 @@ Deno.test("start-up sweep: expired session and episodic files go, fresh ones sta
   );
   assert.match(system, /last-week\.md/);
   assert.doesNotMatch(system, /yesterday\.md|last-winter\.md/);
+});
+
+Deno.test("JSON mode names its session on stderr before the first turn (the outpost's log)", async () => {
+  await using t = await headlessSetup();
+  t.fake.enqueue(reply().text("done").usage(10, 2));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--",
+    "say done",
+  ], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout) as HeadlessResult;
+  assert.equal(sessionIdFromLog(r.stderr), result.session_id);
+  // The journal it names exists before any reply came back.
+  assert.ok((await Deno.stat(`${t.home}/.agent/sessions/${result.session_id}.jsonl`)).isFile);
 });

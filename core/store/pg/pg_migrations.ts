@@ -12,6 +12,7 @@ import m006 from "./migrations/006_audit_channel.sql" with { type: "text" };
 import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" };
 import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
+import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
 
 export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "initial", sql: m001 },
@@ -23,4 +24,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "job_provider_preset", sql: m007 },
   { version: 8, name: "run_cache_tokens", sql: m008 },
   { version: 9, name: "trigger_events", sql: m009 },
+  { version: 10, name: "run_usage", sql: m010 },
 ];
