@@ -84,14 +84,16 @@ peerTest(
       const job = await makeJob(fleet.nodes[0]!, fleet.workdir, "sleep:4000");
       const runs: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const victim = fleet.nodes[Math.floor(Math.random() * fleet.nodes.length)]!;
-        const run = await trigger(victim, job);
+        const via = fleet.nodes[Math.floor(Math.random() * fleet.nodes.length)]!;
+        const run = await trigger(via, job);
         runs.push(run);
-        await waitFor(
+        const running = await waitFor(
           "the run to start",
-          () => runOf(victim, job, run),
+          () => runOf(via, job, run),
           (r) => r.status === "running",
         );
+        // Whichever node claimed it (its report lies in that node's home) is the one killed.
+        const victim = fleet.nodes.find((n) => running.report_path.startsWith(`${n.home}/`))!;
         victim.outpost.child.kill("SIGKILL");
         await victim.outpost.child.status;
         const survivor = fleet.nodes.find((n) => n.id !== victim.id)!;
@@ -116,27 +118,29 @@ peerTest(
   probes.postgres,
   async () => {
     await withFleet(async (fleet) => {
-      const [paused, survivor] = fleet.nodes;
-      const job = await makeJob(paused!, fleet.workdir, "hang");
-      const run = await trigger(paused!, job);
+      const [first] = fleet.nodes;
+      const job = await makeJob(first!, fleet.workdir, "hang");
+      const run = await trigger(first!, job);
       const running = await waitFor(
         "the run to start",
-        () => runOf(paused!, job, run),
+        () => runOf(first!, job, run),
         (r) => r.status === "running",
       );
       const pid = running.pid as number;
-      Deno.kill(paused!.outpost.child.pid, "SIGSTOP");
+      // The node that claimed it (its report lies in that node's home) is the one paused.
+      const paused = fleet.nodes.find((n) => running.report_path.startsWith(`${n.home}/`))!;
+      const survivor = fleet.nodes.find((n) => n !== paused)!;
+      Deno.kill(paused.outpost.child.pid, "SIGSTOP");
       try {
         const lost = await waitFor(
           "the takeover",
-          () => runOf(survivor!, job, run),
+          () => runOf(survivor, job, run),
           (r) => r.status === "lost",
         );
-        assert.match(lost.reason, /node n1 stopped renewing its lease/);
-        // While paused, its child is still alive: only its own node can stop it.
-        Deno.kill(pid, "SIGCONT");
+        assert.match(lost.reason, new RegExp(`node ${paused.id} stopped renewing its lease`));
+        assert.ok(alive(pid), "the paused node's child lives on: only its own node stops it");
       } finally {
-        Deno.kill(paused!.outpost.child.pid, "SIGCONT");
+        Deno.kill(paused.outpost.child.pid, "SIGCONT");
       }
       await waitFor(
         "the woken node to stop its child",
@@ -145,12 +149,12 @@ peerTest(
       );
       const fleetView = await waitFor(
         "the woken node to register again",
-        async () => (await survivor!.api("GET", "api/fleet")).json.nodes,
+        async () => (await survivor.api("GET", "api/fleet")).json.nodes,
         (nodes: { node_id: string; alive: boolean; fenced: number }[]) =>
-          nodes.some((n) => n.node_id === "n1" && n.alive && n.fenced === 1),
+          nodes.some((n) => n.node_id === paused.id && n.alive && n.fenced === 1),
       );
       assert.ok(fleetView);
-      assert.equal((await runOf(paused!, job, run)).status, "lost", "the takeover stands");
+      assert.equal((await runOf(paused, job, run)).status, "lost", "the takeover stands");
     });
   },
 );
