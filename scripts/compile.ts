@@ -24,6 +24,15 @@ export type Target = (typeof TARGETS)[number];
 /** Folders every binary embeds: read at run time through import.meta paths. */
 export const EMBEDDED_DIRS = ["recipes", "schemas"] as const;
 
+/**
+ * Worker modules a program starts with `new Worker(new URL(…))`, which `deno compile` cannot see
+ * by itself: the outpost's PostgreSQL client runs in one (core/store/pg/pg_worker.ts).
+ */
+export const EMBEDDED_WORKERS: Readonly<Record<ProgramName, readonly string[]>> = {
+  agent: [],
+  "agent-outpost": ["core/store/pg/pg_worker.ts"],
+};
+
 /** The `deno compile` arguments for one program. */
 export function compileArgs(
   name: ProgramName,
@@ -35,6 +44,7 @@ export function compileArgs(
     ...programFlags(name),
     ...(opts.target ? ["--target", opts.target] : []),
     ...EMBEDDED_DIRS.flatMap((dir) => ["--include", `${root}/${dir}`]),
+    ...EMBEDDED_WORKERS[name].flatMap((file) => ["--include", `${root}/${file}`]),
     "--output",
     `${opts.out}/${name}`,
     `${root}/${ENTRY_POINTS[name].entry}`,

@@ -20,6 +20,7 @@ import {
   type ServedHostsSource,
 } from "./http/served_hosts.ts";
 import { registerEventRoutes } from "./routes/events.ts";
+import { registerFleetRoutes } from "./routes/fleet.tsx";
 import { registerGovernorRoutes } from "./routes/governor.ts";
 import { registerHistoryPages } from "./routes/history.tsx";
 import { registerInboxRoutes } from "./routes/inbox.ts";
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Hono {
   registerGovernorRoutes(app, deps);
   registerPushRoutes(app, deps);
   registerStatusRoutes(app, deps);
+  registerFleetRoutes(app, deps);
   registerRecipeRoutes(app, deps);
   registerWebhookRoutes(app, deps);
   registerEventRoutes(app, deps);

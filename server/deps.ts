@@ -29,6 +29,7 @@ import type { RecipeService } from "../core/recipes/service.ts";
 import type { TriggerSecrets } from "../core/recipes/trigger_secret.ts";
 import type { AuditBurstTally } from "../core/audit/burst_tally.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
+import type { FleetSource } from "./fleet_view.ts";
 import type { RunStatus, Store } from "../core/store/store.ts";
 import type { InboxState } from "../core/store/store.ts";
 import type { ProtectedPlaces } from "../core/workdir_policy.ts";
@@ -145,4 +146,6 @@ export interface AppDeps {
    * null when the store cannot be watched (in-memory test stores): then nothing is cached.
    */
   dataVersion: (() => number) | null;
+  /** The outposts sharing the store, for /fleet, /api/fleet and /metrics (server/fleet_view.ts). */
+  fleet: FleetSource;
 }

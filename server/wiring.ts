@@ -20,7 +20,9 @@ import type { JobDefaults } from "../core/scheduler/job_input.ts";
 import { httpPinResolver } from "../core/scheduler/pin.ts";
 import { linuxProcessTable, type ProcessTable } from "../core/scheduler/proc.ts";
 import { Scheduler } from "../core/scheduler/scheduler.ts";
-import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
+import { openStore } from "../core/store/open_store.ts";
+import type { PgStore } from "../core/store/pg/pg_store.ts";
+import { outpostDbPath } from "../core/store/sqlite_store.ts";
 import { refuseEmptiedStore } from "../core/store/emptied_store.ts";
 import { AuditBurstTally } from "../core/audit/burst_tally.ts";
 import { runsRoot } from "../core/scheduler/report_reader.ts";
@@ -44,11 +46,12 @@ import { registerPushLane } from "../core/push/lane.ts";
 import { join } from "node:path";
 import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
-import type { Messenger } from "./messenger/start.ts";
+import type { FleetParts, MessengerHandle } from "./fleet_wiring.ts";
 import { tightenTree } from "../core/private_files.ts";
 import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
 import { isoZ } from "../core/time.ts";
 import { createOutpostGate } from "../core/publish/outpost_gate.ts";
+import { type FleetSource, singleBoxFleet } from "./fleet_view.ts";
 
 export interface CoreParts {
   store: Store;
@@ -78,6 +81,8 @@ export interface CoreParts {
   triggerSecrets?: TriggerSecrets;
   /** The VAPID key file the push adapter uses (the badge reads the same one). */
   pushKeys?: VapidKeyFile;
+  /** The fleet sharing the store (default: this box alone). */
+  fleet?: FleetSource;
   /** The secret scanner of every publication (default: one on the install's secrets). */
   publishGate?: PublishGate;
 }
@@ -170,6 +175,8 @@ export function assembleDeps(parts: CoreParts): AppDeps {
     messengerStatus: () => messengerStatus(parts.env, parts.messengerProbe?.() ?? null),
     pushStatus: () => pushStatus(pushKeys, parts.store),
     dataVersion: parts.dataVersion ?? null,
+    fleet: parts.fleet ??
+      singleBoxFleet(parts.scheduler, isoZ(parts.clock.now()), () => parts.baseUrl),
   };
 }
 
@@ -271,7 +278,7 @@ export interface Outpost {
   close(): Promise<void>;
 }
 
-/** The production wiring: SQLite store, governor.json, log delivery, real processes. */
+/** The production wiring: SQLite or PostgreSQL store, governor.json, log delivery, processes. */
 export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   const holdTtlMs = holdTtlMsFrom(o.env); // a bad value stops startup with one line
   const retentionPolicy = retentionPolicyFrom(o.env); // likewise
@@ -283,8 +290,15 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
   // An emptied database beside run history is a lost store: stop before touching anything.
   await refuseEmptiedStore(outpostDbPath(o.home), runsRoot(o.home));
   await tightenOutpostFolder(o.home, o.logger);
-  const store = new SqliteStore({ path: outpostDbPath(o.home), clock: o.clock });
+  // SQLite, or a shared PostgreSQL when AGENT_OUTPOST_DATABASE_URL is set (loaded only then).
+  const opened = await openStore({ home: o.home, clock: o.clock, env: o.env });
+  const store = opened.store;
+  let fleet: FleetParts | null = null;
   try {
+    // Several outposts on one database: claims, leases and fencing (docs/fleet.md).
+    if (opened.kind === "postgres") {
+      fleet = (await import("./fleet_wiring.ts")).openFleetParts(store as PgStore, o);
+    }
     const waiting = o.jobDefaults.base_url
       ? vllmWaitingReader({ fetch: o.fetch, url: metricsUrlFor(o.jobDefaults.base_url) })
       : undefined;
@@ -333,8 +347,11 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       pinResolver: httpPinResolver({ fetch: o.fetch }),
       defaults: o.jobDefaults,
       processes,
+      ...(fleet ? { fleet: fleet.fleet } : {}),
     });
-    const version = sqliteDataVersion(store.path);
+    fleet?.attach(scheduler); // before the scheduler starts: claims need a registered lease
+    // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
+    const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
     const memory = lazyMemory(async () => {
       const { openMemory, GLOBAL_WORKSPACE, MemoryRootError, memoryDirProblem } = await import(
         "../core/memory/mod.ts"
@@ -357,7 +374,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         });
       }
     });
-    let messenger: Messenger | null = null;
+    let messenger: MessengerHandle | null = null;
     const deps = assembleDeps({
       store,
       scheduler,
@@ -379,25 +396,29 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       pushKeys,
       triggerSecrets,
       publishGate,
+      ...(fleet ? { fleet: fleet.source } : {}),
     });
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {
       const { startMessenger } = await import("./messenger/start.ts");
-      messenger = await startMessenger({
-        config: messengerSetup.config,
-        store,
-        scheduler,
-        inbox: deps.inbox,
-        delivery,
-        clock: o.clock,
-        timers: o.clock,
-        logger: o.logger,
-        fetch: o.fetch,
-        baseUrl: o.baseUrl,
-        workspacesRoot: workspacesRootFrom(o.env, o.home),
-        workdirPlaces: deps.workdirPlaces,
-        publish: publishGate,
-      });
+      const startBot = () =>
+        startMessenger({
+          config: messengerSetup.config,
+          store,
+          scheduler,
+          inbox: deps.inbox,
+          delivery,
+          clock: o.clock,
+          timers: o.clock,
+          logger: o.logger,
+          fetch: o.fetch,
+          baseUrl: o.baseUrl,
+          workspacesRoot: workspacesRootFrom(o.env, o.home),
+          workdirPlaces: deps.workdirPlaces,
+          publish: publishGate,
+        });
+      // In a fleet, on the one node holding the bot's lock (server/fleet_wiring.ts).
+      messenger = fleet ? fleet.leadMessenger(startBot) : await startBot();
     }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({
@@ -424,6 +445,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
         await sweeper.stop();
         await retention.stop();
         await scheduler.stop();
+        await fleet?.fleet.stop();
         await withTimeout(delivery.idle(), 5000);
         await withTimeout(deps.githubComments.idle(), 5000);
         await messenger?.stop();
@@ -436,6 +458,7 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       },
     };
   } catch (err) {
+    await fleet?.fleet.stop();
     store.close();
     throw err;
   }

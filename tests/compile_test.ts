@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   compileArgs,
   EMBEDDED_DIRS,
+  EMBEDDED_WORKERS,
   failureLine,
   missingDirs,
   parseTargets,
@@ -58,11 +59,14 @@ Deno.test("every target builds both programs under its own name with the program
   ]);
 });
 
-Deno.test("the include list names the data folders, all present", async () => {
-  for (const program of Object.keys(ENTRY_POINTS)) {
-    const args = compileArgs(program as keyof typeof ENTRY_POINTS, { out: "d" });
+Deno.test("the include list names the data folders and worker modules, all present", async () => {
+  for (const program of Object.keys(ENTRY_POINTS) as (keyof typeof ENTRY_POINTS)[]) {
+    const args = compileArgs(program, { out: "d" });
     const included = args.flatMap((a, i) => (args[i - 1] === "--include" ? [a] : []));
-    assert.deepEqual(included, EMBEDDED_DIRS.map((d) => `${ROOT}/${d}`));
+    assert.deepEqual(included, [
+      ...EMBEDDED_DIRS.map((d) => `${ROOT}/${d}`),
+      ...EMBEDDED_WORKERS[program].map((f) => `${ROOT}/${f}`),
+    ]);
     for (const path of included) await Deno.stat(path);
   }
 });

@@ -149,6 +149,14 @@ export const probes = {
       ? null
       : `peer models not generated (scripts/peers/llama_build.sh): ${models}`;
   },
+  postgres: (): string | null => {
+    if (!postgresBin()) return "PostgreSQL not installed (apt-get install postgresql)";
+    // initdb refuses root: tests/pg_cluster.ts runs the cluster as `postgres` through runuser.
+    if (Deno.uid() === 0 && !commandOnPath("runuser")) return "runuser missing (util-linux)";
+    return null;
+  },
+  prometheus: (): string | null =>
+    commandOnPath("prometheus") ? null : "prometheus not installed (apt-get install prometheus)",
   litellm: (): string | null =>
     existsFile(litellmPath())
       ? null
@@ -169,6 +177,19 @@ export const probes = {
   /** pipx (`pipx run` MCP servers; the agent installs their package with uv or pip) and PyPI. */
   pipx: once(() => probePython("pipx", ["--version"], "pip install pipx==1.18.4")),
 } satisfies Record<string, PeerProbe>;
+
+/** The newest installed PostgreSQL server's bin folder (Debian's layout), or null. */
+export function postgresBin(): string | null {
+  let versions: string[] = [];
+  try {
+    versions = [...Deno.readDirSync("/usr/lib/postgresql")].map((e) => e.name);
+  } catch {
+    return null; // not installed
+  }
+  const newest = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
+  const bin = newest ? `/usr/lib/postgresql/${newest}/bin` : null;
+  return bin && existsFile(`${bin}/initdb`) ? bin : null;
+}
 
 /**
  * A Python launcher: installed, able to start (`<program> --version`), and PyPI answering

@@ -177,3 +177,18 @@ Deno.test("a cancel after a later real attempt is not an echo of the old cancel"
   });
   assert.equal(kit.scheduler.cancel(job.id).status, "nothing_in_flight");
 });
+
+Deno.test("a run cancelled through another node's store is killed by its own node's next reap", async () => {
+  await using kit = await makeKit();
+  const job = kit.scheduler.createJob(jobInput());
+  kit.clock.set(job.next_run_at!);
+  const proc = await tickAndSpawn(kit);
+  const run = kit.store.latestRun(job.id)!;
+  assert.deepEqual(kit.scheduler.reapCancelled(), [], "nothing cancelled yet");
+  assert.equal(proc.killed, false);
+  // What another node's cancel leaves in the shared store: the row, not a signal.
+  kit.store.updateRun(run.id, { status: "cancelled", cancelled_at: "2026-03-02T10:00:05Z" });
+  assert.deepEqual(kit.scheduler.reapCancelled(), [run.id]);
+  assert.equal(proc.killed, true);
+  assert.equal(await kit.scheduler.whenSettled(run.id), "cancelled");
+});

@@ -6,6 +6,7 @@ import type { DeliveryEvent } from "../delivery/types.ts";
 import type { Governor } from "../governor/governor.ts";
 import type { Clock, Env, SpawnedProcess, Spawner } from "../ports.ts";
 import type { JobClass, Store } from "../store/store.ts";
+import type { Fleet } from "./fleet.ts";
 import type { AgentCommand } from "./headless_command.ts";
 import type { JobDefaults } from "./job_input.ts";
 import type { PinResolver } from "./pin.ts";
@@ -28,6 +29,8 @@ export interface SchedulerContext {
   home: string;
   /** Endpoint new jobs default to. */
   defaults: JobDefaults;
+  /** The other outposts sharing the store (SINGLE_BOX on SQLite). */
+  fleet: Fleet;
   /** Report directories already created by this process (saves a mkdir per run). */
   runDirs: Set<string>;
   /** Report path of each job's latest run started by this process. */

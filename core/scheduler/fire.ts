@@ -10,6 +10,7 @@
 import type { InFlight } from "../governor/governor.ts";
 import type { Job, NewRun, Run, Store } from "../store/store.ts";
 import type { SchedulerContext } from "./context.ts";
+import { FLEET_DEFER_MS, SINGLE_BOX } from "./fleet.ts";
 import { scheduleFailed } from "./jobs.ts";
 import { nextRunAfterFire } from "./next_run.ts";
 import { errorText } from "../logger.ts";
@@ -17,7 +18,7 @@ import { isoZ } from "../time.ts";
 
 /** What one fire did; the scheduler acts on it once the tick's writes are committed. */
 export type FireOutcome =
-  | { kind: "start"; run: Run }
+  | { kind: "start"; run: Run; slot: string }
   | { kind: "skipped"; run: Run; reason: string }
   | { kind: "none" };
 
@@ -86,7 +87,10 @@ function fireFailed(ctx: SchedulerContext, job: Job, err: unknown): void {
   ctx.logger.log("error", "firing a due job failed", { job_id: job.id, error: errorText(err) });
 }
 
-/** Decides one due job; null when it writes nothing (schedule error, held `at` already queued). */
+/**
+ * Decides one due job; null when it writes nothing (schedule error, held `at` already queued,
+ * a fleet's slot left for another node).
+ */
 function planFire(
   ctx: SchedulerContext,
   job: Job,
@@ -125,6 +129,11 @@ function planFire(
   }
   const admission = governor.admit(job.class, inFlight, waiting);
   if (!admission.ok) {
+    // In a fleet this node's lever is not the fleet's: the slot stays due for one tick
+    // period, so a node with room fires it; only then is it skipped (docs/fleet.md).
+    if (!isAt && ctx.fleet !== SINGLE_BOX && now.getTime() - Date.parse(slot) < FLEET_DEFER_MS) {
+      return null;
+    }
     if (!isAt) return skip(`governor: ${admission.reason}`);
     const row: NewRun = { ...base, status: "queued", reason: `held: ${admission.reason}` };
     return { job, kind: "held", row, next: undefined };
@@ -139,7 +148,7 @@ function writePlans(store: Store, plans: readonly FirePlan[]): FireOutcome[] {
   return plans.map((plan, i): FireOutcome => {
     if (plan.next !== undefined) store.setNextRunAt(plan.job.id, plan.next);
     const run = runs[i]!;
-    if (plan.kind === "start") return { kind: "start", run };
+    if (plan.kind === "start") return { kind: "start", run, slot: plan.job.next_run_at! };
     if (plan.kind === "skipped") return { kind: "skipped", run, reason: plan.reason! };
     return { kind: "none" };
   });

@@ -102,8 +102,14 @@ export function validateJobInput(
     const why = STAMP_REFUSALS[key];
     if (why !== undefined) throw new JobValidationError(key, why);
   }
-  rejectUnknown(input, ctx.oneShot ? new Set([...CREATE_FIELDS, "meta"]) : CREATE_FIELDS);
-  const meta = ctx.oneShot && input.meta !== undefined ? input.meta : stamp.meta;
+  rejectUnknown(
+    input,
+    new Set([...CREATE_FIELDS, PIN_FIELD, ...(ctx.oneShot ? ["meta"] : [])]),
+  );
+  const meta = withPin(
+    ctx.oneShot && input.meta !== undefined ? input.meta : stamp.meta,
+    input[PIN_FIELD],
+  );
   if (ctx.oneShot && input.schedule !== undefined) {
     throw new JobValidationError("schedule", "a one-shot submission runs now; leave schedule out");
   }
@@ -170,9 +176,32 @@ export interface JobPatchInput {
   repin?: boolean;
 }
 
+/**
+ * The fleet label a job is pinned to (docs/fleet.md): kept in its meta as `pin_label`, set at
+ * creation only, like the rest of the meta.
+ */
+const PIN_FIELD = "pin_label";
+
+function withPin(meta: unknown, pin: unknown): unknown {
+  if (pin === undefined) return meta;
+  if (typeof pin !== "string" || !/^[A-Za-z0-9_.-]{1,50}$/.test(pin)) {
+    throw new JobValidationError(
+      PIN_FIELD,
+      "a node label: 1 to 50 letters, digits, dots, dashes or underscores (AGENT_OUTPOST_NODE_LABELS)",
+    );
+  }
+  return { ...(meta === undefined ? {} : asObject(meta, "meta")), [PIN_FIELD]: pin };
+}
+
 /** Validates a partial update. `null` clears token_budget and priority. */
 export function validateJobPatch(raw: unknown, ctx: { now: Date }): JobPatchInput {
   const input = asObject(raw, "job");
+  if (input[PIN_FIELD] !== undefined) {
+    throw new JobValidationError(
+      PIN_FIELD,
+      "set when the job is created; make a new job to move it",
+    );
+  }
   rejectUnknown(input, PATCH_FIELDS);
   if (Object.keys(input).length === 0) {
     throw new JobValidationError("job", "empty update; send at least one field to change");

@@ -192,3 +192,25 @@ Deno.test("patches validate only what they carry; null clears budget and priorit
   assert.throws(() => validateJobPatch({ class: "api" }, { now }), { field: "class" } as never);
   assert.throws(() => validateJobPatch({ timeout_s: 5 }, { now }), { field: "timeout_s" } as never);
 });
+
+Deno.test("pin_label pins a new job to a fleet label (kept in meta); bad labels and a PUT are refused", () => {
+  const pinned = validateJobInput({ ...ok, pin_label: "gpu-1" }, { now });
+  assert.deepEqual(pinned.meta, { pin_label: "gpu-1" });
+  assert.deepEqual(validateJobInput(ok, { now }).meta, {}, "no pin: any node");
+  // A stamped meta (a chat room) keeps its keys beside the pin.
+  const stamped = validateJobInput({ ...ok, pin_label: "gpu" }, { now }, { meta: { room: "!r" } });
+  assert.deepEqual(stamped.meta, { room: "!r", pin_label: "gpu" });
+  for (const bad of ["", "has space", "a/b", "x".repeat(51), 7, null]) {
+    assert.throws(
+      () => validateJobInput({ ...ok, pin_label: bad }, { now }),
+      (err: unknown) => err instanceof JobValidationError && err.field === "pin_label",
+      JSON.stringify(bad),
+    );
+  }
+  assert.throws(
+    () => validateJobPatch({ pin_label: "gpu" }, { now }),
+    (err: unknown) =>
+      err instanceof JobValidationError && err.field === "pin_label" &&
+      /set when the job is created/.test(err.message),
+  );
+});

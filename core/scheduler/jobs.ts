@@ -4,7 +4,7 @@
 import { alertEvent } from "../delivery/events.ts";
 import { errorText } from "../logger.ts";
 import { NotFoundError } from "../store/errors.ts";
-import type { Job } from "../store/store.ts";
+import type { Job, Run } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import {
   type JobStamp,
@@ -14,6 +14,18 @@ import {
 } from "./job_input.ts";
 import { checkNamedPreset } from "./job_key.ts";
 import { firstRunAt, resumedRunAt } from "./next_run.ts";
+
+/** A manual trigger while the job already has a run in flight (routes answer 409). */
+export class InFlightError extends Error {
+  override readonly name = "InFlightError";
+  readonly job_id: number;
+  readonly run_id: number;
+  constructor(jobId: number, run: Run) {
+    super(`job ${jobId} already has run ${run.id} ${run.status}; wait for it or cancel it first`);
+    this.job_id = jobId;
+    this.run_id = run.id;
+  }
+}
 
 type JobsContext = Pick<
   SchedulerContext,
@@ -204,4 +216,56 @@ function mustGet(ctx: JobsContext, id: number): Job {
   const job = ctx.store.getJob(id);
   if (!job) throw new NotFoundError("job", id);
   return job;
+}
+
+/**
+ * Manual fire with the single-flight guard: the queued run. Throws InFlightError,
+ * NotFoundError, or CapacityError for a one-shot run again (a submission: queue_depth_max).
+ * One step: on a shared store two nodes' triggers of one job take turns.
+ */
+export function triggerRun(ctx: SchedulerContext, jobId: number): Run {
+  return ctx.store.atomically(() => {
+    const job = ctx.store.getJob(jobId);
+    if (!job) throw new NotFoundError("job", jobId);
+    const inFlight = ctx.store.inFlightRun(jobId);
+    if (inFlight) throw new InFlightError(jobId, inFlight);
+    if (job.class === "api") ctx.governor.checkQueueDepth(ctx.store.queuedRuns());
+    return ctx.store.createRun({
+      job_id: jobId,
+      status: "queued",
+      attempt: 1,
+      priority: ctx.governor.priorityFor(job.class, job.priority),
+      class: job.class,
+    });
+  });
+}
+
+/**
+ * A background one-shot (machine door, chat `run`, a recipe trigger): an api-class job plus
+ * one queued run. `stamp`: server-side fields from trusted code only (the trigger route).
+ * Throws CapacityError past queue_depth_max, JobValidationError on bad fields.
+ */
+export function submitOneShot(
+  ctx: SchedulerContext,
+  raw: unknown,
+  stamp?: JobStamp,
+): { job: Job; run: Run } {
+  const { store, governor, clock } = ctx;
+  const input = validateJobInput(raw, {
+    now: clock.now(),
+    defaults: ctx.defaults,
+    class: "api",
+    oneShot: true,
+  }, stamp);
+  checkNamedPreset(ctx, input);
+  governor.checkQueueDepth(store.queuedRuns());
+  const job = store.createJob({ ...input, next_run_at: null });
+  const run = store.createRun({
+    job_id: job.id,
+    status: "queued",
+    attempt: 1,
+    priority: governor.priorityFor("api", job.priority),
+    class: "api",
+  });
+  return { job, run };
 }

@@ -43,6 +43,8 @@ export async function recordOutcome(
   runId: number,
   end: ExecEnd,
 ): Promise<RunStatus | null> {
+  // A node that lost its lease no longer owns its runs: the fleet settled them (fencing).
+  if (!ctx.fleet.owns(runId)) return null;
   const run = ctx.store.getRun(runId);
   if (!run) return null; // job deleted meanwhile (runs cascade)
   const job = ctx.store.getJob(run.job_id);

@@ -10,7 +10,8 @@
 //     the deviation: `lost` is kept for runs whose outcome is unknown.
 //   - The child is gone and left no outcome: the run is `lost`.
 //
-// A killed or lost run was cut short by the outpost's own death, not by the job: it is
+// A killed or lost run was cut short by the outpost's own death, not by the job (or, in a
+// fleet, by its node's lapsed lease: core/fleet/pg_fleet.ts settles those): it is
 // retried as the next attempt when the job is enabled and has retries left (attempt <=
 // max_retries), at once and without counting a failure; with none left it stays as it is.
 // Schedules simply continue, and queued runs stay queued for the next admission pass.
@@ -32,6 +33,9 @@ export interface RecoveryReport {
 export async function recoverOrphans(ctx: SchedulerContext): Promise<RecoveryReport> {
   const report: RecoveryReport = { killed: [], lost: [], finished: [], retried: [] };
   for (const run of ctx.store.runsWithStatus("running")) {
+    // On a shared store only this node's own runs are its to recover (another node's PID
+    // means nothing here); adopting one keeps the fleet's sweep off it meanwhile.
+    if (!ctx.fleet.adopt(run.id)) continue;
     const alive = run.pid !== null && run.pid_start !== null &&
       ctx.processes.identity(run.pid) === run.pid_start;
     if (alive) ctx.processes.killGroup(run.pid!);
@@ -88,7 +92,7 @@ async function recordLeftOutcome(
  * Queues the next attempt of a run the outpost's death cut short, when its job is enabled
  * and has retries left; returns the new run's id, or null (and says why on the run).
  */
-function retryCutShort(ctx: SchedulerContext, run: Run, cause: string): number | null {
+export function retryCutShort(ctx: SchedulerContext, run: Run, cause: string): number | null {
   const job: Job | null = ctx.store.getJob(run.job_id);
   if (!job) return null;
   const note = (why: string) => ctx.store.updateRun(run.id, { reason: `${cause}; ${why}` });

@@ -9,6 +9,7 @@ import { type ActiveRun, emit, nowIso, type SchedulerContext } from "./context.t
 import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.ts";
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
+import { StoreUnavailableError } from "../store/errors.ts";
 import { openRegularFile } from "./report_reader.ts";
 import { isProtocolLine, readRunLog, sessionIdFromLog } from "./run_log.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
@@ -78,6 +79,8 @@ export async function executeRun(
     reportPath = join(dir, `${fileStamp(new Date(startedIso))}-${active.runId}.md`);
   }
   ctx.lastReport.set(job.id, reportPath);
+  // A node paused past its lease during the checks above has lost the run to the fleet.
+  if (!ctx.fleet.owns(active.runId)) return null;
   // Recorded as running before the spawn: a crash in between leaves a run recovery marks
   // lost, never one that is started twice.
   ctx.store.updateRun(active.runId, {
@@ -134,6 +137,7 @@ export async function executeRun(
   const result = parseHeadlessResult(stdout);
   // A child that died without its JSON result (a crash, a runtime error) said why on
   // stderr; its last line becomes the run's reason instead of a bare exit code.
+  await storeAnswers(ctx, active.runId);
   if (!result?.session_id) await recordSessionFromLog(ctx, active.runId, logPath);
   const stderrTail = result === null && code !== 0 ? await lastLogLine(logPath) : null;
   return recordOutcome(ctx, active.runId, {
@@ -143,6 +147,28 @@ export async function executeRun(
     timedOut: active.timedOut,
     ...(stderrTail ? { stderrTail } : {}),
   });
+}
+
+/** How long a finished run's outcome waits for a shared database that is restarting. */
+const STORE_WAIT_MS = 120_000;
+
+/**
+ * Waits (up to STORE_WAIT_MS) until the store answers a read, so a child that ended while a
+ * shared database restarts still gets its outcome recorded instead of staying `running`.
+ */
+async function storeAnswers(ctx: SchedulerContext, runId: number): Promise<void> {
+  const until = ctx.clock.now().getTime() + STORE_WAIT_MS;
+  for (;;) {
+    try {
+      ctx.store.getRun(runId);
+      return;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || ctx.clock.now().getTime() >= until) {
+        throw err;
+      }
+      await ctx.clock.sleep(1000);
+    }
+  }
 }
 
 /** Bytes of a log's start searched for the session line (it comes before the first turn). */

@@ -18,10 +18,10 @@ import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
 import { cancelJob, type CancelResult } from "./cancel.ts";
 import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
-import { type JobDefaults, type JobStamp, validateAnswer, validateJobInput } from "./job_input.ts";
+import { type JobDefaults, type JobStamp, validateAnswer } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
-import { checkNamedPreset } from "./job_key.ts";
 import { dueInOrder, fireDueJobs } from "./fire.ts";
+import { fenceChildren, type Fleet, LagHistogram, reapCancelled, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
 import { linuxProcessTable, type ProcessTable } from "./proc.ts";
@@ -30,6 +30,7 @@ import { executeRun } from "./runner.ts";
 import { isoZ } from "../time.ts";
 
 export const TICK_MS = 60_000;
+const STORE_RETRY_MS = 2_000; // the loop's next try when the store did not answer
 
 export interface SchedulerOptions {
   store: Store;
@@ -45,6 +46,8 @@ export interface SchedulerOptions {
   pinResolver?: PinResolver | null;
   defaults?: JobDefaults;
   tickMs?: number;
+  /** The outposts sharing the store (default: a single box). */
+  fleet?: Fleet;
 }
 
 export type SchedulerEvent =
@@ -52,17 +55,7 @@ export type SchedulerEvent =
   | { type: "run_finished"; run_id: number; job_id: number; status: RunStatus | null }
   | { type: "run_skipped"; run_id: number; job_id: number; reason: string };
 
-/** A manual trigger while the job already has a run in flight (routes answer 409). */
-export class InFlightError extends Error {
-  override readonly name = "InFlightError";
-  readonly job_id: number;
-  readonly run_id: number;
-  constructor(jobId: number, run: Run) {
-    super(`job ${jobId} already has run ${run.id} ${run.status}; wait for it or cancel it first`);
-    this.job_id = jobId;
-    this.run_id = run.id;
-  }
-}
+export { InFlightError } from "./jobs.ts"; // thrown by trigger(); the doors import it here
 
 export class Scheduler {
   readonly ctx: SchedulerContext;
@@ -70,6 +63,8 @@ export class Scheduler {
   readonly #active = new Map<number, ActiveRun>();
   readonly #settled = new Map<number, Promise<RunStatus | null>>();
   readonly #listeners = new Set<(event: SchedulerEvent) => void>();
+  /** Seconds from a fire's slot to its run being started here (GET /metrics). */
+  readonly fireLag = new LagHistogram();
   #nextTickAt = -Infinity;
   #chain: Promise<unknown> = Promise.resolve();
   #loop: Promise<void> | null = null;
@@ -91,6 +86,7 @@ export class Scheduler {
       agentCommand: options.agentCommand,
       home: options.home,
       defaults: options.defaults ?? {},
+      fleet: options.fleet ?? SINGLE_BOX,
       runDirs: new Set(),
       lastReport: new Map(),
     };
@@ -106,6 +102,16 @@ export class Scheduler {
     this.#stopped = false;
     this.#loop = this.#run();
     return report;
+  }
+
+  /** Fencing: kills every child this process started (core/scheduler/fleet.ts). */
+  fence(): number[] {
+    return fenceChildren(this.activeRuns());
+  }
+
+  /** Kills the children of runs cancelled on another node (core/scheduler/fleet.ts). */
+  reapCancelled(): number[] {
+    return reapCancelled(this.ctx.store, this.activeRuns());
   }
 
   /** Ends the loop. Running children are left alone unless `killRunning`. */
@@ -174,7 +180,15 @@ export class Scheduler {
       }
       if (this.#stopped) break;
       if (this.#poked) continue;
-      const delay = Math.max(0, this.nextWakeAt() - this.ctx.clock.now().getTime());
+      let wakeAt = this.ctx.clock.now().getTime() + STORE_RETRY_MS;
+      try {
+        wakeAt = this.nextWakeAt();
+      } catch (err) { // a shared database restarting: try again shortly, never end the loop
+        this.ctx.logger.log("error", "scheduler could not plan its wake", {
+          error: errorText(err),
+        });
+      }
+      const delay = Math.max(0, wakeAt - this.ctx.clock.now().getTime());
       const sleep = new AbortController();
       this.#sleep = sleep;
       try {
@@ -208,11 +222,18 @@ export class Scheduler {
     // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
     // commit, so nothing starts that the store did not keep.
     const inFlight = this.#inFlightCounts();
-    const outcomes = this.ctx.store.atomically(() =>
-      fireDueJobs(this.ctx, due, now, waiting, inFlight)
-    );
+    let fired = due;
+    const outcomes = this.ctx.store.atomically(() => {
+      // Read again inside the transaction: on a shared store it holds the fleet's write lock,
+      // so a slot another node fired meanwhile is no longer due here (each fires once).
+      if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
+      return fireDueJobs(this.ctx, fired, now, waiting, inFlight);
+    });
     for (const outcome of outcomes) {
-      if (outcome.kind === "start") this.#start(outcome.run);
+      if (outcome.kind === "start") {
+        this.fireLag.observe((now.getTime() - Date.parse(outcome.slot)) / 1000);
+        this.#start(outcome.run);
+      }
       if (outcome.kind === "skipped") {
         const { run, reason } = outcome;
         this.#emitEvent({ type: "run_skipped", run_id: run.id, job_id: run.job_id, reason });
@@ -233,8 +254,9 @@ export class Scheduler {
       if (this.#jobActive(run.job_id)) continue; // single-flight; its finish re-pumps
       waiting ??= await this.ctx.governor.readWaiting();
       const admission = this.ctx.governor.admit(run.class, this.#inFlightCounts(), waiting);
-      if (!admission.ok) {
-        const held = `held: ${admission.reason}`;
+      const fleetHold = admission.ok ? this.ctx.fleet.fleetHold() : null;
+      if (!admission.ok || fleetHold !== null) {
+        const held = `held: ${admission.ok ? fleetHold : admission.reason}`;
         if (run.reason !== held) this.ctx.store.updateRun(run.id, { reason: held });
         continue;
       }
@@ -244,6 +266,8 @@ export class Scheduler {
   }
 
   #start(run: Run): void {
+    // On a shared store exactly one node gets each run; a single box always does.
+    if (!this.ctx.fleet.claimRun(run)) return;
     const active: ActiveRun = {
       runId: run.id,
       jobId: run.job_id,
@@ -365,18 +389,7 @@ export class Scheduler {
    * Manual fire with the single-flight guard. Throws InFlightError, NotFoundError, or
    * CapacityError for a one-shot run again (a submission: queue_depth_max). */
   trigger(jobId: number): Run {
-    const job = this.ctx.store.getJob(jobId);
-    if (!job) throw new NotFoundError("job", jobId);
-    const inFlight = this.ctx.store.inFlightRun(jobId);
-    if (inFlight) throw new InFlightError(jobId, inFlight);
-    if (job.class === "api") this.ctx.governor.checkQueueDepth(this.ctx.store.queuedRuns());
-    const run = this.ctx.store.createRun({
-      job_id: jobId,
-      status: "queued",
-      attempt: 1,
-      priority: this.ctx.governor.priorityFor(job.class, job.priority),
-      class: job.class,
-    });
+    const run = jobs.triggerRun(this.ctx, jobId);
     this.poke();
     return run;
   }
@@ -387,25 +400,9 @@ export class Scheduler {
    * Throws CapacityError past queue_depth_max, JobValidationError on bad fields.
    */
   submitOneShot(raw: unknown, stamp?: JobStamp): { job: Job; run: Run } {
-    const { store, governor, clock } = this.ctx;
-    const input = validateJobInput(raw, {
-      now: clock.now(),
-      defaults: this.ctx.defaults,
-      class: "api",
-      oneShot: true,
-    }, stamp);
-    checkNamedPreset(this.ctx, input);
-    governor.checkQueueDepth(store.queuedRuns());
-    const job = store.createJob({ ...input, next_run_at: null });
-    const run = store.createRun({
-      job_id: job.id,
-      status: "queued",
-      attempt: 1,
-      priority: governor.priorityFor("api", job.priority),
-      class: "api",
-    });
+    const made = jobs.submitOneShot(this.ctx, raw, stamp);
     this.poke();
-    return { job, run };
+    return made;
   }
 
   /** The shared cancel core (see cancel.ts). */

@@ -56,14 +56,25 @@ export class SchemaTooNewError extends Error {
 export class StoreOpenError extends Error {
   override readonly name = "StoreOpenError";
   readonly path: string;
-  constructor(path: string, cause: unknown) {
+  constructor(
+    path: string,
+    cause: unknown,
+    hint = "check the file is a SQLite database and the directory is writable",
+  ) {
     super(
       `cannot open the outpost store at ${path}: ${
         cause instanceof Error ? cause.message : cause
-      }; ` +
-        `check the file is a SQLite database and the directory is writable`,
+      }; ${hint}`,
       { cause },
     );
     this.path = path;
   }
+}
+
+/**
+ * The store's database did not answer (a shared PostgreSQL restarting, a cut network): the
+ * statement did not happen and may be tried again once it answers. SQLite never throws it.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
 }

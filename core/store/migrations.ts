@@ -1,7 +1,7 @@
 // Versioned schema steps, applied in order on open. A step is never edited once shipped:
 // a change is a new numbered file. A database newer than the last step here is refused.
 
-import type { DatabaseSync } from "node:sqlite";
+import type { SqlConnection } from "./sql_connection.ts";
 import { SchemaTooNewError } from "./errors.ts";
 import m001 from "./migrations/001_initial.sql" with { type: "text" };
 import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
@@ -13,6 +13,9 @@ import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" 
 import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
 import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
+
+/** What the runner needs of a connection (a DatabaseSync has it too). */
+export type Migratable = Pick<SqlConnection, "exec" | "prepare">;
 
 export interface Migration {
   version: number;
@@ -47,7 +50,7 @@ export class MigrationError extends Error {
 }
 
 /** The highest applied version (0 for a fresh database). */
-export function schemaVersion(db: DatabaseSync): number {
+export function schemaVersion(db: Migratable): number {
   const row = db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as
     | { v: number | null }
     | undefined;
@@ -60,7 +63,7 @@ export function schemaVersion(db: DatabaseSync): number {
  * the database is ahead of `migrations`.
  */
 export function migrate(
-  db: DatabaseSync,
+  db: Migratable,
   path: string,
   now: string,
   migrations: readonly Migration[] = MIGRATIONS,

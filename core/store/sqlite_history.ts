@@ -3,11 +3,19 @@
 // plan never depends on the planner's guesses: a page is a range scan of about `limit`
 // index entries however many rows the table holds (sqlite_history_test.ts checks the plans).
 
-import type { StatementSync } from "node:sqlite";
+import type { SqlStatement } from "./sql_connection.ts";
 import { limitOf, plain, type Row, toRun } from "./sqlite_rows.ts";
-import type { AuditFilter, AuditRow, HourCount, ListOptions, Run, RunFilter } from "./store.ts";
+import type {
+  AuditFilter,
+  AuditRow,
+  HourCount,
+  JobClass,
+  ListOptions,
+  Run,
+  RunFilter,
+} from "./store.ts";
 
-type Prepare = (sql: string) => StatementSync;
+type Prepare = (sql: string) => SqlStatement;
 
 /** The index that yields a run filter's rows in id order (null: the table's own rowid). */
 export function runIndexFor(filter: RunFilter): string | null {
@@ -115,6 +123,16 @@ export function tokensPerHour(prepare: Prepare, since: string): HourCount[] {
     `SELECT hour, class AS key, SUM(tokens) AS n FROM run_hours
       WHERE hour >= ? AND tokens > 0 GROUP BY hour, class ORDER BY hour, key`,
   ).all(since.slice(0, 13)).map((r) => plain<HourCount>(r));
+}
+
+/** Sum of tokens_in + tokens_out of a class's runs finished at or after `since`. */
+export function tokensSince(prepare: Prepare, cls: JobClass, since: string): number {
+  const row = prepare(
+    `SELECT COALESCE(SUM(COALESCE(tokens_in, 0) + COALESCE(tokens_out, 0)), 0) AS n
+       FROM runs WHERE class = ? AND finished_at >= ?
+        AND (tokens_in IS NOT NULL OR tokens_out IS NOT NULL)`,
+  ).get(cls, since) as { n: number };
+  return row.n;
 }
 
 /**

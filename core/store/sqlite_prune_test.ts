@@ -1,11 +1,11 @@
-// The retention primitives of the SQLite store (pruneRuns, pruneOneShots, pruneAudit): what
+// The retention primitives of the store, on SQLite and PostgreSQL (pruneRuns, pruneOneShots, pruneAudit): what
 // each deletes, every exception it keeps, oldest-first chunks, and the report paths it hands
 // back for the caller to remove.
 
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { newJobFixture as newJob } from "../../tests/fakes/job_fixture.ts";
-import { SqliteStore } from "./sqlite_store.ts";
+import { type StoreBackend, storeTest } from "../../tests/store_backends.ts";
 import type { NewRun, RunStatus } from "./store.ts";
 
 const DAY = 86_400_000;
@@ -15,9 +15,9 @@ function daysAgo(n: number): string {
   return new Date(Date.parse(NOW) - n * DAY).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function open() {
+function open(backend: StoreBackend) {
   const clock = new FakeClock(daysAgo(60));
-  const store = new SqliteStore({ path: ":memory:", clock });
+  const store = backend.open(clock);
   /** A run that finished `days` ago (a queued or running one when `days` is null). */
   const run = (
     jobId: number,
@@ -39,8 +39,8 @@ function open() {
   return { clock, store, run };
 }
 
-Deno.test("pruneRuns deletes old finished runs and keeps every exception", () => {
-  const { clock, store, run } = open();
+storeTest("pruneRuns deletes old finished runs and keeps every exception", (backend) => {
+  const { clock, store, run } = open(backend);
   const a = store.createJob(newJob({ name: "a" }));
   const b = store.createJob(newJob({ name: "b" }));
   const c = store.createJob(newJob({ name: "c" }));
@@ -98,8 +98,8 @@ Deno.test("pruneRuns deletes old finished runs and keeps every exception", () =>
   store.close();
 });
 
-Deno.test("pruneRuns works in oldest-first chunks of at most `limit` runs", () => {
-  const { clock, store, run } = open();
+storeTest("pruneRuns works in oldest-first chunks of at most `limit` runs", (backend) => {
+  const { clock, store, run } = open(backend);
   const job = store.createJob(newJob());
   const runs = [45, 40, 50, 35, 31].map((d) => run(job.id, "ok", d));
   run(job.id, "ok", 1);
@@ -116,8 +116,8 @@ Deno.test("pruneRuns works in oldest-first chunks of at most `limit` runs", () =
   store.close();
 });
 
-Deno.test("pruneOneShots deletes finished one-shots whole and keeps the unfinished", () => {
-  const { clock, store, run } = open();
+storeTest("pruneOneShots deletes finished one-shots whole and keeps the unfinished", (backend) => {
+  const { clock, store, run } = open(backend);
   const oneShot = (name: string, cls: "api" | "scheduled" = "api") =>
     store.createJob(
       newJob({
@@ -183,23 +183,26 @@ Deno.test("pruneOneShots deletes finished one-shots whole and keeps the unfinish
   store.close();
 });
 
-Deno.test("pruneAudit deletes rows written before the cutoff, oldest first, in chunks", () => {
-  const { clock, store } = open();
-  clock.set(NOW);
-  for (const d of [90, 40, 31, 29, 0]) {
-    store.appendAudit({
-      at: daysAgo(d),
-      action: "job_create",
-      target: `d${d}`,
-      actor: "a",
-      channel: "dashboard",
-      detail: "",
-    });
-  }
-  assert.equal(store.pruneAudit(daysAgo(30), 2), 2);
-  assert.deepEqual(store.listAudit().map((r) => r.target), ["d0", "d29", "d31"]);
-  assert.equal(store.pruneAudit(daysAgo(30), 2), 1);
-  assert.equal(store.pruneAudit(daysAgo(30), 2), 0);
-  assert.deepEqual(store.listAudit().map((r) => r.target), ["d0", "d29"]);
-  store.close();
-});
+storeTest(
+  "pruneAudit deletes rows written before the cutoff, oldest first, in chunks",
+  (backend) => {
+    const { clock, store } = open(backend);
+    clock.set(NOW);
+    for (const d of [90, 40, 31, 29, 0]) {
+      store.appendAudit({
+        at: daysAgo(d),
+        action: "job_create",
+        target: `d${d}`,
+        actor: "a",
+        channel: "dashboard",
+        detail: "",
+      });
+    }
+    assert.equal(store.pruneAudit(daysAgo(30), 2), 2);
+    assert.deepEqual(store.listAudit().map((r) => r.target), ["d0", "d29", "d31"]);
+    assert.equal(store.pruneAudit(daysAgo(30), 2), 1);
+    assert.equal(store.pruneAudit(daysAgo(30), 2), 0);
+    assert.deepEqual(store.listAudit().map((r) => r.target), ["d0", "d29"]);
+    store.close();
+  },
+);

@@ -7,6 +7,8 @@ import type {
   InboxState,
   Job,
   JobClass,
+  JobWithLatestRun,
+  LatestRun,
   ListOptions,
   PushSubscription,
   Run,
@@ -44,6 +46,19 @@ export const RUN_COLUMNS = [
   "cache_read_tokens",
   "cache_write_tokens",
 ] as const;
+
+/** Rows per multi-row run insert: 64 × 27 parameters (SQLite takes 32,766, PostgreSQL 65,535). */
+export const INSERT_RUNS_MAX = 64;
+const RUN_VALUES = `(${RUN_COLUMNS.map(() => "?").join(", ")})`;
+
+const insertRunsText: string[] = [];
+
+/** The insert of `n` runs (1..INSERT_RUNS_MAX; each count is prepared once and kept). */
+export function insertRunsSql(n: number): string {
+  return insertRunsText[n] ??= `INSERT INTO runs (${RUN_COLUMNS.join(", ")}) VALUES ${
+    Array.from({ length: n }, () => RUN_VALUES).join(", ")
+  }`;
+}
 
 /** A run's job never changes. */
 export const RUN_PATCH_COLUMNS = RUN_COLUMNS.filter((c) => c !== "job_id");
@@ -165,6 +180,19 @@ export function toJob(row: Row): Job {
     updated_at: row.updated_at as string,
     meta: parseJson<Record<string, unknown>>(row.meta, {}),
   };
+}
+
+/** A listJobs row: the job's columns plus its latest run's, prefixed `lr_`. */
+export function toJobWithLatestRun(row: Row): JobWithLatestRun {
+  const latest: LatestRun | null = row.lr_id === null ? null : {
+    id: row.lr_id as number,
+    status: row.lr_status as RunStatus,
+    exit_code: row.lr_exit_code as number | null,
+    attempt: row.lr_attempt as number,
+    queued_at: row.lr_queued_at as string,
+    finished_at: row.lr_finished_at as string | null,
+  };
+  return { ...toJob(row), latest_run: latest };
 }
 
 export function toInboxItem(row: Row): InboxItem {

@@ -1,7 +1,7 @@
-// TriggerStore on the outpost's SQLite connection (core/store/triggers.ts). Shares the
-// connection of SqliteStore, so store.atomically() covers its writes too.
+// TriggerStore on the store's connection (core/store/triggers.ts), SQLite or PostgreSQL.
+// Shares the connection of SqlStore, so store.atomically() covers its writes too.
 
-import type { DatabaseSync } from "node:sqlite";
+import type { SqlConnection } from "./sql_connection.ts";
 import { NotFoundError } from "./errors.ts";
 import type { NewTrigger, RecipeTrigger, SeenEvent, TriggerStore } from "./triggers.ts";
 
@@ -27,10 +27,10 @@ function toTrigger(row: Row): RecipeTrigger {
 }
 
 export class SqliteTriggerStore implements TriggerStore {
-  readonly #db: DatabaseSync;
+  readonly #db: SqlConnection;
   readonly #now: () => string;
 
-  constructor(db: DatabaseSync, now: () => string) {
+  constructor(db: SqlConnection, now: () => string) {
     this.#db = db;
     this.#now = now;
   }

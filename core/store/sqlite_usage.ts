@@ -1,14 +1,14 @@
-// The money queries of the SQLite store: cost, token and run-time totals of a job or of the
+// The money queries of the store (SQLite and PostgreSQL): cost, token and run-time totals of a job or of the
 // outpost since a UTC day, per job for a page of jobs, and the outpost per UTC day or hour.
 // They read the rollups of migration 10 that triggers keep as runs are written: a job's
 // totals are at most 30 day rows, the outpost's at most 24 rows a day, never the runs, so
 // they cost the same at 100,000 runs as at 100.
 
-import type { StatementSync } from "node:sqlite";
+import type { SqlStatement } from "./sql_connection.ts";
 import { plain } from "./sqlite_rows.ts";
 import type { UsageBucket, UsageTotals } from "./store.ts";
 
-type Prepare = (sql: string) => StatementSync;
+type Prepare = (sql: string) => SqlStatement;
 
 const SUMS = `COALESCE(SUM(runs), 0) AS runs, COALESCE(SUM(failed), 0) AS failed,
   COALESCE(SUM(priced_runs), 0) AS priced_runs, COALESCE(SUM(unpriced_runs), 0) AS unpriced_runs,

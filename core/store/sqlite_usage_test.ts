@@ -1,4 +1,4 @@
-// The money rollup (migration 10): after random inserts, updates (status, tokens, cost,
+// The money rollup (migration 10), on SQLite and PostgreSQL (tests/store_backends.ts): after random inserts, updates (status, tokens, cost,
 // cache tokens, duration), prunes and deletes, every total the store answers equals the sum
 // computed from its own runs; a database written at version 9 is back-filled by the step;
 // unpriced runs are counted, not summed as zero.
@@ -8,7 +8,8 @@ import { FakeClock } from "../../tests/fakes/clock.ts";
 import { newJobFixture as newJob } from "../../tests/fakes/job_fixture.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { SqliteStore } from "./sqlite_store.ts";
-import type { Run, RunStatus, UsageTotals } from "./store.ts";
+import { storeTest } from "../../tests/store_backends.ts";
+import type { Run, RunStatus, Store, UsageTotals } from "./store.ts";
 
 const STATUSES: RunStatus[] = ["ok", "error", "killed", "needs_human", "skipped", "running"];
 
@@ -54,7 +55,7 @@ function rng(seed: number): () => number {
   return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
-function seed(store: SqliteStore, jobs: number[], n: number, rand: () => number): void {
+function seed(store: Store, jobs: number[], n: number, rand: () => number): void {
   for (let i = 0; i < n; i++) {
     const day = 1 + Math.floor(rand() * 28);
     const hour = Math.floor(rand() * 24);
@@ -79,11 +80,11 @@ function seed(store: SqliteStore, jobs: number[], n: number, rand: () => number)
   }
 }
 
-function allRuns(store: SqliteStore): Run[] {
+function allRuns(store: Store): Run[] {
   return store.listRunHistory({}, { limit: 1_000_000 });
 }
 
-function assertRollupMatches(store: SqliteStore, jobs: number[]): void {
+function assertRollupMatches(store: Store, jobs: number[]): void {
   const runs = allRuns(store);
   for (const day of ["2026-03-01", "2026-03-15", "2026-03-28"]) {
     const inWindow = runs.filter((r) => r.queued_at.slice(0, 10) >= day);
@@ -122,37 +123,40 @@ function assertRollupMatches(store: SqliteStore, jobs: number[]): void {
   assert.equal(store.usageBuckets("hour", since).length, hours.size);
 }
 
-Deno.test("the usage rollup equals the sums of the runs through inserts, updates and deletes", () => {
-  const store = new SqliteStore({ path: ":memory:", clock: new FakeClock("2026-03-30T00:00:00Z") });
-  const jobs = [1, 2, 3].map((i) => store.createJob(newJob({ name: `j${i}` })).id);
-  const rand = rng(30);
-  seed(store, jobs, 600, rand);
-  assertRollupMatches(store, jobs);
+storeTest(
+  "the usage rollup equals the sums of the runs through inserts, updates and deletes",
+  (backend) => {
+    const store = backend.open(new FakeClock("2026-03-30T00:00:00Z"));
+    const jobs = [1, 2, 3].map((i) => store.createJob(newJob({ name: `j${i}` })).id);
+    const rand = rng(30);
+    seed(store, jobs, 600, rand);
+    assertRollupMatches(store, jobs);
 
-  // A run finishing: status, tokens, cache tokens, cost and duration written at once.
-  for (const r of allRuns(store).filter((r) => r.status === "running")) {
-    store.updateRun(r.id, {
-      status: rand() < 0.5 ? "ok" : "lost",
-      tokens_in: 1234,
-      tokens_out: 56,
-      cache_read_tokens: 7000,
-      cache_write_tokens: 12,
-      cost_usd: rand() < 0.5 ? 0.0042 : null,
-      duration_ms: 999,
-    });
-  }
-  // A price learnt late, and a cost withdrawn: a run moves between priced and unpriced.
-  const some = allRuns(store).slice(0, 40);
-  for (const r of some) store.updateRun(r.id, { cost_usd: r.cost_usd === null ? 0.01 : null });
-  assertRollupMatches(store, jobs);
+    // A run finishing: status, tokens, cache tokens, cost and duration written at once.
+    for (const r of allRuns(store).filter((r) => r.status === "running")) {
+      store.updateRun(r.id, {
+        status: rand() < 0.5 ? "ok" : "lost",
+        tokens_in: 1234,
+        tokens_out: 56,
+        cache_read_tokens: 7000,
+        cache_write_tokens: 12,
+        cost_usd: rand() < 0.5 ? 0.0042 : null,
+        duration_ms: 999,
+      });
+    }
+    // A price learnt late, and a cost withdrawn: a run moves between priced and unpriced.
+    const some = allRuns(store).slice(0, 40);
+    for (const r of some) store.updateRun(r.id, { cost_usd: r.cost_usd === null ? 0.01 : null });
+    assertRollupMatches(store, jobs);
 
-  store.deleteJob(jobs[1]!); // its runs cascade
-  assertRollupMatches(store, [jobs[0]!, jobs[2]!]);
-  store.close();
-});
+    store.deleteJob(jobs[1]!); // its runs cascade
+    assertRollupMatches(store, [jobs[0]!, jobs[2]!]);
+    store.close();
+  },
+);
 
-Deno.test("unpriced runs are counted apart, and a run with no tokens is neither", () => {
-  const store = new SqliteStore({ path: ":memory:", clock: new FakeClock("2026-03-02T00:00:00Z") });
+storeTest("unpriced runs are counted apart, and a run with no tokens is neither", (backend) => {
+  const store = backend.open(new FakeClock("2026-03-02T00:00:00Z"));
   const job = store.createJob(newJob({ name: "j" })).id;
   const base = {
     job_id: job,
@@ -173,8 +177,8 @@ Deno.test("unpriced runs are counted apart, and a run with no tokens is neither"
   store.close();
 });
 
-Deno.test("a window that is not a UTC day is refused, not read as some other window", () => {
-  const store = new SqliteStore({ path: ":memory:", clock: new FakeClock("2026-03-02T00:00:00Z") });
+storeTest("a window that is not a UTC day is refused, not read as some other window", (backend) => {
+  const store = backend.open(new FakeClock("2026-03-02T00:00:00Z"));
   assert.throws(() => store.usageSince("2026-03-02T09:00:00Z"), TypeError);
   assert.throws(() => store.usageByJob(["yesterday"], [1]), TypeError);
   assert.deepEqual(store.usageByJob(["2026-03-02"], []), new Map());

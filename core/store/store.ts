@@ -1,5 +1,6 @@
 // The outpost's one store: jobs, runs, inbox items, audit rows, push subscriptions and
-// machine-door tokens. Types and the interface live here; sqlite_store.ts implements it.
+// machine-door tokens. Types and the interface live here; sql_store.ts implements it, on
+// SQLite (sqlite_store.ts) or a shared PostgreSQL (pg/pg_store.ts).
 // Every timestamp is a UTC ISO-8601 string with Z (isoZ in core/time.ts).
 
 import type { Question } from "../tools/types.ts";

@@ -56,9 +56,27 @@ export async function runOutpost(args: string[], io: OutpostIo): Promise<number>
   }
   if (first === "token") {
     const { runToken } = await import("./token.ts");
+    const { databaseUrlFrom } = await import("../../core/store/open_store.ts");
+    let url: string | null;
+    try {
+      url = databaseUrlFrom(io.env);
+    } catch (err) {
+      io.err(`error: ${(err as Error).message}`);
+      return 1;
+    }
+    // Tokens of a fleet live in its shared database, where every node's machine door reads them.
+    const pg = url === null ? null : await import("../../core/store/pg/pg_store.ts");
+    const openShared = pg && url ? () => new pg.PgStore({ url, clock: io.clock }) : undefined;
     return await withAgentHome(
       io,
-      (home) => runToken(rest, { out: io.out, err: io.err, clock: io.clock, home }),
+      (home) =>
+        runToken(rest, {
+          out: io.out,
+          err: io.err,
+          clock: io.clock,
+          home,
+          ...(openShared ? { openShared } : {}),
+        }),
     );
   }
   if (first === "ranger") {

@@ -7,6 +7,7 @@ import { stderrLogger } from "../../core/logger.ts";
 import type { Clock } from "../../core/ports.ts";
 import { NotFoundError } from "../../core/store/errors.ts";
 import { outpostDbPath, SqliteStore } from "../../core/store/sqlite_store.ts";
+import type { Store } from "../../core/store/store.ts";
 import { generateMachineToken, hashMachineToken } from "../http/machine_tokens.ts";
 
 export const TOKEN_USAGE = `usage: agent-outpost token create <name>
@@ -21,6 +22,11 @@ export interface TokenIo {
   out(line: string): void;
   err(line: string): void;
   clock: Clock;
+  /**
+   * The fleet's PostgreSQL store when AGENT_OUTPOST_DATABASE_URL is set (outpost_cli.ts opens
+   * it); absent, the SQLite file under home.
+   */
+  openShared?: () => Store;
   /** The agent home; the store is <home>/outpost/outpost.db. */
   home: string;
 }
@@ -33,7 +39,7 @@ const NAME_MAX = 100;
 
 /** Runs `token …` with the arguments after `token`. Returns the exit code. */
 export function runToken(args: string[], io: TokenIo): number {
-  const opened: SqliteStore[] = [];
+  const opened: Store[] = [];
   try {
     const { values, positionals } = parseArgs({
       args,
@@ -52,8 +58,9 @@ export function runToken(args: string[], io: TokenIo): number {
     if (extra !== undefined) {
       throw new UsageError(`unexpected argument ${JSON.stringify(extra)}; see --help`);
     }
-    const open = (): SqliteStore => {
-      const store = new SqliteStore({ path: outpostDbPath(io.home), clock: io.clock });
+    const open = (): Store => {
+      const store = io.openShared?.() ??
+        new SqliteStore({ path: outpostDbPath(io.home), clock: io.clock });
       opened.push(store);
       return store;
     };

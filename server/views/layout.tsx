@@ -11,7 +11,16 @@ export interface LayoutProps {
   title: string;
   csrf: string;
   /** Which page this is; the page script picks its live regions by it. */
-  page: "landing" | "jobs" | "run" | "inbox" | "not-found" | "runs" | "job" | "audit";
+  page:
+    | "landing"
+    | "jobs"
+    | "run"
+    | "inbox"
+    | "not-found"
+    | "runs"
+    | "job"
+    | "audit"
+    | "fleet";
   status: StatusBarData | null;
   /** Versioned (content-hashed) URLs of the page script and stylesheets. */
   assets: AssetUrls;
@@ -46,6 +55,7 @@ export const Layout: FC<LayoutProps> = (p) => {
             <a href="/jobs" aria-current={p.page === "jobs" ? "page" : undefined}>Jobs</a>
             <a href="/runs" aria-current={p.page === "runs" ? "page" : undefined}>Runs</a>
             <a href="/audit" aria-current={p.page === "audit" ? "page" : undefined}>Audit</a>
+            <a href="/fleet" aria-current={p.page === "fleet" ? "page" : undefined}>Fleet</a>
           </nav>
           <div data-live="status" data-src="/partials/status">
             {p.status ? <StatusBar data={p.status} /> : null}

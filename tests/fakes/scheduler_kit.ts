@@ -1,5 +1,8 @@
 // Builds a scheduler on fakes for the tests in this directory: FakeClock, FakeSpawner,
 // FakeProcessTable, an in-memory store, a recording delivery adapter and a temp home.
+// AGENT_TEST_STORE=postgres puts the store on a fresh database of this process's throwaway
+// PostgreSQL cluster instead (tests/pg_cluster.ts), so the same scheduler suite runs on both
+// engines (core/scheduler/scheduler_postgres_test.ts runs it that way).
 
 import { FakeClock } from "./clock.ts";
 import type { Question, QuestionKind } from "../../core/tools/types.ts";
@@ -15,6 +18,9 @@ import { Governor } from "../../core/governor/governor.ts";
 import type { WaitingReader } from "../../core/governor/waiting.ts";
 import { envFrom } from "../../core/ports.ts";
 import { SqliteStore } from "../../core/store/sqlite_store.ts";
+import type { SqlStore } from "../../core/store/sql_store.ts";
+import { PgStore } from "../../core/store/pg/pg_store.ts";
+import { freshDatabaseUrl } from "../pg_cluster.ts";
 import { FakeProcessTable, FakeSpawner } from "./spawner.ts";
 import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import type { PinResolver } from "../../core/scheduler/pin.ts";
@@ -23,7 +29,7 @@ import { Scheduler } from "../../core/scheduler/scheduler.ts";
 export interface Kit {
   home: string;
   clock: FakeClock;
-  store: SqliteStore;
+  store: SqlStore;
   spawner: FakeSpawner;
   processes: FakeProcessTable;
   governor: Governor;
@@ -49,7 +55,7 @@ export async function makeKit(options: KitOptions = {}): Promise<Kit> {
   const home = await Deno.makeTempDir({ prefix: "outpost_test_" });
   const clock = new FakeClock(options.start ?? "2026-03-02T09:00:00Z");
   const env = envFrom({ PATH: "/usr/bin:/bin", ...options.env });
-  const store = new SqliteStore({ path: options.dbPath ?? ":memory:", clock });
+  const store = kitStore(clock, options.dbPath);
   const logger = new MemoryLogger();
   const config = { ...structuredClone(DEFAULT_GOVERNOR_CONFIG), ...options.governor };
   const governor = new Governor({
@@ -108,6 +114,16 @@ export async function makeKit(options: KitOptions = {}): Promise<Kit> {
       await Deno.remove(home, { recursive: true });
     },
   };
+}
+
+/** Which engine the kits of this test process use (see the header). */
+export const KIT_STORE = Deno.env.get("AGENT_TEST_STORE") === "postgres" ? "postgres" : "sqlite";
+
+function kitStore(clock: FakeClock, dbPath: string | undefined): SqlStore {
+  if (KIT_STORE === "postgres" && dbPath === undefined) {
+    return new PgStore({ url: freshDatabaseUrl(), clock });
+  }
+  return new SqliteStore({ path: dbPath ?? ":memory:", clock });
 }
 
 /** A valid scheduled-job request; override any field. */

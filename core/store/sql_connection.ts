@@ -1,0 +1,65 @@
+// The seam between the store's logic (sql_store.ts) and its two databases: the embedded
+// SQLite file (sqlite_store.ts) and a shared PostgreSQL server (pg/pg_store.ts). It is
+// node:sqlite's own shape (prepare → get/all/run, exec, isTransaction), so the SQLite side
+// passes its statements through untouched and the PostgreSQL side emulates them
+// synchronously (pg/pg_connection.ts; core/store/README.md says why).
+
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+
+export type SqlValue = SQLInputValue;
+export type Row = Record<string, SqlValue>;
+
+export interface SqlRunResult {
+  changes: number | bigint;
+  lastInsertRowid: number | bigint;
+}
+
+/** One statement, prepared once and run many times with positional `?` parameters. */
+export interface SqlStatement {
+  get(...params: SqlValue[]): Row | undefined;
+  all(...params: SqlValue[]): Row[];
+  run(...params: SqlValue[]): SqlRunResult;
+}
+
+export type SqlDialect = "sqlite" | "postgres";
+
+export interface SqlConnection {
+  readonly dialect: SqlDialect;
+  /** Statement text is written in SQLite's dialect; a PostgreSQL connection translates it. */
+  prepare(sql: string): SqlStatement;
+  /** Runs one or more statements without parameters (migrations, transaction control). */
+  exec(sql: string): void;
+  readonly isTransaction: boolean;
+  readonly isOpen: boolean;
+  close(): void;
+}
+
+/** node:sqlite behind the seam: statements are node:sqlite's own, nothing is wrapped. */
+export class SqliteConnection implements SqlConnection {
+  readonly dialect = "sqlite";
+  readonly db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  prepare(sql: string): SqlStatement {
+    return this.db.prepare(sql) as unknown as SqlStatement;
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  get isTransaction(): boolean {
+    return this.db.isTransaction;
+  }
+
+  get isOpen(): boolean {
+    return this.db.isOpen;
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}

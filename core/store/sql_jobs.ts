@@ -1,0 +1,39 @@
+// The job list's reads in the store (SQLite and PostgreSQL): the list with each job's latest
+// run, the count for the job cap, and the scheduler's due jobs.
+
+import type { Row, SqlStatement } from "./sql_connection.ts";
+import { toJob, toJobWithLatestRun } from "./sqlite_rows.ts";
+import type { Job, JobClass, JobWithLatestRun, ListOptions } from "./store.ts";
+
+type Prepare = (sql: string) => SqlStatement;
+
+/** Newest first, each with its latest run; all of them unless `options.limit`. */
+export function listJobs(prepare: Prepare, options: ListOptions): JobWithLatestRun[] {
+  const rows = prepare(
+    `SELECT j.*, r.id AS lr_id, r.status AS lr_status, r.exit_code AS lr_exit_code,
+            r.attempt AS lr_attempt, r.queued_at AS lr_queued_at, r.finished_at AS lr_finished_at
+       FROM jobs j
+       LEFT JOIN runs r ON r.id = (SELECT MAX(id) FROM runs WHERE job_id = j.id)
+      WHERE j.id < ?
+      ORDER BY j.id DESC LIMIT ?`,
+  ).all(
+    options.before_id ?? Number.MAX_SAFE_INTEGER,
+    options.limit ?? Number.MAX_SAFE_INTEGER,
+  ) as Row[];
+  return rows.map(toJobWithLatestRun);
+}
+
+export function countJobs(prepare: Prepare, cls?: JobClass): number {
+  const row = cls === undefined
+    ? prepare("SELECT COUNT(*) AS n FROM jobs").get()
+    : prepare("SELECT COUNT(*) AS n FROM jobs WHERE class = ?").get(cls);
+  return (row as { n: number }).n;
+}
+
+/** Enabled jobs whose next_run_at is at or before `at`, earliest first. */
+export function dueJobs(prepare: Prepare, at: string): Job[] {
+  return prepare(
+    `SELECT * FROM jobs WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at <= ?
+      ORDER BY next_run_at, id`,
+  ).all(at).map(toJob);
+}

@@ -1,0 +1,128 @@
+// A throwaway PostgreSQL cluster for the tests of one process: initdb in a temporary folder,
+// a loopback port, no system service (the recipe of /work/shared/peers/postgres_up.sh).
+// Started on first use, stopped and removed when the process unloads. Each test asks for a
+// fresh database (`freshDatabaseUrl`), a copy of a migrated template, so tests never share rows.
+// initdb refuses to run as root: as root the cluster belongs to the `postgres` user.
+
+import { PgConnection } from "../core/store/pg/pg_connection.ts";
+import { PgStore } from "../core/store/pg/pg_store.ts";
+import { FakeClock } from "./fakes/clock.ts";
+import { postgresBin } from "./peers.ts";
+
+const isRoot = () => Deno.uid() === 0;
+
+export interface Cluster {
+  dir: string;
+  port: number;
+  /** The maintenance database's URL (the `postgres` superuser, trust auth on loopback). */
+  adminUrl: string;
+  bin: string;
+  /** Stops the server (fast), as a database restart test needs; `start` brings it back. */
+  stop(): void;
+  start(): void;
+}
+
+let cluster: Cluster | null = null;
+let templateReady = false;
+let databases = 0;
+
+function run(bin: string, args: string[], asPostgres: boolean): string {
+  const [cmd, argv] = asPostgres && isRoot()
+    ? ["runuser", ["-u", "postgres", "--", bin, ...args]]
+    : [bin, args];
+  const out = new Deno.Command(cmd, { args: argv, stdout: "piped", stderr: "piped" }).outputSync();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  if (!out.success) throw new Error(`${bin} ${args.join(" ")} failed:\n${text}`);
+  return text;
+}
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** The process's cluster, started on first call. Throws when PostgreSQL is missing. */
+export function pgCluster(): Cluster {
+  if (cluster) return cluster;
+  const bin = postgresBin();
+  if (!bin) throw new Error("PostgreSQL not installed (apt-get install postgresql)");
+  const dir = Deno.makeTempDirSync({ prefix: "outpost_pg_" });
+  if (isRoot()) run("chown", ["postgres", dir], false);
+  const data = `${dir}/data`;
+  run(`${bin}/initdb`, [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "--locale=C",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ], true);
+  const port = freePort();
+  const pgCtl = `${bin}/pg_ctl`;
+  const start = () =>
+    run(pgCtl, [
+      "-D",
+      data,
+      "-l",
+      `${dir}/server.log`,
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ` +
+      "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+      "start",
+    ], true);
+  start();
+  const stop = () => run(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"], true);
+  cluster = {
+    dir,
+    port,
+    bin,
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop,
+    start,
+  };
+  globalThis.addEventListener("unload", () => {
+    try {
+      run(pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"], true);
+    } catch { /* already stopped */ }
+    Deno.removeSync(dir, { recursive: true });
+  });
+  return cluster;
+}
+
+/** Runs statements on the maintenance database (a short-lived connection). */
+export function adminExec(sql: string): void {
+  const admin = new PgConnection({ url: pgCluster().adminUrl });
+  try {
+    admin.exec(sql);
+  } finally {
+    admin.close();
+  }
+}
+
+/**
+ * The URL of a new, empty-but-migrated database (`migrated: false` for a blank one, for
+ * tests of the migration runner itself).
+ */
+export function freshDatabaseUrl(options: { migrated?: boolean } = {}): string {
+  const c = pgCluster();
+  const name = `t${++databases}`;
+  if (options.migrated === false) {
+    adminExec(`CREATE DATABASE ${name}`);
+  } else {
+    if (!templateReady) {
+      adminExec("CREATE DATABASE outpost_template");
+      const url = `postgres://postgres@127.0.0.1:${c.port}/outpost_template`;
+      new PgStore({ url, clock: new FakeClock() }).close();
+      templateReady = true;
+    }
+    adminExec(`CREATE DATABASE ${name} TEMPLATE outpost_template`);
+  }
+  return `postgres://postgres@127.0.0.1:${c.port}/${name}`;
+}
