@@ -5,7 +5,16 @@
 // holds) and the fleet-wide concurrency count.
 
 import type { Run, Store } from "../store/store.ts";
-import type { ActiveRun } from "./context.ts";
+import type { SpawnedProcess } from "../ports.ts";
+
+/**
+ * What fencing and reaping read of a run this process started (context.ts's ActiveRun fits;
+ * named here so this seam does not import the scheduler context, which imports it).
+ */
+export interface StartedChild {
+  runId: number;
+  proc: Pick<SpawnedProcess, "killGroup"> | null;
+}
 
 export interface Fleet {
   /** This outpost's node id (AGENT_OUTPOST_NODE_ID). */
@@ -66,7 +75,7 @@ export class LagHistogram {
  * taken its runs over. Kills every child this process started; their ends are not recorded
  * (the runs are no longer this node's: recordOutcome asks the fleet first).
  */
-export function fenceChildren(active: readonly Readonly<ActiveRun>[]): number[] {
+export function fenceChildren(active: readonly Readonly<StartedChild>[]): number[] {
   const killed: number[] = [];
   for (const a of active) {
     if (a.proc) {
@@ -84,7 +93,7 @@ export function fenceChildren(active: readonly Readonly<ActiveRun>[]): number[] 
  */
 export function reapCancelled(
   store: Pick<Store, "getRun">,
-  active: readonly Readonly<ActiveRun>[],
+  active: readonly Readonly<StartedChild>[],
 ): number[] {
   const killed: number[] = [];
   for (const a of active) {
