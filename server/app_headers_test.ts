@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { makeTestOutpost } from "../tests/fakes/test_outpost.ts";
+import { acceptsCompression } from "./app.ts";
 
 const EVERY_RESPONSE: Record<string, string> = {
   "x-content-type-options": "nosniff",
@@ -43,6 +44,29 @@ Deno.test("pages, JSON and static files over 1 KiB are gzip-compressed when acce
   assert.match(events.headers.get("content-type") ?? "", /text\/event-stream/);
   assert.equal(events.headers.get("content-encoding"), null);
   await events.body?.cancel();
+});
+
+Deno.test("compression runs only for a request that accepts gzip or deflate (q above 0)", async () => {
+  const cases: [string | undefined, boolean][] = [
+    [undefined, false],
+    ["", false],
+    ["identity", false],
+    ["br", false],
+    ["gzip", true],
+    ["deflate", true],
+    ["br, gzip;q=0.8", true],
+    ["GZIP", true],
+    ["gzip;q=0", false],
+    ["gzip; q=0, deflate;q=0.0", false],
+    ["gzip;q=0.001", true],
+  ];
+  for (const [header, expected] of cases) {
+    assert.equal(acceptsCompression(header), expected, JSON.stringify(header));
+  }
+  await using t = await makeTestOutpost();
+  const refused = await t.app.request("/", { headers: { "Accept-Encoding": "gzip;q=0" } });
+  assert.equal(refused.headers.get("content-encoding"), null);
+  await refused.body?.cancel();
 });
 
 Deno.test("a compressed static file still revalidates to 304 with its weak ETag", async () => {
