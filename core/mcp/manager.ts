@@ -106,6 +106,7 @@ export class McpManager {
   readonly #approvedNow = new Set<string>();
   /** Processes of failed starts still being stopped: the start does not wait, close() does. */
   readonly #stopping = new Set<Promise<void>>();
+  readonly #remembering = new Set<Promise<void>>(); // tool-list writes: close() awaits them
   #opened: Promise<void> | undefined;
 
   constructor(settings: Settings, deps: McpDeps) {
@@ -236,7 +237,7 @@ export class McpManager {
 
   async close(): Promise<void> {
     await Promise.all([...this.#entries.values()].map((e) => this.#stop(e)));
-    await Promise.all(this.#stopping);
+    await Promise.all([...this.#stopping, ...this.#remembering]);
   }
 
   /**
@@ -329,7 +330,9 @@ export class McpManager {
     timingMark(`mcp:${server.name}:ready`);
     entry.connection = connection;
     this.#useTools(entry, connection.tools);
-    void this.#remember(server, keying, connection.tools);
+    const remembering = this.#remember(server, keying, connection.tools);
+    this.#remembering.add(remembering);
+    void remembering.finally(() => this.#remembering.delete(remembering));
     connection.onclose = () => {
       if (entry.connection !== connection) return;
       entry.connection = undefined;

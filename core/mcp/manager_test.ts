@@ -3,6 +3,7 @@
 // exits mid-call, a project-file server that waits for approval, a tool that never answers
 // (tool_timeout_s), and a server whose grandchild must die with it (process groups).
 
+import { toolListPath } from "./tool_list_cache.ts";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { McpManager, type McpServerStatus } from "./manager.ts";
@@ -26,6 +27,8 @@ async function managerFor(globalToml: string, options: {
   env?: Record<string, string>;
   clock?: FakeClock;
   onChange?: (s: McpServerStatus) => void;
+  /** Keep remembered tool lists under the layout's agent home. */
+  cache?: boolean;
 } = {}) {
   const layout = await makeLayout();
   await writeFile(layout.globalFile, globalToml);
@@ -39,6 +42,7 @@ async function managerFor(globalToml: string, options: {
     workdir: layout.cwd,
     clientVersion: "test",
     ...(options.onChange ? { onChange: options.onChange } : {}),
+    ...(options.cache ? { home: layout.home } : {}),
   });
   return {
     manager,
@@ -149,6 +153,19 @@ Deno.test("disabled_tools hides those tools; a server with enabled = false is ne
     tools: [],
   });
   await assert.rejects(Deno.stat(marker), Deno.errors.NotFound, "the disabled server never ran");
+});
+
+Deno.test("close() settles the tool list being remembered: the cache file is whole when it returns", async () => {
+  await using t = await managerFor(
+    `[mcp_servers.raw]\ncommand = "node"\nargs = [${JSON.stringify(RAW_SERVER)}]\n`,
+    { cache: true },
+  );
+  await t.manager.start();
+  assert.equal(t.manager.statuses()[0]?.state, "ready");
+  await t.manager.close();
+  // A caller may remove the home right after (the conformance client did, and lost the race).
+  const cached = JSON.parse(await Deno.readTextFile(toolListPath(t.layout.home, "raw")));
+  assert.ok(Array.isArray(cached.tools) && cached.tools.length > 0);
 });
 
 Deno.test("a server that never answers initialize fails after its startup_timeout_s, with no tools", async () => {
