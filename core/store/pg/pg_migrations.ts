@@ -1,8 +1,8 @@
-// The PostgreSQL dialect of every schema step in ../migrations.ts: the same numbers and names,
-// applied by the same runner (migrate), so a database is at version N on either engine for
-// the same N. pg_migrations_test.ts checks that the two lists match step for step.
+// The PostgreSQL dialect of every schema step in ../migrations.ts: the steps' numbers and names
+// are taken from that list, and only the SQL is this dialect's, applied by the same runner
+// (migrate), so a database is at version N on either engine for the same N.
 
-import type { Migration } from "../migrations.ts";
+import { type Migration, MIGRATIONS } from "../migrations.ts";
 import m001 from "./migrations/001_initial.sql" with { type: "text" };
 import m002 from "./migrations/002_retention_indexes.sql" with { type: "text" };
 import m003 from "./migrations/003_recipe_triggers.sql" with { type: "text" };
@@ -14,15 +14,24 @@ import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
 import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
 
-export const PG_MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: "initial", sql: m001 },
-  { version: 2, name: "retention_indexes", sql: m002 },
-  { version: 3, name: "recipe_triggers", sql: m003 },
-  { version: 4, name: "history_views", sql: m004 },
-  { version: 5, name: "run_done_reason", sql: m005 },
-  { version: 6, name: "audit_channel", sql: m006 },
-  { version: 7, name: "job_provider_preset", sql: m007 },
-  { version: 8, name: "run_cache_tokens", sql: m008 },
-  { version: 9, name: "trigger_events", sql: m009 },
-  { version: 10, name: "run_usage", sql: m010 },
-];
+/** Each step's SQL in PostgreSQL's dialect, by its version in MIGRATIONS. */
+export const PG_SQL: Readonly<Record<number, string>> = {
+  1: m001,
+  2: m002,
+  3: m003,
+  4: m004,
+  5: m005,
+  6: m006,
+  7: m007,
+  8: m008,
+  9: m009,
+  10: m010,
+};
+
+export const PG_MIGRATIONS: readonly Migration[] = MIGRATIONS.map((m) => {
+  const sql = PG_SQL[m.version];
+  if (sql === undefined) {
+    throw new Error(`schema step ${m.version} (${m.name}) has no PostgreSQL dialect`);
+  }
+  return { ...m, sql };
+});
