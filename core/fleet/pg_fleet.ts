@@ -28,6 +28,8 @@ export const LEASE_ENV = "AGENT_OUTPOST_LEASE_S";
 export const LABELS_ENV = "AGENT_OUTPOST_NODE_LABELS";
 export const FLEET_MAX_RUNS_ENV = "AGENT_OUTPOST_FLEET_MAX_RUNS";
 export const DEFAULT_LEASE_S = 30;
+/** How soon a failed lease renewal is tried again (the database may be back by then). */
+const RENEW_RETRY_MS = 1000;
 
 /** Created on first start of any node (idempotent; under the migration lock). */
 const FLEET_SCHEMA = `
@@ -161,6 +163,11 @@ export class PgFleet implements Fleet {
     this.#epoch = row.epoch;
   }
 
+  /** How often the lease is renewed: a third of it, so two renewals may fail before it lapses. */
+  get renewEveryMs(): number {
+    return (this.#options.leaseS * 1000) / 3;
+  }
+
   /** Calls `fn` after every renewal round (leadership checks ride on it). Returns unsubscribe. */
   onRenewal(fn: () => void): () => void {
     this.#renewalListeners.add(fn);
@@ -168,18 +175,22 @@ export class PgFleet implements Fleet {
   }
 
   async #renewLoop(): Promise<void> {
-    const every = (this.#options.leaseS * 1000) / 3;
+    let wait = this.renewEveryMs;
     while (!this.#stop.signal.aborted) {
       try {
-        await this.#options.clock.sleep(every, this.#stop.signal);
+        await this.#options.clock.sleep(wait, this.#stop.signal);
       } catch {
         return; // stopped
       }
       try {
         this.renew();
+        wait = this.renewEveryMs;
       } catch (err) {
-        // The database may be restarting: the next renewal tries again; a lease that lapses
-        // meanwhile is found by that renewal and fenced.
+        // The database may be restarting. Try again soon rather than a whole interval later:
+        // the lease must be extended the moment the store answers again, or it may lapse
+        // under runs this node claimed in between (claimRun refuses a lease this short, too).
+        // A lease that lapsed meanwhile is found by that renewal and fenced.
+        wait = Math.min(this.renewEveryMs, RENEW_RETRY_MS);
         this.counters.renewFailures++;
         this.#options.logger.log("warn", "fleet lease renewal failed", { error: errorText(err) });
       }
@@ -262,15 +273,19 @@ export class PgFleet implements Fleet {
     const job = this.#store.getJob(run.job_id);
     const pin = job ? pinLabelOf(job.meta) : null;
     if (pin !== null && !this.#options.labels.includes(pin)) return false;
+    // A lease that may lapse before its next renewal (one that failed while the database was
+    // away) claims nothing: the run stays queued for a node whose lease will outlive it.
+    const marginS = this.renewEveryMs / 1000;
     return this.#store.atomically(() => {
       if (this.fleetHold() !== null) return false;
       const claimed = this.#store.connection.prepare(
         `INSERT INTO run_claims (run_id, node_id, epoch)
            SELECT ?, ?, ? WHERE EXISTS (
-             SELECT 1 FROM fleet_nodes WHERE node_id = ? AND epoch = ? AND lease_until > now())
+             SELECT 1 FROM fleet_nodes WHERE node_id = ? AND epoch = ?
+                AND lease_until > now() + make_interval(secs => ?::float8))
              AND EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'queued')
          ON CONFLICT (run_id) DO NOTHING`,
-      ).run(run.id, this.nodeId, this.#epoch, this.nodeId, this.#epoch, run.id);
+      ).run(run.id, this.nodeId, this.#epoch, this.nodeId, this.#epoch, marginS, run.id);
       return Number(claimed.changes) === 1;
     });
   }

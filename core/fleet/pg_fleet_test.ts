@@ -99,6 +99,55 @@ peerTest(
 );
 
 peerTest(
+  "a lease close to lapsing claims nothing until it is renewed (the database was away)",
+  probes.postgres,
+  async () => {
+    const url = freshDatabaseUrl();
+    await using a = node(url, "a");
+    await using b = node(url, "b");
+    const job = a.store.createJob(newJobFixture({ name: "j" }));
+    const run = a.store.createRun({ ...queued, job_id: job.id });
+    // Renewals failed during an outage: 2 s of a's 30 s lease are left, less than one renewal
+    // interval (10 s), so a claim now would be fenced (and its run lost) before a's next renewal.
+    a.store.connection.prepare(
+      "UPDATE fleet_nodes SET lease_until = now() + interval '2 seconds' WHERE node_id = 'a'",
+    ).run();
+    assert.equal(a.fleet.claimRun(run), false, "too little lease left to start a run");
+    a.fleet.renew();
+    assert.equal(a.fleet.claimRun(run), true, "renewed: the run is a's");
+    assert.equal(b.fleet.claimRun(run), false);
+  },
+);
+
+peerTest(
+  "a failed renewal is tried again within a second, not a whole interval later",
+  probes.postgres,
+  async () => {
+    const url = freshDatabaseUrl();
+    const clock = new FakeClock("2026-03-02T09:00:00Z");
+    await using a = node(url, "a", { leaseS: 30, clock });
+    let calls = 0;
+    let failing = true;
+    const renew = a.fleet.renew.bind(a.fleet);
+    a.fleet.renew = () => {
+      calls++;
+      if (failing) throw new Error("connection refused (the database is restarting)");
+      renew();
+    };
+    await clock.advance(10_000); // the first renewal, a third of the lease: it fails
+    assert.equal(calls, 1);
+    assert.equal(a.fleet.counters.renewFailures, 1);
+    failing = false;
+    await clock.advance(1_000);
+    assert.equal(calls, 2, "retried a second after the failure");
+    await clock.advance(1_000);
+    assert.equal(calls, 2, "back to renewing every third of the lease once it succeeded");
+    await clock.advance(9_000);
+    assert.equal(calls, 3);
+  },
+);
+
+peerTest(
   "a pinned job runs only on a node with its label; the fleet-wide cap holds",
   probes.postgres,
   async () => {
