@@ -1,7 +1,6 @@
 // One run from queued to finished: provider-pin check, report paths, the child process
 // (its own process group), the wait, and handing the end to outcomes.ts.
 
-import { stripVTControlCharacters } from "node:util";
 import { alertEvent } from "../delivery/events.ts";
 import { errorText } from "../logger.ts";
 import type { Job, Run, RunStatus } from "../store/store.ts";
@@ -10,7 +9,6 @@ import { childEnv, fileStamp, headlessArgs, runsDir } from "./headless_command.t
 import { parseHeadlessResult, STDOUT_CAPTURE_BYTES } from "./headless_result.ts";
 import { recordOutcome } from "./outcomes.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
-import { openRegularFile } from "./report_reader.ts";
 import { isProtocolLine, readRunLog, sessionIdFromLog } from "./run_log.ts";
 import { makePrivateDir, PRIVATE_FILE_MODE, tightenPath } from "../private_files.ts";
 import { checkPin } from "./pin.ts";
@@ -235,34 +233,18 @@ const LOG_LINE_MAX = 300;
  * FIFO there is not read, and never holds the run's outcome in a blocked open.
  */
 async function lastLogLine(path: string): Promise<string | null> {
+  let read;
   try {
-    const opened = await openRegularFile(path);
-    if (!("handle" in opened)) return null;
-    const { handle, size } = opened;
-    const start = Math.max(0, size - LOG_TAIL_BYTES);
-    const buf = new Uint8Array(size - start);
-    let filled = 0;
-    try {
-      while (filled < buf.length) {
-        const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-    } finally {
-      await handle.close();
-    }
-    const text = new TextDecoder().decode(buf.subarray(0, filled));
-    // ANSI colour codes make no sense in a reason shown on a page.
-    // The session and progress lines say what the run did, not why it failed.
-    const lines = stripVTControlCharacters(text).split("\n").map((l) => l.trim())
-      .filter((l) => !isProtocolLine(l));
-    // An uncaught error ends with its stack; the line that names the error says more.
-    const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
-    if (!last) return null;
-    return last.length > LOG_LINE_MAX ? `${last.slice(0, LOG_LINE_MAX)}…` : last;
+    read = await readRunLog(path, LOG_TAIL_BYTES, "tail");
   } catch (err) {
-    // No log (a fake spawner): the exit code alone will do. A refused read is said, not hidden.
-    if (err instanceof Deno.errors.NotFound) return null;
+    // A refused read is said, not hidden; the exit code still tells the outcome.
     return `the run log could not be read: ${errorText(err)}`;
   }
+  if (!read) return null; // no log (a fake spawner): the exit code alone will do
+  // The session and progress lines say what the run did, not why it failed.
+  const lines = read.text.split("\n").map((l) => l.trim()).filter((l) => !isProtocolLine(l));
+  // An uncaught error ends with its stack; the line that names the error says more.
+  const last = lines.findLast((l) => /^error\b/i.test(l)) ?? lines.findLast((l) => l !== "");
+  if (!last) return null;
+  return last.length > LOG_LINE_MAX ? `${last.slice(0, LOG_LINE_MAX)}…` : last;
 }
