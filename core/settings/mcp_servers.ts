@@ -18,13 +18,10 @@ export const DEFAULT_TOOL_TIMEOUT_S = 60;
 /** Server names become part of tool names (`mcp__<server>__<tool>`), so they are kept plain. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
-const FIELDS = [
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "read_paths",
-  "network",
+/** Keys only a stdio (command) server may have. */
+const STDIO_FIELDS = ["command", "args", "env", "cwd", "read_paths", "network"] as const;
+/** Keys only a Streamable HTTP (url) server may have. */
+const HTTP_FIELDS = [
   "url",
   "http_headers",
   "bearer_key",
@@ -37,6 +34,10 @@ const FIELDS = [
   "oauth_id_token_file",
   "oauth_private_key_file",
   "oauth_signing_alg",
+] as const;
+const FIELDS = [
+  ...STDIO_FIELDS,
+  ...HTTP_FIELDS,
   "enabled",
   "startup_timeout_s",
   "tool_timeout_s",
@@ -142,21 +143,7 @@ export function parseMcpServers(
       );
     }
     if (command !== undefined) {
-      for (
-        const f of [
-          "http_headers",
-          "bearer_key",
-          "key_header",
-          "oauth_client_id",
-          "oauth_client_metadata_url",
-          "oauth_grant",
-          "oauth_private_key_file",
-          "oauth_signing_alg",
-          "oauth_idp_token_endpoint",
-          "oauth_idp_client_id",
-          "oauth_id_token_file",
-        ]
-      ) {
+      for (const f of HTTP_FIELDS) {
         if (raw[f] !== undefined) throw fail(f, "absent: it applies to url servers only");
       }
       const cwd = str("cwd");
@@ -178,7 +165,7 @@ export function parseMcpServers(
       });
       continue;
     }
-    for (const f of ["args", "env", "cwd", "read_paths", "network"]) {
+    for (const f of STDIO_FIELDS) {
       if (raw[f] !== undefined) throw fail(f, "absent: it applies to command servers only");
     }
     let parsed: URL;
