@@ -9,38 +9,10 @@ import { newJobFixture as newJob } from "../../tests/fakes/job_fixture.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { SqliteStore } from "./sqlite_store.ts";
 import { storeTest } from "../../tests/store_backends.ts";
+import { sumOfRuns } from "../../tests/usage_oracle.ts";
 import type { Run, RunStatus, Store, UsageTotals } from "./store.ts";
 
 const STATUSES: RunStatus[] = ["ok", "error", "killed", "needs_human", "skipped", "running"];
-
-/** The totals of `runs`, computed the slow way, as the rollup must report them. */
-function sumOf(runs: Run[]): UsageTotals {
-  const t: UsageTotals = {
-    runs: 0,
-    failed: 0,
-    priced_runs: 0,
-    unpriced_runs: 0,
-    cost_usd: 0,
-    tokens_in: 0,
-    tokens_out: 0,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    duration_ms: 0,
-  };
-  for (const r of runs) {
-    t.runs++;
-    if (["error", "killed", "lost"].includes(r.status)) t.failed++;
-    if (r.cost_usd !== null) t.priced_runs++;
-    else if ((r.tokens_in ?? 0) + (r.tokens_out ?? 0) > 0) t.unpriced_runs++;
-    t.cost_usd += r.cost_usd ?? 0;
-    t.tokens_in += r.tokens_in ?? 0;
-    t.tokens_out += r.tokens_out ?? 0;
-    t.cache_read_tokens += r.cache_read_tokens ?? 0;
-    t.cache_write_tokens += r.cache_write_tokens ?? 0;
-    t.duration_ms += r.duration_ms ?? 0;
-  }
-  return t;
-}
 
 function assertTotals(actual: UsageTotals, expected: UsageTotals, what: string): void {
   const { cost_usd: a, ...restA } = actual;
@@ -88,25 +60,25 @@ function assertRollupMatches(store: Store, jobs: number[]): void {
   const runs = allRuns(store);
   for (const day of ["2026-03-01", "2026-03-15", "2026-03-28"]) {
     const inWindow = runs.filter((r) => r.queued_at.slice(0, 10) >= day);
-    assertTotals(store.usageSince(day), sumOf(inWindow), `outpost since ${day}`);
+    assertTotals(store.usageSince(day), sumOfRuns(inWindow), `outpost since ${day}`);
     const both = store.usageByJob([day, "2026-03-20"], jobs);
     const byJob = new Map([...both].map(([id, [w]]) => [id, w!]));
     const late = runs.filter((r) => r.queued_at.slice(0, 10) >= "2026-03-20");
     for (const [id, [, w]] of both) {
-      assertTotals(w!, sumOf(late.filter((r) => r.job_id === id)), `byJob ${id} second window`);
+      assertTotals(w!, sumOfRuns(late.filter((r) => r.job_id === id)), `byJob ${id} second window`);
     }
     for (const job of jobs) {
       const mine = inWindow.filter((r) => r.job_id === job);
-      assertTotals(store.usageSince(day, job), sumOf(mine), `job ${job} since ${day}`);
+      assertTotals(store.usageSince(day, job), sumOfRuns(mine), `job ${job} since ${day}`);
       // A job without runs in any window is absent; one with runs in another window reads 0.
       const got = byJob.get(job);
-      if (got || mine.length) assertTotals(got!, sumOf(mine), `byJob ${job}`);
+      if (got || mine.length) assertTotals(got!, sumOfRuns(mine), `byJob ${job}`);
     }
   }
   for (const b of store.usageBuckets("day", "2026-03-01T00:00:00Z")) {
     const day = runs.filter((r) => r.queued_at.startsWith(b.bucket));
     const { bucket: _, ...totals } = b;
-    assertTotals(totals, sumOf(day), `day ${b.bucket}`);
+    assertTotals(totals, sumOfRuns(day), `day ${b.bucket}`);
   }
   const days = new Set(runs.map((r) => r.queued_at.slice(0, 10)));
   assert.equal(store.usageBuckets("day", "2026-03-01T00:00:00Z").length, days.size);
@@ -115,7 +87,7 @@ function assertRollupMatches(store: Store, jobs: number[]): void {
     assert.ok(b.bucket >= since.slice(0, 13));
     const hour = runs.filter((r) => r.queued_at.startsWith(b.bucket));
     const { bucket: _, ...totals } = b;
-    assertTotals(totals, sumOf(hour), `hour ${b.bucket}`);
+    assertTotals(totals, sumOfRuns(hour), `hour ${b.bucket}`);
   }
   const hours = new Set(
     runs.map((r) => r.queued_at.slice(0, 13)).filter((h) => h >= "2026-03-15T07"),

@@ -9,6 +9,7 @@ import type { NewRun, Run, RunStatus } from "../../core/store/store.ts";
 import { costText, tokenTotal, windowStarts } from "../../server/views/usage.tsx";
 import type { UsageTotals } from "../../core/store/store.ts";
 import { peerTest, probes } from "../peers.ts";
+import { sumOfRuns } from "../usage_oracle.ts";
 import { type Dashboard, openDashboard } from "./dashboard_browser_kit.ts";
 
 const VIEWPORTS = [{ width: 1280, height: 900 }, { width: 390, height: 844 }];
@@ -45,33 +46,11 @@ function seedRuns(d: Dashboard, jobs: number[]): void {
 
 /** What the rollup must say, computed the slow way from the store's runs. */
 function sumSince(runs: Run[], since: string, jobId?: number): UsageTotals {
-  const t: UsageTotals = {
-    runs: 0,
-    failed: 0,
-    priced_runs: 0,
-    unpriced_runs: 0,
-    cost_usd: 0,
-    tokens_in: 0,
-    tokens_out: 0,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    duration_ms: 0,
-  };
-  for (const r of runs) {
-    if (r.queued_at.slice(0, 13) < since.slice(0, 13)) continue;
-    if (jobId !== undefined && r.job_id !== jobId) continue;
-    t.runs++;
-    if (["error", "killed", "lost"].includes(r.status)) t.failed++;
-    if (r.cost_usd !== null) t.priced_runs++;
-    else if ((r.tokens_in ?? 0) + (r.tokens_out ?? 0) > 0) t.unpriced_runs++;
-    t.cost_usd += r.cost_usd ?? 0;
-    t.tokens_in += r.tokens_in ?? 0;
-    t.tokens_out += r.tokens_out ?? 0;
-    t.cache_read_tokens += r.cache_read_tokens ?? 0;
-    t.cache_write_tokens += r.cache_write_tokens ?? 0;
-    t.duration_ms += r.duration_ms ?? 0;
-  }
-  return t;
+  return sumOfRuns(
+    runs.filter((r) =>
+      r.queued_at.slice(0, 13) >= since.slice(0, 13) && (jobId === undefined || r.job_id === jobId)
+    ),
+  );
 }
 
 const grouped = (n: number) => new Intl.NumberFormat("en-US").format(n);
