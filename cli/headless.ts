@@ -4,7 +4,6 @@
 import { dirname, resolve } from "../core/path.ts";
 import type { Clock, Env, Fetch, WireFetch } from "../core/ports.ts";
 import type { ParsedArgs } from "./args.ts";
-import type { PermissionMode } from "../core/agent/permissions.ts";
 import { type AgentContext, prepareAgent, sessionsDirOf, SetupError } from "./setup.ts";
 import { SettingsError } from "../core/settings/errors.ts";
 import { Journal, loadSession, newSessionId } from "../core/agent/journal.ts";
@@ -17,9 +16,9 @@ import {
   type Outcome,
 } from "../core/agent/types.ts";
 import type { Message, Usage } from "../core/wires/types.ts";
-import { reflectionModeSkipReason, reflectionSkipReason } from "../core/memory/reflection_worth.ts";
+import { maybeReflect } from "./headless_reflection.ts";
 import { cacheSavingOf, costOf, roundUsd } from "../core/pricing/pricing.ts";
-import { addUsage, sumUsage } from "../core/wires/usage.ts";
+import { sumUsage } from "../core/wires/usage.ts";
 import { writeFileAtomic } from "../core/atomic_write.ts";
 import { errorLine, errorText } from "../core/logger.ts";
 import { timingMark } from "../core/timing_marks.ts";
@@ -220,39 +219,6 @@ export function refusalEndsInError(result: LoopResult): LoopResult {
   };
 }
 
-/**
- * The end-of-run reflection pass, when memory and reflection are on, the mode lets memory be
- * edited without asking (auto), the run stopped, there is something to reflect on and token
- * budget left. Journaled either way; returns its usage.
- */
-async function maybeReflect(
-  ctx: AgentContext,
-  result: LoopResult,
-  journal: Journal,
-  deps: HeadlessDeps,
-  mode: PermissionMode,
-): Promise<Usage | null> {
-  if (!ctx.memory || !ctx.settings.memory_reflect || result.done_reason !== "stop") return null;
-  const budget = ctx.settings.token_budget;
-  const left = budget === undefined
-    ? undefined
-    : budget - result.usage.input_tokens - result.usage.output_tokens;
-  const skipped = reflectionModeSkipReason(mode) ??
-    (left !== undefined && left <= 0
-      ? `the token budget (${budget}) is spent`
-      : reflectionSkipReason(result.messages));
-  const at = () => deps.clock.now().toISOString();
-  if (skipped) {
-    journal.append({ type: "reflection", ran: false, skipped, at: at() });
-    await journal.flush();
-    return null;
-  }
-  const usage = await reflectHeadless(ctx, result, deps, left);
-  journal.append({ type: "reflection", ran: true, usage, at: at() });
-  await journal.flush();
-  return usage;
-}
-
 /** The result with the reflection pass counted: in the total and on its own line. */
 function withReflection(r: HeadlessResult, pass: Usage, ctx: AgentContext): HeadlessResult {
   const usage = reportedUsage(sumUsage(r.usage, pass));
@@ -445,49 +411,6 @@ function buildResult(
     duration_ms: Math.round(performance.now() - started),
     ...extra,
   };
-}
-
-/** Runs the reflection pass; returns the tokens it used (also when it failed part-way). */
-async function reflectHeadless(
-  ctx: AgentContext,
-  result: LoopResult,
-  deps: HeadlessDeps,
-  tokenBudget: number | undefined,
-): Promise<Usage> {
-  const usage: Usage = { input_tokens: 0, output_tokens: 0 };
-  // Most runs skip reflection (core/memory/reflection_worth.ts), so its modules load only for
-  // a pass that runs (see cli/main.ts).
-  const { reflect } = await import("../core/memory/reflection.ts");
-  const { REFLECTION_TIMEOUT_HEADLESS_MS } = await import("../core/memory/limits.ts");
-  try {
-    await reflect({
-      transcript: result.messages,
-      doneReason: result.done_reason,
-      memory: ctx.memory!,
-      timeoutMs: REFLECTION_TIMEOUT_HEADLESS_MS,
-      clock: deps.clock,
-      signal: deps.signal,
-      env: deps.env,
-      run: async ({ system, messages, tools, signal }) => {
-        const pass = await runLoop(messages, {
-          wire: ctx.wire,
-          model: ctx.settings.model,
-          system,
-          tools,
-          mode: "auto",
-          workdir: ctx.workdir,
-          context_window: ctx.resolver.contextWindow,
-          max_turns: 8,
-          ...(tokenBudget !== undefined ? { token_budget: tokenBudget } : {}),
-          signal,
-        });
-        addUsage(usage, pass.usage);
-      },
-    });
-  } catch (err) {
-    deps.stderr(`agent: memory reflection failed: ${err instanceof Error ? err.message : err}\n`);
-  }
-  return usage;
 }
 
 async function checkWritable(path: string): Promise<void> {
