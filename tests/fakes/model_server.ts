@@ -74,6 +74,8 @@ import {
   tokenizeAnswer,
 } from "./model_server_count.ts";
 import type { HttpErrorReply, ReplyBuilder } from "./model_server_reply.ts";
+import { type FakeModel, metricsText, modelEntry } from "./model_server_listing.ts";
+import { type OpenStream, sseResponse } from "./model_server_stream.ts";
 import { FakePromptCaches } from "./prompt_cache.ts";
 
 export {
@@ -84,13 +86,7 @@ export {
   ReplyBuilder,
 } from "./model_server_reply.ts";
 export { fakeCountTokens, fakeTokenizeCount, fakeTokens } from "./model_server_count.ts";
-
-export interface FakeModel {
-  id: string;
-  max_model_len?: number;
-  /** Listed as llama-server does: `meta.n_ctx` (the started window), no max_model_len. */
-  n_ctx?: number;
-}
+export type { FakeModel } from "./model_server_listing.ts";
 
 export interface FakeServerOptions {
   models?: FakeModel[];
@@ -173,12 +169,6 @@ export interface FakeModelServer {
   close(): Promise<void>;
 }
 
-interface OpenStream {
-  wake(): void;
-}
-
-const encoder = new TextEncoder();
-
 export async function startFakeModelServer(
   options: FakeServerOptions = {},
 ): Promise<FakeModelServer> {
@@ -218,55 +208,20 @@ export async function startFakeModelServer(
     return Response.json(body, { status: r.status });
   };
 
-  const stream = (actions: StreamAction[]): Response => {
-    let open: OpenStream | undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        let wake = () => {};
-        const woken = new Promise<void>((resolve) => (wake = resolve));
-        open = { wake };
-        state.streams.add(open);
-        const write = (text: string) => {
-          const bytes = encoder.encode(text);
-          const size = options.chunkBytes ?? bytes.length;
-          for (let i = 0; i < bytes.length; i += size) {
-            controller.enqueue(bytes.subarray(i, i + size));
-          }
-        };
-        (async () => {
-          for (const action of actions) {
-            if (state.closing) break;
-            if (action.type === "frame") write(action.text);
-            else if (action.type === "hang") await woken;
-            else if (action.type === "gate") await Promise.race([action.opened, woken]);
-            else {
-              // Deno aborts the connection (and logs this one line).
-              controller.error(
-                new DOMException("fake model server: scripted connection reset", "AbortError"),
-              );
-              return;
-            }
-          }
-          controller.close();
-        })().catch(() => {/* the client went away */}).finally(() => {
-          if (open) state.streams.delete(open);
-        });
-      },
-      cancel() {
-        // Deno cancels a response body when its connection closes before the body's end.
+  const stream = (actions: StreamAction[]): Response =>
+    sseResponse(actions, {
+      chunkBytes: options.chunkBytes,
+      streams: state.streams,
+      closing: () => state.closing,
+      clientGone: () => {
         state.clientsGone++;
         state.goneWaiters = state.goneWaiters.filter((w) => {
           if (state.clientsGone < w.count) return true;
           w.resolve();
           return false;
         });
-        open?.wake();
       },
     });
-    return new Response(body, {
-      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
-    });
-  };
 
   const authorized = (req: Request, wire: FakeWire): boolean => {
     if (!options.apiKey) return true;
@@ -498,45 +453,4 @@ export async function startFakeModelServer(
       await server.shutdown();
     },
   };
-}
-
-function modelEntry(m: FakeModel): Record<string, unknown> {
-  const entry: Record<string, unknown> = {
-    id: m.id,
-    object: "model",
-    created: 1767225600,
-    owned_by: "vllm",
-    root: m.id,
-    parent: null,
-  };
-  if (m.max_model_len !== undefined) entry.max_model_len = m.max_model_len;
-  if (m.n_ctx !== undefined) {
-    // llama-server's listing (tools/server): owned_by llamacpp and a meta block.
-    entry.owned_by = "llamacpp";
-    delete entry.root;
-    delete entry.parent;
-    entry.meta = {
-      vocab_type: 2,
-      n_vocab: 324,
-      n_ctx_train: Math.max(32768, m.n_ctx),
-      n_embd: 384,
-      n_params: 1207296,
-      size: 4829184,
-      n_ctx: m.n_ctx,
-    };
-  }
-  return entry;
-}
-
-function metricsText(model: string, waiting: number, running: number): string {
-  const label = `{engine="0",model_name="${model}"}`;
-  return [
-    "# HELP vllm:num_requests_running Number of requests in model execution batches.",
-    "# TYPE vllm:num_requests_running gauge",
-    `vllm:num_requests_running${label} ${running.toFixed(1)}`,
-    "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.",
-    "# TYPE vllm:num_requests_waiting gauge",
-    `vllm:num_requests_waiting${label} ${waiting.toFixed(1)}`,
-    "",
-  ].join("\n");
 }
