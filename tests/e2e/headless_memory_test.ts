@@ -1,6 +1,8 @@
 // `agent -p` and memory as real child processes (release permission flags) against the fake
 // model server: per-turn recall never carries another workspace's text to the model, strict
-// mode writes no memory at the end of a run, and a bad memory_dir is one line naming it.
+// mode writes no memory at the end of a run, a bad memory_dir is one line naming it, reflection
+// writes durable memory (its failure never changes the outcome), memory_enabled=false removes
+// the tool and recall, and the start-up sweep of expired session and episodic files.
 
 import assert from "node:assert/strict";
 import { reply } from "../fakes/model_server.ts";
@@ -149,4 +151,140 @@ Deno.test("agent -p --memory-scope workspace: the memory tool refuses another wo
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--memory-scope must be one of all, workspace; got "nowhere"/);
   t.fake.assertNoViolations();
+});
+
+Deno.test("after a stop, reflection writes durable memory; its failure never changes the outcome", async () => {
+  await using t = await headlessSetup();
+  const env = { ...t.env, AGENT_MEMORY_REFLECT: "1" };
+  // A tool call makes the run worth reflecting on (a short tool-less one is skipped).
+  await Deno.writeTextFile(`${t.work}/Makefile`, "all:\n\tcc main.c\n");
+  t.fake.enqueue(reply().tool("view", { path: "Makefile" }));
+  t.fake.enqueue(reply().text("The build uses make."));
+  t.fake.enqueue(
+    reply().tool("memory", {
+      command: "create",
+      path: "/memories/facts/build.md",
+      file_text: "---\ncategory: project-fact\n---\n# Build\nUse make.\n",
+    }),
+  );
+  t.fake.enqueue(reply().text("Saved one fact."));
+  const r = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--",
+    "how do I build?",
+  ], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((JSON.parse(r.stdout) as HeadlessResult).final_text, "The build uses make.");
+  const fact = await Deno.readTextFile(`${t.home}/.agent/memory/facts/build.md`);
+  assert.match(fact, /Use make\./);
+  assert.match(fact, new RegExp(`workspace: ${t.work.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+
+  // Reflection hits a server error: the run is still ok with the same answer.
+  t.fake.enqueue(reply().tool("view", { path: "Makefile" }));
+  t.fake.enqueue(reply().text("second answer"));
+  const again = await runAgent([
+    "-p",
+    "--workdir",
+    t.work,
+    "--output-format",
+    "json",
+    "--",
+    "again",
+  ], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((JSON.parse(again.stdout) as HeadlessResult).outcome, "ok");
+
+  // A needs-human ending skips reflection entirely (no extra model request).
+  const before = t.fake.requests.length;
+  t.fake.enqueue(reply().tool("ask", { questions: [{ kind: "question", text: "?" }] }));
+  const asked = await runAgent(["-p", "--workdir", t.work, "--", "ask me"], env);
+  assert.equal(asked.code, 2);
+  assert.equal(t.fake.requests.length, before + 1);
+});
+
+Deno.test("memory_enabled=false unregisters the memory tool and recall; enabled sends both", async () => {
+  await using t = await headlessSetup();
+  const toolNames = (i: number) =>
+    ((t.fake.requests[i]!.body as { tools?: Array<{ function: { name: string } }> }).tools ?? [])
+      .map((x) => x.function.name);
+  t.fake.enqueue(reply().text("a"));
+  assert.equal(
+    (await runAgent(["-p", "--workdir", t.work, "--no-memory", "--", "q"], t.env)).code,
+    0,
+  );
+  assert.ok(!toolNames(0).includes("memory"));
+  await Deno.mkdir(`${t.home}/.agent/memory/facts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${t.home}/.agent/memory/facts/deploy.md`,
+    "---\ncategory: project-fact\nworkspace: global\n---\n# Deploys\nDeploys go through the blue pipeline.\n",
+  );
+  t.fake.enqueue(reply().text("b"));
+  assert.equal(
+    (await runAgent(["-p", "--workdir", t.work, "--", "how do deploys work?"], t.env)).code,
+    0,
+  );
+  assert.ok(toolNames(1).includes("memory"));
+  // Recall rides the last user turn (the volatile channel), not the frozen system prompt.
+  const body = t.fake.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> };
+  const lastUser = JSON.stringify(body.messages.filter((m) => m.role === "user").at(-1)?.content);
+  assert.match(lastUser, /blue pipeline/);
+  const system = JSON.stringify(body.messages.find((m) => m.role === "system")?.content);
+  assert.doesNotMatch(system, /blue pipeline/);
+});
+
+Deno.test("start-up sweep: expired session and episodic files go, fresh ones stay, failures only warn", async () => {
+  await using t = await headlessSetup();
+  const root = `${t.home}/.agent/memory`;
+  const ago = (ms: number) => new Date(Date.now() - ms);
+  const DAY = 24 * 3600 * 1000;
+  const put = async (rel: string, category: string, mtime: Date) => {
+    const path = `${root}/${rel}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, `---\ncategory: ${category}\n---\n# ${rel}\nnotes\n`);
+    await Deno.utime(path, mtime, mtime);
+    return path;
+  };
+  const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+  const oldSession = await put("scratch/yesterday.md", "session", ago(2 * DAY));
+  const oldEpisode = await put("episodes/last-winter.md", "episodic", ago(50 * DAY));
+  const freshSession = await put("scratch/today.md", "session", ago(3600 * 1000));
+  const freshEpisode = await put("episodes/last-week.md", "episodic", ago(7 * DAY));
+  // Expired too, but 17 levels deep: the index sees it and the path guard refuses to touch
+  // it, so the sweep reports it as not deleted (a real failure, no test seam).
+  const deep = await put(
+    `${Array.from({ length: 16 }, (_, i) => `d${i}`).join("/")}/s.md`,
+    "session",
+    ago(2 * DAY),
+  );
+
+  // Memory off: no sweep either.
+  t.fake.enqueue(reply().text("off"));
+  const off = await runAgent(["-p", "--workdir", t.work, "--no-memory", "--", "q"], t.env);
+  assert.equal(off.code, 0, off.stderr);
+  assert.ok(await exists(oldSession) && await exists(oldEpisode));
+
+  t.fake.enqueue(reply().text("swept"));
+  const r = await runAgent(["-p", "--workdir", t.work, "--", "q"], t.env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "swept");
+  assert.equal(await exists(oldSession), false);
+  assert.equal(await exists(oldEpisode), false);
+  assert.ok(await exists(freshSession) && await exists(freshEpisode) && await exists(deep));
+  const warnings = r.stderr.trim().split("\n");
+  assert.equal(warnings.length, 1, r.stderr);
+  assert.match(
+    warnings[0]!,
+    /^agent: warning: memory sweep could not delete 1 expired file: \/memories\/d0\/.*\/s\.md: /,
+  );
+  // The sweep runs before the memory index is composed: the prompt never lists a deleted file.
+  const system = JSON.stringify(
+    (t.fake.requests[1]!.body as { messages: Array<{ role: string; content: unknown }> })
+      .messages.find((m) => m.role === "system")?.content,
+  );
+  assert.match(system, /last-week\.md/);
+  assert.doesNotMatch(system, /yesterday\.md|last-winter\.md/);
 });
