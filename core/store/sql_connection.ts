@@ -32,6 +32,12 @@ export interface SqlConnection {
   readonly isTransaction: boolean;
   readonly isOpen: boolean;
   close(): void;
+  /**
+   * After a transaction failed with `err` and was rolled back: returns when it may run
+   * again, or throws (`err` or why not). PostgreSQL only: a session lost before COMMIT was
+   * sent, with the server answering again (core/store/README.md, "A lost server").
+   */
+  retryTransaction?(err: unknown): void;
 }
 
 /** node:sqlite behind the seam: statements are node:sqlite's own, nothing is wrapped. */
