@@ -27,9 +27,13 @@ export function outpostDbPath(home: string): string {
 
 export class SqliteStore extends SqlStore {
   readonly path: string;
+  /** The store's own connection (query-plan tests read plans on it, as PgStore's). */
+  readonly connection: SqliteConnection;
 
   constructor(options: SqliteStoreOptions) {
-    super(openSqlite(options), options);
+    const connection = openSqlite(options);
+    super(connection, options);
+    this.connection = connection;
     this.path = options.path;
   }
 }
