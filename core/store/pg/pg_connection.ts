@@ -44,6 +44,8 @@ export interface PgConnectionOptions {
 }
 
 const decoder = new TextDecoder();
+/** Runs of one transaction, the first included, before a lost session is an error. */
+const MAX_ATTEMPTS = 5;
 
 export class PgConnection implements SqlConnection {
   readonly dialect = "postgres";
@@ -129,9 +131,17 @@ export class PgConnection implements SqlConnection {
    * of it was kept) and the server answers again within the bound; see core/store/README.md
    * ("A lost server") for why this is safe and what the transaction's fn must respect.
    */
-  retryTransaction(err: unknown): void {
+  retryTransaction(err: unknown, attempt: number): void {
     if (!this.#mayRunAgain) throw err;
     this.#mayRunAgain = false;
+    if (attempt >= MAX_ATTEMPTS) {
+      // A server that answers BEGIN and then loses every session (a statement that crashes
+      // its backend) would otherwise be tried forever: the outage bound restarts each time.
+      throw new StoreUnavailableError(
+        `PostgreSQL: the transaction lost its session ${attempt} times in a row; given up`,
+        { cause: err },
+      );
+    }
     if (!this.#reconnect.waitAgain()) {
       throw new StoreUnavailableError(
         `${this.#reconnect.gaveUp()}; the transaction was rolled back`,

@@ -195,3 +195,36 @@ peerTest(
     }
   },
 );
+
+peerTest(
+  "a transaction that loses its session every time is given up after a few runs",
+  probes.postgres,
+  // deno-lint-ignore require-await
+  async () => {
+    const url = freshDatabaseUrl();
+    const store = openStore(url);
+    try {
+      let calls = 0;
+      assert.throws(
+        () =>
+          store.atomically(() => {
+            calls++;
+            store.createJob(newJobFixture({ name: `attempt ${calls}` }));
+            // The server answers BEGIN, then this session ends, each time.
+            store.connection.prepare("SELECT pg_terminate_backend(pg_backend_pid())").get();
+          }),
+        /the transaction lost its session 5 times in a row; given up/,
+      );
+      assert.equal(calls, 5);
+      // Read on a session of its own: the last one of `store` may still be ending.
+      const other = openStore(url);
+      try {
+        assert.equal(other.countJobs(), 0, "nothing of any run was kept");
+      } finally {
+        other.close();
+      }
+    } finally {
+      store.close();
+    }
+  },
+);
