@@ -5,7 +5,8 @@
 //
 // One outage has one bound: it is counted from the first failure, so in a long outage only
 // the first caller waits the whole bound and every later one fails at once (one connect
-// attempt each) until the server answers again.
+// attempt each) until the server answers again. A server that never answered this connection
+// is not waited for: that is a wrong URL or a server not started, said at once at open.
 
 /** The sleeps between tries, in ms; the last repeats. */
 const BACKOFF_MS = [50, 100, 200, 400, 800, 1000] as const;
@@ -23,6 +24,7 @@ export class Reconnect {
   #since: number | null = null;
   #tries = 0;
   #lastFailure = "";
+  #everAnswered = false;
 
   constructor(boundMs: number) {
     this.boundMs = boundMs;
@@ -30,6 +32,7 @@ export class Reconnect {
 
   /** A reply came: the outage, if any, is over. */
   answered(): void {
+    this.#everAnswered = true;
     this.#since = null;
     this.#tries = 0;
   }
@@ -45,6 +48,7 @@ export class Reconnect {
    * has lasted the bound (the caller gives up with `gaveUp()`).
    */
   waitAgain(): boolean {
+    if (!this.#everAnswered) return false;
     const since = this.#since ?? performance.now();
     const left = since + this.boundMs - performance.now();
     if (left <= 0) return false;
@@ -55,6 +59,7 @@ export class Reconnect {
 
   /** The one line a caller gets when the server did not come back within the bound. */
   gaveUp(): string {
+    if (!this.#everAnswered) return `PostgreSQL: ${this.#lastFailure}`;
     const seconds = Math.round(this.boundMs / 100) / 10;
     return `PostgreSQL did not answer again within ${seconds} s (${this.#lastFailure})`;
   }
