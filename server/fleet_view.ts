@@ -2,6 +2,7 @@
 // one's store. On PostgreSQL it is the PgFleet's view of the database; a single box is a fleet
 // of one (this process), so the same page and the same metrics serve both.
 
+import type { RunPlace } from "../core/fleet/pg_run_files.ts";
 import type { FleetNode } from "../core/fleet/pg_fleet.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 
@@ -13,6 +14,11 @@ export interface FleetSource {
   counters(): { renewals: number; fenced: number; takenOver: number; renewFailures: number };
   /** Round trips to the database so far and their total time; null when not measured. */
   storeLatency(): { count: number; totalMs: number } | null;
+  /**
+   * Where run `runId` ran when that is another node, with the copy of its report and log it
+   * stored (core/fleet/pg_run_files.ts); null when it ran here or on a single box.
+   */
+  runPlace?(runId: number): RunPlace | null;
 }
 
 /** A single box: itself, alive, with the runs its scheduler holds. */

@@ -11,6 +11,9 @@ import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
 import { PgLeader } from "../core/fleet/pg_leader.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { FleetSource } from "./fleet_view.ts";
+import { PgRunFiles } from "../core/fleet/pg_run_files.ts";
+import type { SecretScanner } from "../core/publish/secret_scan.ts";
+import { copyRunFiles } from "./fleet_run_files.ts";
 
 /** Default node id: hostname and port (the process id when the port is picked at bind). */
 export function defaultNodeId(baseUrl: string): string {
@@ -30,9 +33,10 @@ export interface FleetParts {
    * Connects the scheduler and starts the lease (before the scheduler starts): fencing kills
    * its children, each renewal kills children of runs cancelled on other nodes and lets it
    * admit queued runs other nodes left, and runs settled as lost get the retry rule of runs
-   * cut short (core/scheduler/recovery.ts).
+   * cut short (core/scheduler/recovery.ts). Each run this node finishes has its report and
+   * log tail copied to the database, through `scanner` (server/fleet_run_files.ts).
    */
-  attach(scheduler: Scheduler): void;
+  attach(scheduler: Scheduler, scanner: SecretScanner): void;
   /** The Matrix bot, run only on the node holding its lock (ledMessenger). */
   leadMessenger(
     start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
@@ -41,7 +45,7 @@ export interface FleetParts {
 
 export function openFleetParts(
   store: PgStore,
-  o: { env: Env; clock: Clock; logger: Logger; baseUrl: string },
+  o: { env: Env; clock: Clock; logger: Logger; baseUrl: string; home: string },
 ): FleetParts {
   const settings = fleetSettings((name) => o.env.get(name), defaultNodeId(o.baseUrl));
   const fleet = new PgFleet(store, {
@@ -50,18 +54,36 @@ export function openFleetParts(
     logger: o.logger,
     url: o.baseUrl,
   });
+  const runFiles = new PgRunFiles(store);
   return {
     fleet,
-    attach(scheduler) {
+    attach(scheduler, scanner) {
       fleet.onFence = () => scheduler.fence();
       fleet.onLost = (run, cause) => retryCutShort(scheduler.ctx, run, cause);
+      const copier = {
+        store,
+        home: o.home,
+        logger: o.logger,
+        scanner,
+        runFiles,
+        nodeId: fleet.nodeId,
+      };
+      scheduler.on((event) => {
+        if (event.type !== "run_finished" || event.status === null) return;
+        copyRunFiles(copier, event.run_id).catch((err) =>
+          o.logger.log("warn", "run files not copied to the shared database", {
+            run_id: event.run_id,
+            error: errorText(err),
+          })
+        );
+      });
       fleet.onRenewal(() => {
         scheduler.reapCancelled(); // cancelled from another node's dashboard
         scheduler.poke();
       });
       fleet.start();
     },
-    source: pgFleetSource(fleet, store),
+    source: { ...pgFleetSource(fleet, store), runPlace: (id) => runFiles.place(id, fleet.nodeId) },
     leadMessenger: (start) => ledMessenger(fleet, store, start, o),
   };
 }

@@ -19,6 +19,7 @@ function node(url: string, id: string) {
     clock: systemClock,
     logger: new MemoryLogger(),
     baseUrl: "http://127.0.0.1:0",
+    home: "/nonexistent", // no run finishes here: no report is ever read or copied
   });
   parts.fleet.start();
   const bot = { running: false, starts: 0 };

@@ -349,7 +349,8 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
       processes,
       ...(fleet ? { fleet: fleet.fleet } : {}),
     });
-    fleet?.attach(scheduler); // before the scheduler starts: claims need a registered lease
+    // Before the scheduler starts: claims need a registered lease.
+    fleet?.attach(scheduler, publishGate.scanner);
     // PostgreSQL has no cheap "did anyone commit?" probe: its bodies are not cached.
     const version = opened.kind === "sqlite" ? sqliteDataVersion(opened.where) : null;
     const memory = lazyMemory(async () => {

@@ -20,6 +20,11 @@ export interface Cluster {
   /** Stops the server (fast), as a database restart test needs; `start` brings it back. */
   stop(): void;
   start(): void;
+  /**
+   * Starts it in a child process and returns at once (resolves when it is up): for a test
+   * whose thread is blocked in a store call meanwhile, waiting for the server to return.
+   */
+  startInBackground(): Promise<void>;
 }
 
 let cluster: Cluster | null = null;
@@ -65,18 +70,18 @@ export function pgCluster(): Cluster {
   ], true);
   const port = freePort();
   const pgCtl = `${bin}/pg_ctl`;
-  const start = () =>
-    run(pgCtl, [
-      "-D",
-      data,
-      "-l",
-      `${dir}/server.log`,
-      "-w",
-      "-o",
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ` +
-      "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
-      "start",
-    ], true);
+  const startArgs = [
+    "-D",
+    data,
+    "-l",
+    `${dir}/server.log`,
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off ` +
+    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+    "start",
+  ];
+  const start = () => run(pgCtl, startArgs, true);
   start();
   const stop = () => run(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"], true);
   cluster = {
@@ -86,6 +91,14 @@ export function pgCluster(): Cluster {
     adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop,
     start,
+    startInBackground: async () => {
+      const [cmd, argv] = isRoot()
+        ? ["runuser", ["-u", "postgres", "--", pgCtl, ...startArgs]]
+        : [pgCtl, startArgs];
+      const out = await new Deno.Command(cmd, { args: argv, stdout: "null", stderr: "piped" })
+        .output();
+      if (!out.success) throw new Error(`pg_ctl start: ${new TextDecoder().decode(out.stderr)}`);
+    },
   };
   globalThis.addEventListener("unload", () => {
     try {

@@ -235,7 +235,8 @@ export class PgFleet implements Fleet {
 
   /** Settles claims that no live lease backs (dead nodes, old epochs). Returns the run ids. */
   sweep(): number[] {
-    return this.#store.atomically(() => {
+    // Counted and logged once it committed: a lost session runs the transaction again.
+    const settled = this.#store.atomically(() => {
       const orphans = this.#store.connection.prepare(
         `SELECT c.run_id, c.node_id, r.status FROM run_claims c
            JOIN runs r ON r.id = c.run_id
@@ -258,15 +259,16 @@ export class PgFleet implements Fleet {
         // Released: a queued run is claimed again by whichever node admits it.
         this.#store.connection.prepare("DELETE FROM run_claims WHERE run_id = ?").run(o.run_id);
       }
-      this.counters.takenOver += orphans.length;
-      if (orphans.length > 0) {
-        this.#options.logger.log("warn", "took over runs of nodes whose lease lapsed", {
-          node: this.nodeId,
-          runs: orphans.map((o) => o.run_id),
-        });
-      }
       return orphans.map((o) => o.run_id);
     });
+    this.counters.takenOver += settled.length;
+    if (settled.length > 0) {
+      this.#options.logger.log("warn", "took over runs of nodes whose lease lapsed", {
+        node: this.nodeId,
+        runs: settled,
+      });
+    }
+    return settled;
   }
 
   claimRun(run: Run): boolean {

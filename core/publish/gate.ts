@@ -87,6 +87,11 @@ export class PublishGate {
     this.#o = options;
   }
 
+  /** The one secret scanner, for a copy that leaves this box another way (a fleet's run files). */
+  get scanner(): SecretScanner {
+    return this.#o.scanner;
+  }
+
   /** A surface registers how to send a released original; returns the unregister function. */
   register(surface: PublishSurface, publisher: Publisher): () => void {
     this.#publishers.set(surface, publisher);

@@ -221,13 +221,14 @@ export class Scheduler {
     // The whole tick is one transaction (one commit instead of one per run row); a job
     // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
     // commit, so nothing starts that the store did not keep.
-    const inFlight = this.#inFlightCounts();
     let fired = due;
     const outcomes = this.ctx.store.atomically(() => {
       // Read again inside the transaction: on a shared store it holds the fleet's write lock,
       // so a slot another node fired meanwhile is no longer due here (each fires once).
       if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
-      return fireDueJobs(this.ctx, fired, now, waiting, inFlight);
+      // Counted afresh on each call: a shared store runs this again after a lost session,
+      // and admissions of the lost attempt must not count (Store.atomically).
+      return fireDueJobs(this.ctx, fired, now, waiting, this.#inFlightCounts());
     });
     for (const outcome of outcomes) {
       if (outcome.kind === "start") {

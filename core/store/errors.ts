@@ -78,3 +78,19 @@ export class StoreOpenError extends Error {
 export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
 }
+
+/**
+ * COMMIT was sent to a shared PostgreSQL and its reply was lost, and the server could not say
+ * whether that transaction committed: its writes may or may not be there. Never retried by
+ * the store (core/store/README.md, "A lost server").
+ */
+export class CommitUnknownError extends Error {
+  override readonly name = "CommitUnknownError";
+  constructor(xid: string, why: string, options?: ErrorOptions) {
+    super(
+      `PostgreSQL: the reply to COMMIT of transaction ${xid} was lost and whether it ` +
+        `committed is unknown (${why}); check before repeating what it did`,
+      options,
+    );
+  }
+}

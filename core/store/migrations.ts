@@ -80,6 +80,12 @@ export function migrate(
     if (m.version <= current) continue;
     db.exec("BEGIN IMMEDIATE");
     try {
+      // Another opener of the same database may have applied it since `current` was read:
+      // under the write lock the version is read again, so each step runs once.
+      if (schemaVersion(db) >= m.version) {
+        db.exec("COMMIT");
+        continue;
+      }
       db.exec(m.sql);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
         .run(m.version, m.name, now);

@@ -32,6 +32,13 @@ export interface SqlConnection {
   readonly isTransaction: boolean;
   readonly isOpen: boolean;
   close(): void;
+  /**
+   * After attempt `attempt` (1, 2, …) of a transaction failed with `err` and was rolled back:
+   * returns when it may run again, or throws (`err` or why not). PostgreSQL only: a session
+   * lost before COMMIT was sent, with the server answering again (core/store/README.md,
+   * "A lost server").
+   */
+  retryTransaction?(err: unknown, attempt: number): void;
 }
 
 /** node:sqlite behind the seam: statements are node:sqlite's own, nothing is wrapped. */

@@ -483,6 +483,19 @@ export class SqlStore implements Store {
 
   #tx<T>(fn: () => T): T {
     if (this.#db.isTransaction) return fn();
+    for (let attempt = 1;; attempt++) {
+      try {
+        return this.#txOnce(fn);
+      } catch (err) {
+        // PostgreSQL: a transaction whose session was lost before COMMIT runs again once the
+        // server answers; otherwise (and on SQLite) the error stands (README: "A lost server").
+        if (!this.#db.retryTransaction) throw err;
+        this.#db.retryTransaction(err, attempt);
+      }
+    }
+  }
+
+  #txOnce<T>(fn: () => T): T {
     this.#db.exec("BEGIN IMMEDIATE");
     try {
       const result = fn();

@@ -27,10 +27,37 @@ export function outpostDbPath(home: string): string {
 
 export class SqliteStore extends SqlStore {
   readonly path: string;
+  /** The store's own connection (query-plan tests read plans on it, as PgStore's). */
+  readonly connection: SqliteConnection;
 
   constructor(options: SqliteStoreOptions) {
-    super(openSqlite(options), options);
+    const connection = openSqlite(options);
+    super(connection, options);
+    this.connection = connection;
     this.path = options.path;
+  }
+}
+
+/** The busy timeout above, which SQLite does not apply to a change of journal mode. */
+const BUSY_MS = 5000;
+
+/**
+ * Switches a new file to WAL. The switch needs the file to itself and fails at once with
+ * "database is locked" while another connection (a second opener migrating the same new
+ * file) writes, so it is tried again within the busy timeout.
+ */
+function walMode(db: DatabaseSync): void {
+  const until = performance.now() + BUSY_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      const busy = err instanceof Error && /database is locked/.test(err.message);
+      if (!busy || performance.now() >= until) throw err;
+      Atomics.wait(pause, 0, 0, 20);
+    }
   }
 }
 
@@ -46,8 +73,8 @@ function openSqlite(options: SqliteStoreOptions): SqliteConnection {
       tightenFileSync(`${options.path}-shm`);
     }
     db = new DatabaseSync(options.path);
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_MS}`);
+    walMode(db);
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
   } catch (err) {

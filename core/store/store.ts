@@ -284,6 +284,12 @@ export interface Store {
    * Runs `fn` as one atomic step: everything it writes lands together or not at all. Calls
    * nest; an inner call that throws rolls back only its own writes, so a caller that catches
    * the error keeps the rest. `fn` must be synchronous.
+   *
+   * On a shared PostgreSQL an outermost `fn` may run more than once: when the database's
+   * session is lost before COMMIT is sent (a restart), the server has rolled it back and the
+   * store runs `fn` again once the server answers. So `fn` reads and writes the store and
+   * computes; what it does outside the store (alerts, counters, in-memory state) it must
+   * redo from scratch on each call or leave until it has returned (core/store/README.md).
    */
   atomically<T>(fn: () => T): T;
 

@@ -8,6 +8,7 @@ import { count } from "./format.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { Job, Run, Store } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
+import type { RunPlace } from "../../core/fleet/pg_run_files.ts";
 import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
 import type { MemoryPaneData } from "./memory_pane.tsx";
 import type { RecentRun } from "./runs_card.tsx";
@@ -132,6 +133,11 @@ export interface RunPageData {
   siblings: Run[];
   /** The end of the process log (stderr) of a run that did not end ok; null otherwise. */
   log: { text: string; note: string | null } | null;
+  /**
+   * The fleet node that ran it, when not this one (its files are there; the report and log
+   * above are the copy it stored: server/fleet_run_files.ts); null when it ran here.
+   */
+  ranOn: { node_id: string; url: string; runUrl: string | null } | null;
 }
 
 /** Everything the run page shows; null when the job or run does not exist (or mismatch). */
@@ -143,13 +149,56 @@ export async function runPageData(
   const job = deps.store.getJob(jobId);
   const run = deps.store.getRun(runId);
   if (!job || !run || run.job_id !== job.id) return null;
+  const place = deps.fleet.runPlace?.(run.id) ?? null;
   return {
     job,
     run,
     item: inboxItemOfRun(deps, run.id),
-    ...(await pageReport(deps, run)),
+    ...(place ? storedFiles(place, run) : {
+      ...(await pageReport(deps, run)),
+      log: await pageLog(deps, run),
+    }),
     siblings: deps.store.listRuns(job.id, { limit: 10 }).filter((r) => r.id !== run.id),
-    log: await pageLog(deps, run),
+    ranOn: place ? { node_id: place.node_id, url: place.url, runUrl: runUrlOn(place, run) } : null,
+  };
+}
+
+/** The run's page on the node that ran it (its dashboard URL plus the run's path). */
+function runUrlOn(place: RunPlace, run: Run): string | null {
+  if (place.url === "") return null;
+  let url: URL;
+  try {
+    url = new URL(`/runs/${run.job_id}/${run.id}`, place.url);
+  } catch {
+    return null; // a node that registered an unparsable URL: named, not linked
+  }
+  return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+}
+
+/**
+ * A run another fleet node ran: the report and log tail that node copied to the database
+ * when the run finished (the files stay on its disk), or a note saying where they are.
+ */
+function storedFiles(
+  place: RunPlace,
+  run: Run,
+): Pick<RunPageData, "report" | "reportNote" | "log"> {
+  const copy = place.copy;
+  if (copy === null) {
+    const live = run.status === "queued" || run.status === "running";
+    return {
+      report: null,
+      reportNote: live ? null : `This run ran on node ${place.node_id}; its report is there ` +
+        "(no copy of it is in the shared database).",
+      log: null,
+    };
+  }
+  return {
+    report: copy.report,
+    reportNote: copy.report_note,
+    log: copy.log !== null || copy.log_note !== null
+      ? { text: copy.log ?? "", note: copy.log_note }
+      : null,
   };
 }
 
@@ -161,7 +210,7 @@ const LOGGED_STATUSES = new Set(["error", "killed", "lost", "cancelled", "needs_
  * The end of a finished, not-ok run's .log (the child's stderr), confined to the runs folder
  * like the report. A log that cannot be read says why; an empty or absent one shows nothing.
  */
-async function pageLog(
+export async function pageLog(
   deps: Pick<AppDeps, "home" | "logger">,
   run: Run,
 ): Promise<RunPageData["log"]> {

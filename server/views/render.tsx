@@ -31,7 +31,7 @@ import { RunsList } from "./runs_card.tsx";
 import { StatusBar } from "./status_bar.tsx";
 import { SummaryLine } from "./summary_line.tsx";
 import { renderTranscriptMarkdown, TranscriptCard } from "./transcript.tsx";
-import { readTranscript } from "./transcript_data.ts";
+import { readTranscript, type Transcript } from "./transcript_data.ts";
 
 export type PageRequest =
   | { page: "landing" }
@@ -83,7 +83,11 @@ async function reportHtml(data: RunPageData): Promise<string | null> {
 
 /** The transcript card of a run: its session's legs, each matched to the run that ran it. */
 async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup> {
-  const transcript = await readTranscript(deps.home, data.run.session_id);
+  // The session journal stays on the node that ran the run (it is not copied: a whole
+  // conversation, up to megabytes): the card says where to read it.
+  const transcript = data.ranOn && data.run.session_id
+    ? remoteTranscript(data.ranOn)
+    : await readTranscript(deps.home, data.run.session_id);
   await renderTranscriptMarkdown(transcript);
   const session = data.run.session_id;
   const legRuns = session === null ? [] : deps.store
@@ -99,6 +103,14 @@ async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup>
       model={data.run.model}
     />
   );
+}
+
+function remoteTranscript(ranOn: NonNullable<RunPageData["ranOn"]>): Transcript {
+  const where = ranOn.runUrl ? `: open this run on its own dashboard, ${ranOn.runUrl}` : "";
+  return {
+    kind: "none",
+    why: `This run's session journal is on node ${ranOn.node_id}, where it ran${where}.`,
+  };
 }
 
 function inboxItem(deps: AppDeps, id: number | null): InboxView | null {

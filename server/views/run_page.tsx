@@ -106,6 +106,18 @@ export const RunDetail: FC<{ data: RunPageData; reportHtml: string | null; now: 
             <ScheduleText schedule={job.schedule} />
           </Fact>
           <Fact label="Mode · timeout">{`${job.mode} · ${durationText(job.timeout_s)}`}</Fact>
+          {data.ranOn
+            ? (
+              <div class="fact">
+                <dt>Ran on node</dt>
+                <dd data-fact="ran-on">
+                  {data.ranOn.runUrl
+                    ? <a href={data.ranOn.runUrl}>{data.ranOn.node_id}</a>
+                    : data.ranOn.node_id}
+                </dd>
+              </div>
+            )
+            : null}
           {resumedBy
             ? (
               <div class="fact">

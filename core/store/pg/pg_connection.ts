@@ -6,7 +6,8 @@
 
 import type { SqlConnection, SqlRunResult, SqlStatement, SqlValue } from "../sql_connection.ts";
 import type { Row } from "../sql_connection.ts";
-import { StoreUnavailableError } from "../errors.ts";
+import { CommitUnknownError, StoreUnavailableError } from "../errors.ts";
+import { Reconnect, sleepSync } from "./pg_reconnect.ts";
 import { toPostgres } from "./pg_dialect.ts";
 import type { PgInit, PgReply, PgRequest } from "./pg_worker.ts";
 
@@ -35,9 +36,16 @@ export interface PgConnectionOptions {
   application?: string;
   /** How long one statement may take before the store gives up on it. */
   timeoutMs?: number;
+  /**
+   * How long a lost server may take to answer again while a statement or transaction waits
+   * to be tried again (default: timeoutMs). Counted from the first failure of an outage.
+   */
+  retryWithinMs?: number;
 }
 
 const decoder = new TextDecoder();
+/** Runs of one transaction, the first included, before a lost session is an error. */
+const MAX_ATTEMPTS = 5;
 
 export class PgConnection implements SqlConnection {
   readonly dialect = "postgres";
@@ -47,13 +55,23 @@ export class PgConnection implements SqlConnection {
   readonly #data = new SharedArrayBuffer(1 << 16, { maxByteLength: 1 << 30 });
   #worker: Worker | null = null;
   #transaction = false;
-  /** The session dropped inside a transaction: nothing runs until the caller rolls back. */
-  #broken = false;
+  /**
+   * The open transaction's session is gone (lost: maybe mid-statement; unsent: the request
+   * never left; timeout: no reply): nothing runs until the caller rolls back.
+   */
+  #broken: "lost" | "unsent" | "timeout" | null = null;
+  /** The transaction that just failed may run again (retryTransaction). */
+  #mayRunAgain = false;
+  /** The worker's session number that began the open transaction. */
+  #txSession: number | undefined;
+  /** Waiting for a lost server: reconnect.ts (retries before COMMIT, a lost COMMIT). */
+  readonly #reconnect: Reconnect;
   /** Statement timings for /metrics: count and total milliseconds. */
   readonly latency = { count: 0, totalMs: 0 };
 
   constructor(options: PgConnectionOptions) {
     this.#options = options;
+    this.#reconnect = new Reconnect(options.retryWithinMs ?? options.timeoutMs ?? 30_000);
     this.#start();
   }
 
@@ -99,26 +117,131 @@ export class PgConnection implements SqlConnection {
   exec(sql: string): void {
     const statement = sql.trim().toUpperCase();
     if (statement === "BEGIN IMMEDIATE" || statement === "BEGIN") {
-      this.#send({
-        kind: "exec",
-        sql: `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`,
-        params: [],
-      });
-      this.#transaction = true;
+      this.#begin(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
       return;
     }
-    if (statement === "COMMIT" || statement === "ROLLBACK") {
-      const wasBroken = this.#broken;
-      this.#transaction = false;
-      this.#broken = false;
-      // After a lost session the server has rolled back already; COMMIT must not pretend.
-      if (wasBroken && statement === "COMMIT") {
-        throw new PgError("the transaction was lost with its connection", "08006", true);
-      }
-      if (!wasBroken) this.#send({ kind: "exec", sql, params: [] });
-      return;
-    }
+    if (statement === "COMMIT") return this.#commit();
+    if (statement === "ROLLBACK") return this.#rollback();
     this.#send({ kind: "exec", sql, params: [] });
+  }
+
+  /**
+   * After a transaction failed with `err`: returns when it may run again, or throws. It may
+   * when its session was lost before COMMIT was sent (the server rolled it back, so nothing
+   * of it was kept) and the server answers again within the bound; see core/store/README.md
+   * ("A lost server") for why this is safe and what the transaction's fn must respect.
+   */
+  retryTransaction(err: unknown, attempt: number): void {
+    if (!this.#mayRunAgain) throw err;
+    this.#mayRunAgain = false;
+    if (attempt >= MAX_ATTEMPTS) {
+      // A server that answers BEGIN and then loses every session (a statement that crashes
+      // its backend) would otherwise be tried forever: the outage bound restarts each time.
+      throw new StoreUnavailableError(
+        `PostgreSQL: the transaction lost its session ${attempt} times in a row; given up`,
+        { cause: err },
+      );
+    }
+    if (!this.#reconnect.waitAgain()) {
+      throw new StoreUnavailableError(
+        `${this.#reconnect.gaveUp()}; the transaction was rolled back`,
+        { cause: err },
+      );
+    }
+  }
+
+  #begin(sql: string): void {
+    this.#mayRunAgain = false;
+    try {
+      const reply = this.#send({ kind: "exec", sql, params: [] }, "begin");
+      this.#txSession = reply.session;
+      this.#transaction = true;
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) this.#mayRunAgain = true;
+      throw err;
+    }
+  }
+
+  /**
+   * COMMIT, settled when its reply is lost: the transaction's id is read first, and after a
+   * lost reply the server is asked whether that transaction committed (pg_xact_status), so
+   * a commit is neither repeated nor reported lost when it was kept.
+   */
+  #commit(): void {
+    if (this.#broken !== null) {
+      this.#mayRunAgain = this.#broken !== "timeout"; // lost or unsent: rolled back
+      this.#end();
+      throw new StoreUnavailableError(
+        "PostgreSQL: the transaction was lost with its connection before COMMIT; " +
+          "nothing of it was kept",
+      );
+    }
+    if (!this.#transaction) return; // as on SQLite: nothing open, nothing to commit
+    const row = this.#query("SELECT pg_current_xact_id_if_assigned()::text AS xid", []).rows[0];
+    const xid = (row?.xid ?? null) as string | null;
+    try {
+      this.#send({ kind: "exec", sql: "COMMIT", params: [] }, "end");
+      this.#end();
+    } catch (err) {
+      const unsent = this.#broken === "unsent";
+      this.#end();
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      if (unsent) {
+        this.#mayRunAgain = true; // COMMIT never left: the server rolled the session back
+        throw err;
+      }
+      if (xid !== null) this.#settleCommit(xid, err);
+      // No id: the transaction wrote nothing, so whether it committed changes nothing.
+    }
+  }
+
+  /** Returns when transaction `xid` committed; throws when it did not or nobody can say. */
+  #settleCommit(xid: string, lostReply: StoreUnavailableError): void {
+    const until = performance.now() + this.#reconnect.boundMs;
+    for (;;) {
+      let status: string | null;
+      try {
+        const row = this.#query("SELECT pg_xact_status($1::xid8) AS status", [xid]).rows[0];
+        status = (row?.status ?? null) as string | null;
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new CommitUnknownError(xid, `asking failed: ${why}`, { cause: err });
+      }
+      if (status === "committed") return;
+      if (status === "aborted") {
+        this.#mayRunAgain = true;
+        throw new StoreUnavailableError(
+          `PostgreSQL: the reply to COMMIT was lost and transaction ${xid} was rolled back`,
+          { cause: lostReply },
+        );
+      }
+      // In progress (its old session is still finishing) or forgotten: ask again, bounded.
+      if (status !== "in progress" || performance.now() >= until) {
+        throw new CommitUnknownError(xid, `its status is ${status ?? "unknown"}`, {
+          cause: lostReply,
+        });
+      }
+      sleepSync(100);
+    }
+  }
+
+  #rollback(): void {
+    // A lost session was rolled back by the server; a COMMIT that failed ended it already.
+    if (!this.#transaction || this.#broken !== null) return this.#end();
+    try {
+      this.#send({ kind: "exec", sql: "ROLLBACK", params: [] }, "end");
+    } catch (err) {
+      // Its session is gone: the server rolled the transaction back, as asked.
+      if (!(err instanceof StoreUnavailableError)) throw err;
+    } finally {
+      this.#end();
+    }
+  }
+
+  #end(): void {
+    this.#transaction = false;
+    this.#broken = null;
+    this.#txSession = undefined;
   }
 
   #query(sql: string, params: SqlValue[]): { rows: Row[]; count: number } {
@@ -130,40 +253,63 @@ export class PgConnection implements SqlConnection {
     return { rows: reply.rows as Row[], count: reply.count };
   }
 
-  #send(request: PgRequest): Extract<PgReply, { ok: true }> {
+  /**
+   * One request, tried again while the server cannot be reached when that is safe: outside
+   * a transaction when it never left (the connect failed), and always for BEGIN (a lost
+   * BEGIN leaves nothing behind). Inside a transaction a lost session breaks it.
+   */
+  #send(
+    request: PgRequest,
+    phase: "begin" | "statement" | "end" = "statement",
+  ): Extract<PgReply, { ok: true }> {
     if (!this.#worker) throw new PgError("the store is closed", "CLOSED", false);
-    if (this.#broken) {
-      throw new PgError("the transaction was lost with its connection", "08006", true);
+    if (this.#broken !== null) {
+      throw new StoreUnavailableError(
+        "PostgreSQL: the transaction was lost with its connection (connection lost)",
+      );
     }
+    if (this.#transaction && this.#txSession !== undefined) request.session = this.#txSession;
+    for (;;) {
+      const reply = this.#roundTrip(request);
+      if (reply.ok) {
+        this.#reconnect.answered();
+        return reply;
+      }
+      if (!reply.lost) throw new PgError(reply.message, reply.code, false);
+      this.#reconnect.lost(reply.message);
+      const safeAgain = !this.#transaction && (reply.unsent || phase === "begin");
+      if (safeAgain && this.#reconnect.waitAgain()) continue;
+      if (this.#transaction) {
+        this.#broken = reply.unsent ? "unsent" : "lost";
+        if (phase === "statement") this.#mayRunAgain = true;
+      }
+      throw new StoreUnavailableError(
+        safeAgain ? this.#reconnect.gaveUp() : `PostgreSQL: ${reply.message} (connection lost)`,
+      );
+    }
+  }
+
+  /** Posts the request and sleeps until its reply, or replaces the worker after the timeout. */
+  #roundTrip(request: PgRequest): PgReply {
+    const worker = this.#worker!;
     const started = performance.now();
     Atomics.store(this.#word, 0, 0);
-    this.#worker.postMessage(request);
+    worker.postMessage(request);
     const waited = Atomics.wait(this.#word, 0, 0, this.#options.timeoutMs ?? 30_000);
     this.latency.count++;
     this.latency.totalMs += performance.now() - started;
     if (waited === "timed-out") {
       // The reply may still come: a new worker (a new session) so it cannot be mistaken
-      // for the next statement's. The old session's transaction dies with it.
-      this.#worker.terminate();
+      // for the next statement's. The old session's transaction dies with it; whether a
+      // statement that timed out ran is unknown, so nothing is tried again.
+      worker.terminate();
       this.#start();
-      this.#lose();
+      if (this.#transaction) this.#broken = "timeout";
       throw new StoreUnavailableError(
         `PostgreSQL: no reply in ${this.#options.timeoutMs ?? 30_000} ms`,
       );
     }
     const length = Atomics.load(this.#word, 1);
-    const reply = JSON.parse(
-      decoder.decode(new Uint8Array(this.#data).slice(0, length)),
-    ) as PgReply;
-    if (reply.ok) return reply;
-    if (reply.lost) {
-      this.#lose();
-      throw new StoreUnavailableError(`PostgreSQL: ${reply.message} (connection lost)`);
-    }
-    throw new PgError(reply.message, reply.code, false);
-  }
-
-  #lose(): void {
-    if (this.#transaction) this.#broken = true;
+    return JSON.parse(decoder.decode(new Uint8Array(this.#data).slice(0, length))) as PgReply;
   }
 }

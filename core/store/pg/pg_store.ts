@@ -25,6 +25,8 @@ export interface PgStoreOptions {
   maxJobs?: number;
   /** How long one statement may take (default 30 s). */
   timeoutMs?: number;
+  /** How long the server may be lost before a statement or transaction gives up (timeoutMs). */
+  retryWithinMs?: number;
 }
 
 /** The URL without its password, for messages and logs. */
@@ -57,6 +59,7 @@ function openPg(options: PgStoreOptions): PgConnection {
     url: options.url,
     ...(options.application ? { application: options.application } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.retryWithinMs ? { retryWithinMs: options.retryWithinMs } : {}),
   });
   try {
     connection.exec(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);

@@ -6,7 +6,9 @@
 // One connection (max: 1), never recycled (max_lifetime 0): a transaction, and the session
 // advisory locks of leadership, live on it. When it drops, the client reconnects on the next
 // request and the reply says `lost`, so the main side can refuse to go on with a transaction
-// the server has already rolled back.
+// the server has already rolled back. Each session has a number (the closes counted so far):
+// a statement of a transaction names the session that began it, and is refused unsent when
+// that session is gone, so it never runs on a new session outside its transaction.
 
 /// <reference lib="deno.worker" />
 
@@ -17,6 +19,8 @@ export interface PgRequest {
   kind: "query" | "exec";
   sql: string;
   params: unknown[];
+  /** Inside a transaction: the session that began it; refused unsent on any other. */
+  session?: number;
 }
 
 export interface PgInit {
@@ -29,19 +33,43 @@ export interface PgInit {
 }
 
 export type PgReply =
-  | { ok: true; rows: Record<string, unknown>[]; count: number }
-  | { ok: false; message: string; code: string; lost: boolean };
+  | { ok: true; rows: Record<string, unknown>[]; count: number; session: number }
+  | {
+    ok: false;
+    message: string;
+    code: string;
+    lost: boolean;
+    /** Lost, and certainly never reached the server (it could not be connected to). */
+    unsent: boolean;
+  };
 
 const asNumber = (x: string) => Number(x);
 let client: ReturnType<typeof postgres> | null = null;
 let control: Int32Array;
 let data: SharedArrayBuffer;
 const encoder = new TextEncoder();
+/** Sessions closed so far: the number of the current (or next) session. */
+let closes = 0;
 
 /** Connection-level failures: the session (and any transaction on it) is gone. */
 function isLost(code: string): boolean {
   return !/^[0-9A-Z]{5}$/.test(code) || code.startsWith("08") || code.startsWith("57P");
 }
+
+/**
+ * Failures of the connect step itself, before any statement was written: refused, timed out,
+ * no such host, or a server starting up or shutting down (57P03). Anything else that loses
+ * the session may have reached the server.
+ */
+const UNSENT = new Set([
+  "ECONNREFUSED",
+  "CONNECT_TIMEOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "57P03",
+]);
 
 function reply(message: PgReply): void {
   const bytes = encoder.encode(JSON.stringify(message));
@@ -53,15 +81,23 @@ function reply(message: PgReply): void {
 }
 
 async function run(request: PgRequest): Promise<PgReply> {
+  if (request.session !== undefined && request.session !== closes) {
+    // The transaction's session closed since it began: the server rolled the transaction
+    // back, and the client would run this statement on a new session, outside it.
+    const message = "the session of this transaction ended (the server restarted or the " +
+      "connection dropped)";
+    return { ok: false, message, code: "08006", lost: true, unsent: true };
+  }
   try {
     const result = request.kind === "exec"
       ? await client!.unsafe(request.sql)
       : await client!.unsafe(request.sql, request.params as never[], { prepare: true });
-    return { ok: true, rows: [...result], count: result.count ?? result.length };
+    return { ok: true, rows: [...result], count: result.count ?? result.length, session: closes };
   } catch (err) {
     const e = err as { message?: string; code?: string };
     const code = String(e.code ?? "UNKNOWN");
-    return { ok: false, message: e.message ?? String(err), code, lost: isLost(code) };
+    const lost = isLost(code);
+    return { ok: false, message: e.message ?? String(err), code, lost, unsent: UNSENT.has(code) };
   }
 }
 
@@ -77,6 +113,10 @@ self.onmessage = async (event: MessageEvent<PgInit | PgRequest>) => {
       connect_timeout: 10,
       fetch_types: false,
       onnotice: () => {},
+      onclose: () => closes++,
+      // Reconnect at once when asked: the store paces its tries itself (pg_reconnect.ts), and
+      // the client's own backoff grows to 20 s between connects after a few refusals.
+      backoff: () => 0,
       connection: { application_name: message.application },
       // COUNT and BIGINT ids arrive as int8, SUMs as numeric: both as numbers, as SQLite has.
       types: {
