@@ -2,13 +2,16 @@
 // from the environment, the PgFleet (claims and leases) and the view the /fleet page and
 // /metrics read. Loaded by wiring.ts only when the store is PostgreSQL.
 
+import { Delivery } from "../core/delivery/delivery.ts";
 import type { BotStatus } from "../core/messenger/bot.ts";
+import { messageFor } from "../core/messenger/adapter.ts";
 import { errorText, type Logger } from "../core/logger.ts";
 import type { Clock, Env } from "../core/ports.ts";
 import { retryCutShort } from "../core/scheduler/recovery.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
 import { PgLeader } from "../core/fleet/pg_leader.ts";
+import { PgOutbox } from "../core/fleet/pg_outbox.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { FleetSource } from "./fleet_view.ts";
 
@@ -33,10 +36,12 @@ export interface FleetParts {
    * cut short (core/scheduler/recovery.ts).
    */
   attach(scheduler: Scheduler): void;
-  /** The Matrix bot, run only on the node holding its lock (ledMessenger). */
-  leadMessenger(
-    start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
-  ): MessengerHandle;
+  /**
+   * The Matrix bot, run only on the node holding its lock (ledMessenger). `start` gets the
+   * delivery its adapter registers on: the bot's own, fed from the fleet's outbox, while
+   * `delivery` (this node's) sends its chat-bound events to the outbox.
+   */
+  leadMessenger(start: StartBot, delivery: Delivery): MessengerHandle;
 }
 
 export function openFleetParts(
@@ -62,7 +67,7 @@ export function openFleetParts(
       fleet.start();
     },
     source: pgFleetSource(fleet, store),
-    leadMessenger: (start) => ledMessenger(fleet, store, start, o),
+    leadMessenger: (start, delivery) => ledMessenger(fleet, store, start, delivery, o),
   };
 }
 
@@ -86,20 +91,46 @@ export interface MessengerHandle {
   stop(): Promise<void>;
 }
 
+/** Starts this node's bot, its delivery adapter registered on `delivery`. */
+export type StartBot = (
+  delivery: Delivery,
+) => Promise<{ status(): BotStatus; stop(): Promise<void> }>;
+
+/** How often the bot's node looks for chat events other nodes queued. */
+const OUTBOX_POLL_MS = 1000;
+
 /**
  * The Matrix bot on the one node that holds its lock (issue 32): every lease renewal each node
  * tries the lock; the holder starts the bot (its sync loop and retry queues), a node that
  * finds it lost (its session dropped) stops its bot, and another takes over when the holder
  * dies. Other nodes' pills say the bot runs on another node (its health shows on that node).
+ *
+ * Chat notices are posted once, whichever node emitted their event: every node's delivery
+ * queues chat-bound events in the fleet's outbox (core/fleet/pg_outbox.ts), and the bot's node
+ * takes them out and hands them to the bot's adapter, on a delivery of the bot's own.
  */
 export function ledMessenger(
   fleet: PgFleet,
   store: PgStore,
-  start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
+  start: StartBot,
+  delivery: Delivery,
   o: { clock: Clock; logger: Logger },
 ): MessengerHandle {
   const leader = new PgLeader(store.connection, MESSENGER_LOCK_KEY);
+  const outbox = new PgOutbox(store.connection, fleet.nodeId);
+  const botDelivery = new Delivery({ clock: o.clock, logger: o.logger });
   let bot: { status(): BotStatus; stop(): Promise<void> } | null = null;
+  let drain: OutboxDrain | null = null;
+  const unregisterRelay = delivery.register({
+    name: "matrix",
+    send(event) {
+      // Only what the bot would post (the link base does not change that answer).
+      if (messageFor(event, "") === null) return Promise.resolve();
+      outbox.put(event);
+      drain?.wake();
+      return Promise.resolve();
+    },
+  });
   let busy = Promise.resolve();
   const round = () => {
     busy = busy.then(async () => {
@@ -111,11 +142,14 @@ export function ledMessenger(
       }
       if (leads && !bot) {
         o.logger.log("info", "this node runs the Matrix bot", { node: fleet.nodeId });
-        bot = await start();
+        bot = await start(botDelivery);
+        drain = new OutboxDrain(outbox, botDelivery, o);
       } else if (!leads && bot) {
         o.logger.log("warn", "Matrix bot lock lost: stopping the bot here", { node: fleet.nodeId });
         const stopping = bot;
         bot = null;
+        await drain?.stop();
+        drain = null;
         await stopping.stop();
       }
     }).catch((err) => {
@@ -133,7 +167,11 @@ export function ledMessenger(
       },
     async stop() {
       unsubscribe();
+      unregisterRelay();
       await busy;
+      await drain?.stop();
+      drain = null;
+      await botDelivery.idle();
       await bot?.stop();
       bot = null;
       try {
@@ -141,4 +179,43 @@ export function ledMessenger(
       } catch { /* the session may be gone already: the lock went with it */ }
     },
   };
+}
+
+/** The bot's node's loop: takes queued chat events and posts them, oldest first. */
+class OutboxDrain {
+  readonly #stop = new AbortController();
+  #nap = new AbortController();
+  readonly #loop: Promise<void>;
+
+  constructor(
+    outbox: PgOutbox,
+    botDelivery: Delivery,
+    o: { clock: Clock; logger: Logger },
+  ) {
+    this.#loop = (async () => {
+      while (!this.#stop.signal.aborted) {
+        try {
+          for (const event of outbox.take()) await botDelivery.send(event);
+        } catch (err) {
+          // The database may be away: the events stay queued for the next pass.
+          o.logger.log("warn", "taking chat events from the fleet outbox failed", {
+            error: errorText(err),
+          });
+        }
+        this.#nap = new AbortController();
+        const signal = AbortSignal.any([this.#stop.signal, this.#nap.signal]);
+        await o.clock.sleep(OUTBOX_POLL_MS, signal).catch(() => {});
+      }
+    })();
+  }
+
+  /** An event was queued on this node: take it now rather than at the next poll. */
+  wake(): void {
+    this.#nap.abort();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
 }

@@ -401,13 +401,13 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {
       const { startMessenger } = await import("./messenger/start.ts");
-      const startBot = () =>
+      const startBot = (botDelivery: Delivery) =>
         startMessenger({
           config: messengerSetup.config,
           store,
           scheduler,
           inbox: deps.inbox,
-          delivery,
+          delivery: botDelivery,
           clock: o.clock,
           timers: o.clock,
           logger: o.logger,
@@ -417,8 +417,9 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
           workdirPlaces: deps.workdirPlaces,
           publish: publishGate,
         });
-      // In a fleet, on the one node holding the bot's lock (server/fleet_wiring.ts).
-      messenger = fleet ? fleet.leadMessenger(startBot) : await startBot();
+      // In a fleet, on the one node holding the bot's lock, fed by the fleet's chat outbox
+      // (server/fleet_wiring.ts).
+      messenger = fleet ? fleet.leadMessenger(startBot, delivery) : await startBot(delivery);
     }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({

@@ -23,6 +23,7 @@ import { isoZ } from "../time.ts";
 import type { Run } from "../store/store.ts";
 import { PgStore } from "../store/pg/pg_store.ts";
 import { isNodeLabel, NODE_LABEL_RULE, pinLabelOf } from "./node_label.ts";
+import { OUTBOX_SCHEMA } from "./pg_outbox.ts";
 
 export const NODE_ID_ENV = "AGENT_OUTPOST_NODE_ID";
 export const LEASE_ENV = "AGENT_OUTPOST_LEASE_S";
@@ -130,7 +131,10 @@ export class PgFleet implements Fleet {
     this.#options = options;
     this.nodeId = options.nodeId;
     const c = store.connection;
-    c.exec(`SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; SELECT pg_advisory_unlock(7201033)`);
+    c.exec(
+      `SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; ${OUTBOX_SCHEMA}; ` +
+        "SELECT pg_advisory_unlock(7201033)",
+    );
   }
 
   /** Registers this node (a new epoch) and starts renewing its lease. */
