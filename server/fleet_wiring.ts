@@ -3,6 +3,7 @@
 // /metrics read. Loaded by wiring.ts only when the store is PostgreSQL.
 
 import { Delivery } from "../core/delivery/delivery.ts";
+import type { DeliveryEvent } from "../core/delivery/types.ts";
 import type { BotStatus } from "../core/messenger/bot.ts";
 import { messageFor } from "../core/messenger/adapter.ts";
 import { errorText, type Logger } from "../core/logger.ts";
@@ -11,7 +12,9 @@ import { retryCutShort } from "../core/scheduler/recovery.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
 import { PgLeader } from "../core/fleet/pg_leader.ts";
-import { PgOutbox } from "../core/fleet/pg_outbox.ts";
+import { type OutboxEntry, PgOutbox } from "../core/fleet/pg_outbox.ts";
+import type { InboxService } from "../core/inbox/service.ts";
+import { holdConfirmedText } from "../core/messenger/hold_reply.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { FleetSource } from "./fleet_view.ts";
 
@@ -38,10 +41,10 @@ export interface FleetParts {
   attach(scheduler: Scheduler): void;
   /**
    * The Matrix bot, run only on the node holding its lock (ledMessenger). `start` gets the
-   * delivery its adapter registers on: the bot's own, fed from the fleet's outbox, while
-   * `delivery` (this node's) sends its chat-bound events to the outbox.
+   * delivery its adapter registers on: the bot's own, fed from the fleet's outbox, while this
+   * node's delivery and inbox send their chat-bound events and replies to the outbox.
    */
-  leadMessenger(start: StartBot, delivery: Delivery): MessengerHandle;
+  leadMessenger(start: StartBot, local: LocalSurfaces): MessengerHandle;
 }
 
 export function openFleetParts(
@@ -67,7 +70,7 @@ export function openFleetParts(
       fleet.start();
     },
     source: pgFleetSource(fleet, store),
-    leadMessenger: (start, delivery) => ledMessenger(fleet, store, start, delivery, o),
+    leadMessenger: (start, local) => ledMessenger(fleet, store, start, local, o),
   };
 }
 
@@ -91,10 +94,25 @@ export interface MessengerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts this node's bot, its delivery adapter registered on `delivery`. */
-export type StartBot = (
-  delivery: Delivery,
-) => Promise<{ status(): BotStatus; stop(): Promise<void> }>;
+/** This node's bot, as the fleet drives it. */
+export interface FleetBot {
+  status(): BotStatus;
+  stop(): Promise<void>;
+  /** Posts a reply in `room` (through the publish gate, as every message of the bot). */
+  post(room: string, text: string): Promise<unknown>;
+}
+
+/**
+ * Starts this node's bot, its delivery adapter registered on `delivery`, without a hook of its
+ * own for held commands' confirmations (the fleet routes those).
+ */
+export type StartBot = (delivery: Delivery) => Promise<FleetBot>;
+
+/** Where this node emits chat-bound events: its delivery, and its inbox's confirmations. */
+export interface LocalSurfaces {
+  delivery: Delivery;
+  inbox: Pick<InboxService, "setHoldConfirmedHook">;
+}
 
 /** How often the bot's node looks for chat events other nodes queued. */
 const OUTBOX_POLL_MS = 1000;
@@ -106,31 +124,38 @@ const OUTBOX_POLL_MS = 1000;
  * dies. Other nodes' pills say the bot runs on another node (its health shows on that node).
  *
  * Chat notices are posted once, whichever node emitted their event: every node's delivery
- * queues chat-bound events in the fleet's outbox (core/fleet/pg_outbox.ts), and the bot's node
- * takes them out and hands them to the bot's adapter, on a delivery of the bot's own.
+ * queues chat-bound events in the fleet's outbox (core/fleet/pg_outbox.ts), and so does every
+ * node's inbox when its dashboard confirms a held chat command; the bot's node takes them out
+ * and hands each to the bot's adapter (on a delivery of the bot's own) or posts the reply.
  */
 export function ledMessenger(
   fleet: PgFleet,
   store: PgStore,
   start: StartBot,
-  delivery: Delivery,
-  o: { clock: Clock; logger: Logger },
+  local: LocalSurfaces,
+  o: { clock: Clock; logger: Logger; baseUrl: string },
 ): MessengerHandle {
   const leader = new PgLeader(store.connection, MESSENGER_LOCK_KEY);
   const outbox = new PgOutbox(store.connection, fleet.nodeId);
   const botDelivery = new Delivery({ clock: o.clock, logger: o.logger });
-  let bot: { status(): BotStatus; stop(): Promise<void> } | null = null;
+  let bot: FleetBot | null = null;
   let drain: OutboxDrain | null = null;
-  const unregisterRelay = delivery.register({
+  const queue = (entry: OutboxEntry) => {
+    outbox.put(entry);
+    drain?.wake();
+  };
+  const unregisterRelay = local.delivery.register({
     name: "matrix",
     send(event) {
       // Only what the bot would post (the link base does not change that answer).
       if (messageFor(event, "") === null) return Promise.resolve();
-      outbox.put(event);
-      drain?.wake();
+      queue({ event });
       return Promise.resolve();
     },
   });
+  local.inbox.setHoldConfirmedHook((c) =>
+    queue({ notice: { room: c.room, text: holdConfirmedText(c, o.baseUrl) } })
+  );
   let busy = Promise.resolve();
   const round = () => {
     busy = busy.then(async () => {
@@ -142,8 +167,12 @@ export function ledMessenger(
       }
       if (leads && !bot) {
         o.logger.log("info", "this node runs the Matrix bot", { node: fleet.nodeId });
-        bot = await start(botDelivery);
-        drain = new OutboxDrain(outbox, botDelivery, o);
+        const started = await start(botDelivery);
+        bot = started;
+        drain = new OutboxDrain(outbox, {
+          event: (event) => botDelivery.send(event),
+          notice: (room, text) => started.post(room, text),
+        }, o);
       } else if (!leads && bot) {
         o.logger.log("warn", "Matrix bot lock lost: stopping the bot here", { node: fleet.nodeId });
         const stopping = bot;
@@ -168,6 +197,7 @@ export function ledMessenger(
     async stop() {
       unsubscribe();
       unregisterRelay();
+      local.inbox.setHoldConfirmedHook(null);
       await busy;
       await drain?.stop();
       drain = null;
@@ -181,26 +211,39 @@ export function ledMessenger(
   };
 }
 
-/** The bot's node's loop: takes queued chat events and posts them, oldest first. */
+/** How the bot's node sends what it takes from the outbox. */
+interface OutboxSinks {
+  event(event: DeliveryEvent): Promise<unknown>;
+  notice(room: string, text: string): Promise<unknown>;
+}
+
+/** The bot's node's loop: takes queued chat events and replies and posts them, oldest first. */
 class OutboxDrain {
   readonly #stop = new AbortController();
   #nap = new AbortController();
   readonly #loop: Promise<void>;
 
-  constructor(
-    outbox: PgOutbox,
-    botDelivery: Delivery,
-    o: { clock: Clock; logger: Logger },
-  ) {
+  constructor(outbox: PgOutbox, sinks: OutboxSinks, o: { clock: Clock; logger: Logger }) {
     this.#loop = (async () => {
       while (!this.#stop.signal.aborted) {
+        let taken: OutboxEntry[] = [];
         try {
-          for (const event of outbox.take()) await botDelivery.send(event);
+          taken = outbox.take();
         } catch (err) {
-          // The database may be away: the events stay queued for the next pass.
+          // The database may be away: the entries stay queued for the next pass.
           o.logger.log("warn", "taking chat events from the fleet outbox failed", {
             error: errorText(err),
           });
+        }
+        for (const entry of taken) {
+          try {
+            if ("event" in entry) await sinks.event(entry.event);
+            else await sinks.notice(entry.notice.room, entry.notice.text);
+          } catch (err) {
+            o.logger.log("warn", "a chat reply from the fleet outbox failed", {
+              error: errorText(err),
+            });
+          }
         }
         this.#nap = new AbortController();
         const signal = AbortSignal.any([this.#stop.signal, this.#nap.signal]);

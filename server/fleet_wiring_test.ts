@@ -9,6 +9,8 @@ import { peerTest, probes } from "../tests/peers.ts";
 import { freshDatabaseUrl } from "../tests/pg_cluster.ts";
 import { Delivery } from "../core/delivery/delivery.ts";
 import type { InboxItemEvent } from "../core/delivery/types.ts";
+import type { HoldConfirmation } from "../core/inbox/service.ts";
+import type { InboxItem } from "../core/store/store.ts";
 import { MemoryLogger } from "../core/logger.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
@@ -24,7 +26,14 @@ function node(url: string, id: string) {
     baseUrl: "http://127.0.0.1:0",
   });
   parts.fleet.start();
-  const bot = { running: false, starts: 0, posted: [] as number[] };
+  const bot = { running: false, starts: 0, posted: [] as number[], replies: [] as string[] };
+  // This node's inbox, as far as the fleet uses it: the hook its confirmations call.
+  const inbox = {
+    hook: null as ((c: HoldConfirmation) => void | Promise<void>) | null,
+    setHoldConfirmedHook(fn: ((c: HoldConfirmation) => void | Promise<void>) | null) {
+      inbox.hook = fn;
+    },
+  };
   // This node's delivery, where its scheduler and inbox emit events.
   const delivery = new Delivery({ clock: systemClock, logger: new MemoryLogger() });
   const handle = parts.leadMessenger((botDelivery) => {
@@ -44,9 +53,24 @@ function node(url: string, id: string) {
         bot.running = false;
         return Promise.resolve();
       },
+      post: (room: string, text: string) => {
+        bot.replies.push(`${room} ${text}`);
+        return Promise.resolve();
+      },
     });
-  }, delivery);
-  return { store, parts, bot, handle, delivery };
+  }, { delivery, inbox });
+  return { store, parts, bot, handle, delivery, inbox };
+}
+
+function confirmation(itemId: number): HoldConfirmation {
+  const hold = {
+    verb: "approve",
+    answer: "approved",
+    sender: "@alice:hs",
+    room: "!room:hs",
+    held_at: "2026-03-02T09:00:00Z",
+  };
+  return { item: { id: itemId, job_id: 1 } as InboxItem, run: null, hold, room: "!room:hs" };
 }
 
 function inboxEvent(itemId: number): InboxItemEvent {
@@ -98,7 +122,7 @@ peerTest(
 );
 
 peerTest(
-  "a chat notice emitted on any fleet node is posted once, by the bot's node",
+  "a chat notice emitted, or a hold confirmed, on any fleet node is posted once, by the bot's node",
   probes.postgres,
   async () => {
     const url = freshDatabaseUrl();
@@ -122,6 +146,20 @@ peerTest(
       assert.deepEqual(posted, [1, 2, 3], "each notice once, none lost");
       const leader = nodes.find((n) => n.bot.running)!;
       assert.equal(leader.bot.posted.length, 3, "all posted by the bot's node");
+
+      // A held chat command confirmed on another node's dashboard: one reply, by the bot.
+      const other = nodes.find((n) => n !== leader)!;
+      await other.inbox.hook!(confirmation(7));
+      await waitFor(
+        "the bot to reply to the confirmation",
+        () => Promise.resolve(nodes.flatMap((n) => n.bot.replies)),
+        (replies) => replies.length >= 1,
+      );
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.deepEqual(nodes.flatMap((n) => n.bot.replies), [
+        "!room:hs Confirmed on the dashboard: approve on item 7 (held by @alice:hs) is applied.",
+      ]);
+      assert.equal(leader.bot.replies.length, 1);
     } finally {
       for (const n of nodes) {
         await n.handle.stop();
