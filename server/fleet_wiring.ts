@@ -2,13 +2,19 @@
 // from the environment, the PgFleet (claims and leases) and the view the /fleet page and
 // /metrics read. Loaded by wiring.ts only when the store is PostgreSQL.
 
+import { Delivery } from "../core/delivery/delivery.ts";
+import type { DeliveryEvent } from "../core/delivery/types.ts";
 import type { BotStatus } from "../core/messenger/bot.ts";
+import { messageFor } from "../core/messenger/adapter.ts";
 import { errorText, type Logger } from "../core/logger.ts";
 import type { Clock, Env } from "../core/ports.ts";
 import { retryCutShort } from "../core/scheduler/recovery.ts";
 import type { Scheduler } from "../core/scheduler/scheduler.ts";
 import { fleetSettings, PgFleet } from "../core/fleet/pg_fleet.ts";
 import { PgLeader } from "../core/fleet/pg_leader.ts";
+import { type OutboxEntry, PgOutbox } from "../core/fleet/pg_outbox.ts";
+import type { InboxService } from "../core/inbox/service.ts";
+import { holdConfirmedText } from "../core/messenger/hold_reply.ts";
 import type { PgStore } from "../core/store/pg/pg_store.ts";
 import type { FleetSource } from "./fleet_view.ts";
 import { PgRunFiles } from "../core/fleet/pg_run_files.ts";
@@ -37,10 +43,12 @@ export interface FleetParts {
    * log tail copied to the database, through `scanner` (server/fleet_run_files.ts).
    */
   attach(scheduler: Scheduler, scanner: SecretScanner): void;
-  /** The Matrix bot, run only on the node holding its lock (ledMessenger). */
-  leadMessenger(
-    start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
-  ): MessengerHandle;
+  /**
+   * The Matrix bot, run only on the node holding its lock (ledMessenger). `start` gets the
+   * delivery its adapter registers on: the bot's own, fed from the fleet's outbox, while this
+   * node's delivery and inbox send their chat-bound events and replies to the outbox.
+   */
+  leadMessenger(start: StartBot, local: LocalSurfaces): MessengerHandle;
 }
 
 export function openFleetParts(
@@ -84,7 +92,7 @@ export function openFleetParts(
       fleet.start();
     },
     source: { ...pgFleetSource(fleet, store), runPlace: (id) => runFiles.place(id, fleet.nodeId) },
-    leadMessenger: (start) => ledMessenger(fleet, store, start, o),
+    leadMessenger: (start, local) => ledMessenger(fleet, store, start, local, o),
   };
 }
 
@@ -108,20 +116,68 @@ export interface MessengerHandle {
   stop(): Promise<void>;
 }
 
+/** This node's bot, as the fleet drives it. */
+export interface FleetBot {
+  status(): BotStatus;
+  stop(): Promise<void>;
+  /** Posts a reply in `room` (through the publish gate, as every message of the bot). */
+  post(room: string, text: string): Promise<unknown>;
+}
+
+/**
+ * Starts this node's bot, its delivery adapter registered on `delivery`, without a hook of its
+ * own for held commands' confirmations (the fleet routes those).
+ */
+export type StartBot = (delivery: Delivery) => Promise<FleetBot>;
+
+/** Where this node emits chat-bound events: its delivery, and its inbox's confirmations. */
+export interface LocalSurfaces {
+  delivery: Delivery;
+  inbox: Pick<InboxService, "setHoldConfirmedHook">;
+}
+
+/** How often the bot's node looks for chat events other nodes queued. */
+const OUTBOX_POLL_MS = 1000;
+
 /**
  * The Matrix bot on the one node that holds its lock (issue 32): every lease renewal each node
  * tries the lock; the holder starts the bot (its sync loop and retry queues), a node that
  * finds it lost (its session dropped) stops its bot, and another takes over when the holder
  * dies. Other nodes' pills say the bot runs on another node (its health shows on that node).
+ *
+ * Chat notices are posted once, whichever node emitted their event: every node's delivery
+ * queues chat-bound events in the fleet's outbox (core/fleet/pg_outbox.ts), and so does every
+ * node's inbox when its dashboard confirms a held chat command; the bot's node takes them out
+ * and hands each to the bot's adapter (on a delivery of the bot's own) or posts the reply.
  */
 export function ledMessenger(
   fleet: PgFleet,
   store: PgStore,
-  start: () => Promise<{ status(): BotStatus; stop(): Promise<void> }>,
-  o: { clock: Clock; logger: Logger },
+  start: StartBot,
+  local: LocalSurfaces,
+  o: { clock: Clock; logger: Logger; baseUrl: string },
 ): MessengerHandle {
   const leader = new PgLeader(store.connection, MESSENGER_LOCK_KEY);
-  let bot: { status(): BotStatus; stop(): Promise<void> } | null = null;
+  const outbox = new PgOutbox(store.connection, fleet.nodeId);
+  const botDelivery = new Delivery({ clock: o.clock, logger: o.logger });
+  let bot: FleetBot | null = null;
+  let drain: OutboxDrain | null = null;
+  const queue = (entry: OutboxEntry) => {
+    outbox.put(entry);
+    drain?.wake();
+  };
+  const unregisterRelay = local.delivery.register({
+    name: "matrix",
+    send(event) {
+      // Only what the bot would post (the link base does not change that answer).
+      if (messageFor(event, "") === null) return Promise.resolve();
+      queue({ event });
+      return Promise.resolve();
+    },
+  });
+  local.inbox.setHoldConfirmedHook((c) =>
+    queue({ notice: { room: c.room, text: holdConfirmedText(c, o.baseUrl) } })
+  );
   let busy = Promise.resolve();
   const round = () => {
     busy = busy.then(async () => {
@@ -133,11 +189,18 @@ export function ledMessenger(
       }
       if (leads && !bot) {
         o.logger.log("info", "this node runs the Matrix bot", { node: fleet.nodeId });
-        bot = await start();
+        const started = await start(botDelivery);
+        bot = started;
+        drain = new OutboxDrain(outbox, {
+          event: (event) => botDelivery.send(event),
+          notice: (room, text) => started.post(room, text),
+        }, o);
       } else if (!leads && bot) {
         o.logger.log("warn", "Matrix bot lock lost: stopping the bot here", { node: fleet.nodeId });
         const stopping = bot;
         bot = null;
+        await drain?.stop();
+        drain = null;
         await stopping.stop();
       }
     }).catch((err) => {
@@ -155,7 +218,12 @@ export function ledMessenger(
       },
     async stop() {
       unsubscribe();
+      unregisterRelay();
+      local.inbox.setHoldConfirmedHook(null);
       await busy;
+      await drain?.stop();
+      drain = null;
+      await botDelivery.idle();
       await bot?.stop();
       bot = null;
       try {
@@ -163,4 +231,56 @@ export function ledMessenger(
       } catch { /* the session may be gone already: the lock went with it */ }
     },
   };
+}
+
+/** How the bot's node sends what it takes from the outbox. */
+interface OutboxSinks {
+  event(event: DeliveryEvent): Promise<unknown>;
+  notice(room: string, text: string): Promise<unknown>;
+}
+
+/** The bot's node's loop: takes queued chat events and replies and posts them, oldest first. */
+class OutboxDrain {
+  readonly #stop = new AbortController();
+  #nap = new AbortController();
+  readonly #loop: Promise<void>;
+
+  constructor(outbox: PgOutbox, sinks: OutboxSinks, o: { clock: Clock; logger: Logger }) {
+    this.#loop = (async () => {
+      while (!this.#stop.signal.aborted) {
+        let taken: OutboxEntry[] = [];
+        try {
+          taken = outbox.take();
+        } catch (err) {
+          // The database may be away: the entries stay queued for the next pass.
+          o.logger.log("warn", "taking chat events from the fleet outbox failed", {
+            error: errorText(err),
+          });
+        }
+        for (const entry of taken) {
+          try {
+            if ("event" in entry) await sinks.event(entry.event);
+            else await sinks.notice(entry.notice.room, entry.notice.text);
+          } catch (err) {
+            o.logger.log("warn", "a chat reply from the fleet outbox failed", {
+              error: errorText(err),
+            });
+          }
+        }
+        this.#nap = new AbortController();
+        const signal = AbortSignal.any([this.#stop.signal, this.#nap.signal]);
+        await o.clock.sleep(OUTBOX_POLL_MS, signal).catch(() => {});
+      }
+    })();
+  }
+
+  /** An event was queued on this node: take it now rather than at the next poll. */
+  wake(): void {
+    this.#nap.abort();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
 }

@@ -1,11 +1,16 @@
 // The Matrix bot's role in a fleet (issue 32): exactly one node runs it, and when that node's
-// session ends (it died) another node's next round takes the lock and starts its own.
-// Fake bots stand in for the messenger (the real bot and Synapse: not covered here).
+// session ends (it died) another node's next round takes the lock and starts its own; a chat
+// notice emitted on any node is posted once, by the bot's node. Fake bots stand in for the
+// messenger (the real bot and Synapse: tests/e2e/fleet_messenger_test.ts).
 
 import assert from "node:assert/strict";
 import { FakeClock } from "../tests/fakes/clock.ts";
 import { peerTest, probes } from "../tests/peers.ts";
 import { freshDatabaseUrl } from "../tests/pg_cluster.ts";
+import { Delivery } from "../core/delivery/delivery.ts";
+import type { InboxItemEvent } from "../core/delivery/types.ts";
+import type { HoldConfirmation } from "../core/inbox/service.ts";
+import type { InboxItem } from "../core/store/store.ts";
 import { MemoryLogger } from "../core/logger.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
@@ -22,19 +27,65 @@ function node(url: string, id: string) {
     home: "/nonexistent", // no run finishes here: no report is ever read or copied
   });
   parts.fleet.start();
-  const bot = { running: false, starts: 0 };
-  const handle = parts.leadMessenger(() => {
+  const bot = { running: false, starts: 0, posted: [] as number[], replies: [] as string[] };
+  // This node's inbox, as far as the fleet uses it: the hook its confirmations call.
+  const inbox = {
+    hook: null as ((c: HoldConfirmation) => void | Promise<void>) | null,
+    setHoldConfirmedHook(fn: ((c: HoldConfirmation) => void | Promise<void>) | null) {
+      inbox.hook = fn;
+    },
+  };
+  // This node's delivery, where its scheduler and inbox emit events.
+  const delivery = new Delivery({ clock: systemClock, logger: new MemoryLogger() });
+  const handle = parts.leadMessenger((botDelivery) => {
     bot.running = true;
     bot.starts++;
+    // The bot's adapter, as startMessenger registers it: what it is handed is posted.
+    botDelivery.register({
+      name: "matrix",
+      send(event) {
+        if (event.kind === "inbox_item") bot.posted.push(event.item_id);
+        return Promise.resolve();
+      },
+    });
     return Promise.resolve({
       status: () => ({ state: "ok" as const, failures: 0 }),
       stop: () => {
         bot.running = false;
         return Promise.resolve();
       },
+      post: (room: string, text: string) => {
+        bot.replies.push(`${room} ${text}`);
+        return Promise.resolve();
+      },
     });
-  });
-  return { store, parts, bot, handle };
+  }, { delivery, inbox });
+  return { store, parts, bot, handle, delivery, inbox };
+}
+
+function confirmation(itemId: number): HoldConfirmation {
+  const hold = {
+    verb: "approve",
+    answer: "approved",
+    sender: "@alice:hs",
+    room: "!room:hs",
+    held_at: "2026-03-02T09:00:00Z",
+  };
+  return { item: { id: itemId, job_id: 1 } as InboxItem, run: null, hold, room: "!room:hs" };
+}
+
+function inboxEvent(itemId: number): InboxItemEvent {
+  return {
+    kind: "inbox_item",
+    item_id: itemId,
+    job_id: 1,
+    run_id: itemId,
+    risk: "medium",
+    title: `job needs you ${itemId}`,
+    body: "Which branch?",
+    priority: "high",
+    at: "2026-03-02T09:00:00Z",
+  };
 }
 
 peerTest(
@@ -63,6 +114,55 @@ peerTest(
       assert.equal(Number(b.bot.running) + Number(c.bot.running), 1, "exactly one runs it");
     } finally {
       for (const n of [b, c]) {
+        await n.handle.stop();
+        await n.parts.fleet.stop();
+        n.store.close();
+      }
+    }
+  },
+);
+
+peerTest(
+  "a chat notice emitted, or a hold confirmed, on any fleet node is posted once, by the bot's node",
+  probes.postgres,
+  async () => {
+    const url = freshDatabaseUrl();
+    const nodes = [node(url, "a"), node(url, "b"), node(url, "c")];
+    try {
+      await waitFor(
+        "one node to run the bot",
+        () => Promise.resolve(nodes.filter((n) => n.bot.running).length),
+        (count) => count === 1,
+      );
+      // Each node emits the event of an inbox item of its own (a run it ran halted).
+      for (const [i, n] of nodes.entries()) await n.delivery.send(inboxEvent(i + 1));
+      await waitFor(
+        "the bot to post all three",
+        () => Promise.resolve(nodes.flatMap((n) => n.bot.posted)),
+        (posted) => posted.length >= 3,
+      );
+      // A few more outbox passes and lease rounds: nothing is posted a second time.
+      await new Promise((r) => setTimeout(r, 2500));
+      const posted = nodes.flatMap((n) => n.bot.posted).sort();
+      assert.deepEqual(posted, [1, 2, 3], "each notice once, none lost");
+      const leader = nodes.find((n) => n.bot.running)!;
+      assert.equal(leader.bot.posted.length, 3, "all posted by the bot's node");
+
+      // A held chat command confirmed on another node's dashboard: one reply, by the bot.
+      const other = nodes.find((n) => n !== leader)!;
+      await other.inbox.hook!(confirmation(7));
+      await waitFor(
+        "the bot to reply to the confirmation",
+        () => Promise.resolve(nodes.flatMap((n) => n.bot.replies)),
+        (replies) => replies.length >= 1,
+      );
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.deepEqual(nodes.flatMap((n) => n.bot.replies), [
+        "!room:hs Confirmed on the dashboard: approve on item 7 (held by @alice:hs) is applied.",
+      ]);
+      assert.equal(leader.bot.replies.length, 1);
+    } finally {
+      for (const n of nodes) {
         await n.handle.stop();
         await n.parts.fleet.stop();
         n.store.close();

@@ -402,13 +402,13 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     // The Matrix bot only when all four MX_* are set: otherwise its library is never loaded.
     if (messengerSetup.state === "configured") {
       const { startMessenger } = await import("./messenger/start.ts");
-      const startBot = () =>
-        startMessenger({
+      const startBot = async (botDelivery: Delivery) => {
+        const started = await startMessenger({
           config: messengerSetup.config,
           store,
           scheduler,
           inbox: deps.inbox,
-          delivery,
+          delivery: botDelivery,
           clock: o.clock,
           timers: o.clock,
           logger: o.logger,
@@ -417,9 +417,16 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
           workspacesRoot: workspacesRootFrom(o.env, o.home),
           workdirPlaces: deps.workdirPlaces,
           publish: publishGate,
+          // In a fleet any node's dashboard may confirm a hold: the fleet routes the reply.
+          holdReplies: fleet === null,
         });
-      // In a fleet, on the one node holding the bot's lock (server/fleet_wiring.ts).
-      messenger = fleet ? fleet.leadMessenger(startBot) : await startBot();
+        return { ...started, post: (room: string, text: string) => started.bot.post(room, text) };
+      };
+      // In a fleet, on the one node holding the bot's lock, fed by the fleet's chat outbox
+      // (server/fleet_wiring.ts).
+      messenger = fleet
+        ? fleet.leadMessenger(startBot, { delivery, inbox: deps.inbox })
+        : await startBot(delivery);
     }
     // Started last: nothing below can fail, so close() is always there to stop it.
     const sweeper = new MemorySweeper({

@@ -3,6 +3,13 @@
 // Started on first use, stopped and removed when the process unloads. Each test asks for a
 // fresh database (`freshDatabaseUrl`), a copy of a migrated template, so tests never share rows.
 // initdb refuses to run as root: as root the cluster belongs to the `postgres` user.
+//
+// A process killed with -9 (or by a CI timeout) runs no unload handler, so the cluster would
+// outlive it. A watchdog started with the cluster prevents that: a shell in its own session
+// (setsid, so a kill of the test's process group spares it) blocked reading a pipe whose
+// only writer is this process. The kernel closes the pipe when this process dies, however it
+// dies; the read then ends and the watchdog stops the server and removes its folder
+// (tests/pg_cluster_test.ts kills a child with -9 and watches the postmaster go).
 
 import { PgConnection } from "../core/store/pg/pg_connection.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
@@ -83,6 +90,7 @@ export function pgCluster(): Cluster {
   ];
   const start = () => run(pgCtl, startArgs, true);
   start();
+  startWatchdog(pgCtl, data, dir);
   const stop = () => run(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"], true);
   cluster = {
     dir,
@@ -108,6 +116,30 @@ export function pgCluster(): Cluster {
   });
   return cluster;
 }
+
+/**
+ * The cluster's watchdog: stops the server and removes `dir` once this process is gone (the
+ * pipe it reads closes). Unref'd, so it never keeps the test process alive; after a normal
+ * exit it finds the unload handler's work done and its commands change nothing.
+ */
+function startWatchdog(pgCtl: string, data: string, dir: string): void {
+  const stop = isRoot()
+    ? `runuser -u postgres -- "$1" -D "$2" -m immediate -w stop`
+    : `"$1" -D "$2" -m immediate -w stop`;
+  const script = `cat >/dev/null; ${stop} >/dev/null 2>&1; rm -rf -- "$3"`;
+  const watchdog = new Deno.Command("setsid", {
+    args: ["sh", "-c", script, "pg_cluster_watchdog", pgCtl, data, dir],
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  watchdog.unref();
+  // The writer is held, never written to nor closed: its end is this process's end.
+  watchdogPipes.push(watchdog.stdin.getWriter());
+}
+
+/** The watchdogs' pipes, held for the life of the process. */
+const watchdogPipes: WritableStreamDefaultWriter<Uint8Array>[] = [];
 
 /** Runs statements on the maintenance database (a short-lived connection). */
 export function adminExec(sql: string): void {

@@ -22,6 +22,8 @@ import type { Fleet } from "../scheduler/fleet.ts";
 import { isoZ } from "../time.ts";
 import type { Run } from "../store/store.ts";
 import { PgStore } from "../store/pg/pg_store.ts";
+import { isNodeLabel, NODE_LABEL_RULE, pinLabelOf } from "./node_label.ts";
+import { OUTBOX_SCHEMA } from "./pg_outbox.ts";
 
 export const NODE_ID_ENV = "AGENT_OUTPOST_NODE_ID";
 export const LEASE_ENV = "AGENT_OUTPOST_LEASE_S";
@@ -99,13 +101,11 @@ export function fleetSettings(
     throw new Error(`${FLEET_MAX_RUNS_ENV}: expected a whole number ≥ 1, got ${maxText}`);
   }
   const labels = (get(LABELS_ENV) ?? "").split(",").map((l) => l.trim()).filter((l) => l);
+  const bad = labels.find((l) => !isNodeLabel(l));
+  if (bad !== undefined) {
+    throw new Error(`${LABELS_ENV}: ${JSON.stringify(bad)} is not ${NODE_LABEL_RULE}`);
+  }
   return { nodeId, leaseS, labels, maxRuns };
-}
-
-/** The label a job is pinned to (jobs.meta.pin_label), or null for any node. */
-export function pinLabelOf(meta: Record<string, unknown>): string | null {
-  const label = meta.pin_label;
-  return typeof label === "string" && label !== "" ? label : null;
 }
 
 export class PgFleet implements Fleet {
@@ -131,7 +131,10 @@ export class PgFleet implements Fleet {
     this.#options = options;
     this.nodeId = options.nodeId;
     const c = store.connection;
-    c.exec(`SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; SELECT pg_advisory_unlock(7201033)`);
+    c.exec(
+      `SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; ${OUTBOX_SCHEMA}; ` +
+        "SELECT pg_advisory_unlock(7201033)",
+    );
   }
 
   /** Registers this node (a new epoch) and starts renewing its lease. */

@@ -194,5 +194,10 @@ Deno.test("fleet settings: defaults, and one clear line for each bad value", () 
   );
   assert.throws(() => fleetSettings(env({ AGENT_OUTPOST_LEASE_S: "soon" }), "x"), /LEASE_S/);
   assert.throws(() => fleetSettings(env({ AGENT_OUTPOST_NODE_ID: "a b" }), "x"), /NODE_ID/);
+  // A label no job could be pinned to (the rule of core/fleet/node_label.ts) stops the start.
+  assert.throws(
+    () => fleetSettings(env({ AGENT_OUTPOST_NODE_LABELS: "gpu, big disk" }), "x"),
+    /^Error: AGENT_OUTPOST_NODE_LABELS: "big disk" is not a node label: 1 to 50 letters/,
+  );
   assert.throws(() => fleetSettings(env({ AGENT_OUTPOST_FLEET_MAX_RUNS: "1.5" }), "x"), /MAX_RUNS/);
 });

@@ -9,6 +9,7 @@ import type { JobClass, JobMode, NewJob, OutputSurface } from "../store/store.ts
 import { type Schedule, ScheduleError, validateSchedule } from "./schedule.ts";
 import { isoZ } from "../time.ts";
 import { PRESET_ID_PATTERN } from "../settings/presets.ts";
+import { isNodeLabel, NODE_LABEL_RULE } from "../fleet/node_label.ts";
 
 export const TIMEOUT_DEFAULT_S = 1800;
 export const TIMEOUT_MIN_S = 60;
@@ -87,7 +88,7 @@ export interface JobStamp {
  * Fields a PUT may change: those of a create plus the `enabled` and `repin` actions
  * (jobs.ts). The stamp (recipe_id, recipe_version, meta) is fixed for the job's lifetime.
  */
-const PATCH_FIELDS = new Set([...CREATE_FIELDS, "enabled", "repin"]);
+const PATCH_FIELDS = new Set([...CREATE_FIELDS, "enabled", "repin", "pin_label"]);
 
 /** Validates a create request, filling defaults. Throws JobValidationError. */
 export function validateJobInput(
@@ -174,34 +175,43 @@ export interface JobPatchInput {
   >;
   enabled?: boolean;
   repin?: boolean;
+  /** A new fleet pin label, or null to unpin; absent: unchanged. */
+  pin_label?: string | null;
 }
 
 /**
- * The fleet label a job is pinned to (docs/fleet.md): kept in its meta as `pin_label`, set at
- * creation only, like the rest of the meta.
+ * The fleet label a job is pinned to (docs/fleet.md): kept in its meta as `pin_label`. Set at
+ * creation or by an edit (null clears it); the rest of the meta stays as the job was made.
  */
-const PIN_FIELD = "pin_label";
+export const PIN_FIELD = "pin_label";
+
+function pinLabel(pin: unknown): string {
+  if (!isNodeLabel(pin)) {
+    throw new JobValidationError(
+      PIN_FIELD,
+      `${NODE_LABEL_RULE}, as a node offers it in AGENT_OUTPOST_NODE_LABELS`,
+    );
+  }
+  return pin;
+}
 
 function withPin(meta: unknown, pin: unknown): unknown {
   if (pin === undefined) return meta;
-  if (typeof pin !== "string" || !/^[A-Za-z0-9_.-]{1,50}$/.test(pin)) {
-    throw new JobValidationError(
-      PIN_FIELD,
-      "a node label: 1 to 50 letters, digits, dots, dashes or underscores (AGENT_OUTPOST_NODE_LABELS)",
-    );
-  }
-  return { ...(meta === undefined ? {} : asObject(meta, "meta")), [PIN_FIELD]: pin };
+  return { ...(meta === undefined ? {} : asObject(meta, "meta")), [PIN_FIELD]: pinLabel(pin) };
+}
+
+/** A job's meta with its pin set to `pin`, or without one for null. */
+export function repinnedMeta(
+  meta: Record<string, unknown>,
+  pin: string | null,
+): Record<string, unknown> {
+  const { [PIN_FIELD]: _old, ...rest } = meta;
+  return pin === null ? rest : { ...rest, [PIN_FIELD]: pin };
 }
 
 /** Validates a partial update. `null` clears token_budget and priority. */
 export function validateJobPatch(raw: unknown, ctx: { now: Date }): JobPatchInput {
   const input = asObject(raw, "job");
-  if (input[PIN_FIELD] !== undefined) {
-    throw new JobValidationError(
-      PIN_FIELD,
-      "set when the job is created; make a new job to move it",
-    );
-  }
   rejectUnknown(input, PATCH_FIELDS);
   if (Object.keys(input).length === 0) {
     throw new JobValidationError("job", "empty update; send at least one field to change");
@@ -223,6 +233,9 @@ export function validateJobPatch(raw: unknown, ctx: { now: Date }): JobPatchInpu
     patch.provider_preset = providerPreset(input.provider_preset);
   }
   const out: JobPatchInput = { patch };
+  if (input[PIN_FIELD] !== undefined) {
+    out.pin_label = input[PIN_FIELD] === null ? null : pinLabel(input[PIN_FIELD]);
+  }
   if (input.enabled !== undefined) out.enabled = bool(input.enabled, "enabled");
   if (input.repin !== undefined) {
     if (input.repin !== true) throw new JobValidationError("repin", "only `true` is accepted");

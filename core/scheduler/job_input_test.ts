@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   JobValidationError,
   MAX_RETRIES_DEFAULT,
+  repinnedMeta,
   TIMEOUT_DEFAULT_S,
   validateJobInput,
   validateJobPatch,
@@ -193,24 +194,42 @@ Deno.test("patches validate only what they carry; null clears budget and priorit
   assert.throws(() => validateJobPatch({ timeout_s: 5 }, { now }), { field: "timeout_s" } as never);
 });
 
-Deno.test("pin_label pins a new job to a fleet label (kept in meta); bad labels and a PUT are refused", () => {
+Deno.test("pin_label pins a new job to a fleet label (kept in meta); bad labels are refused", () => {
   const pinned = validateJobInput({ ...ok, pin_label: "gpu-1" }, { now });
   assert.deepEqual(pinned.meta, { pin_label: "gpu-1" });
   assert.deepEqual(validateJobInput(ok, { now }).meta, {}, "no pin: any node");
   // A stamped meta (a chat room) keeps its keys beside the pin.
   const stamped = validateJobInput({ ...ok, pin_label: "gpu" }, { now }, { meta: { room: "!r" } });
   assert.deepEqual(stamped.meta, { room: "!r", pin_label: "gpu" });
-  for (const bad of ["", "has space", "a/b", "x".repeat(51), 7, null]) {
+  for (const bad of ["", "has space", "a/b", "x".repeat(51), 7, null, "gpu,big"]) {
     assert.throws(
       () => validateJobInput({ ...ok, pin_label: bad }, { now }),
+      (err: unknown) =>
+        err instanceof JobValidationError && err.field === "pin_label" &&
+        /AGENT_OUTPOST_NODE_LABELS/.test(err.message),
+      JSON.stringify(bad),
+    );
+  }
+});
+
+Deno.test("pin_label in an edit: a label moves the pin, null unpins, a bad label is refused", () => {
+  assert.deepEqual(validateJobPatch({ pin_label: "gpu" }, { now }), {
+    patch: {},
+    pin_label: "gpu",
+  });
+  assert.deepEqual(validateJobPatch({ pin_label: null }, { now }), { patch: {}, pin_label: null });
+  assert.equal(validateJobPatch({ name: "n" }, { now }).pin_label, undefined, "absent: unchanged");
+  for (const bad of ["", "has space", "x".repeat(51), 7]) {
+    assert.throws(
+      () => validateJobPatch({ pin_label: bad }, { now }),
       (err: unknown) => err instanceof JobValidationError && err.field === "pin_label",
       JSON.stringify(bad),
     );
   }
-  assert.throws(
-    () => validateJobPatch({ pin_label: "gpu" }, { now }),
-    (err: unknown) =>
-      err instanceof JobValidationError && err.field === "pin_label" &&
-      /set when the job is created/.test(err.message),
-  );
+  // The meta a pin change writes: other keys kept, the pin replaced or removed.
+  assert.deepEqual(repinnedMeta({ room: "!r", pin_label: "a" }, "b"), {
+    room: "!r",
+    pin_label: "b",
+  });
+  assert.deepEqual(repinnedMeta({ room: "!r", pin_label: "a" }, null), { room: "!r" });
 });

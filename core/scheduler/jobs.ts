@@ -9,6 +9,7 @@ import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import {
   type JobStamp,
   JobValidationError,
+  repinnedMeta,
   validateJobInput,
   validateJobPatch,
 } from "./job_input.ts";
@@ -73,7 +74,7 @@ export interface UpdateResult {
  */
 export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Promise<UpdateResult> {
   const now = ctx.clock.now();
-  const { patch, enabled, repin: doRepin } = validateJobPatch(raw, { now });
+  const { patch, enabled, repin: doRepin, pin_label } = validateJobPatch(raw, { now });
   let job = mustGet(ctx, id);
   if (job.class === "api" && patch.schedule) {
     throw new JobValidationError("schedule", "a one-shot submission has no schedule to change");
@@ -94,9 +95,12 @@ export async function updateJob(ctx: JobsContext, id: number, raw: unknown): Pro
   ) {
     checkNamedPreset(ctx, { ...job, ...patch });
   }
-  if (Object.keys(patch).length > 0) {
+  // A new pin applies to claims from now on; a run a node already claimed stays there.
+  const meta = pin_label === undefined ? {} : { meta: repinnedMeta(job.meta, pin_label) };
+  if (Object.keys(patch).length > 0 || pin_label !== undefined) {
     job = ctx.store.updateJob(id, {
       ...patch,
+      ...meta,
       ...(patch.schedule ? { next_run_at: firstRunAt(patch.schedule, now) } : {}),
     });
   }

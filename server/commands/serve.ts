@@ -15,6 +15,7 @@ import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import { agentHome } from "../../core/settings/project.ts";
 import { denoRunArgs } from "../../core/program_flags.ts";
 import { ALLOWED_HOSTS_ENV, parseAllowedHosts } from "../http/served_hosts.ts";
+import { outpostClock, TEST_CLOCK_ENV } from "../test_clock.ts";
 
 export const SERVE_USAGE =
   `usage: agent-outpost [serve] [--host HOST] [--port PORT] [--base-url URL]
@@ -168,6 +169,7 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
   const logger = io.logger ?? stderrLogger;
   let config: ServeConfig;
   let home: string;
+  let clock: Clock;
   try {
     const parsed = serveConfig(args, io.env);
     if (parsed === "help") {
@@ -176,6 +178,7 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
     }
     config = parsed;
     home = agentHome(io.env);
+    clock = outpostClock(io.env.get(TEST_CLOCK_ENV), io.clock);
   } catch (e) {
     io.err(`error: ${usageText(e)}`);
     return 1;
@@ -185,13 +188,18 @@ export async function runServe(args: string[], io: ServeIo): Promise<number> {
     import("../wiring.ts"),
     import("../app.ts"),
   ]);
+  if (clock !== io.clock) {
+    io.err(
+      `${TEST_CLOCK_ENV} is set: this process runs on a test clock, now ${clock.now().toISOString()}`,
+    );
+  }
   const settings = await outpostSettings(io.env, home, logger);
   let outpost;
   try {
     outpost = await openOutpost({
       home,
       env: io.env,
-      clock: io.clock,
+      clock,
       logger,
       spawner: io.spawner,
       agentCommand: resolveAgentCommand(io.env, io.execPath),

@@ -9,7 +9,8 @@ import type { InboxService } from "../../core/inbox/service.ts";
 import { errorText, type Logger } from "../../core/logger.ts";
 import { createMessengerAdapter } from "../../core/messenger/adapter.ts";
 import { type BotStatus, MatrixBot } from "../../core/messenger/bot.ts";
-import { CommandRunner, runLinkUrl } from "../../core/messenger/commands.ts";
+import { CommandRunner } from "../../core/messenger/commands.ts";
+import { holdConfirmedText } from "../../core/messenger/hold_reply.ts";
 import type { MessengerConfig } from "../../core/messenger/config.ts";
 import { Gate } from "../../core/messenger/gate.ts";
 import { RoomTrust } from "../../core/messenger/room_trust.ts";
@@ -37,6 +38,12 @@ export interface StartMessengerOptions {
   workdirPlaces: ProtectedPlaces;
   /** The secret scanner every message passes (core/publish/gate.ts). */
   publish: PublishGate;
+  /**
+   * Whether this bot answers dashboard confirmations of held commands itself (default true).
+   * In a fleet every node's dashboard may confirm, so the fleet wiring routes those replies
+   * to the bot's node instead (server/fleet_wiring.ts).
+   */
+  holdReplies?: boolean;
   /** Overrides the SDK transport (never needed in production). */
   transportFactory?: TransportFactory;
   backoffBaseMs?: number;
@@ -96,16 +103,11 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     defaultRoom: config.room,
     baseUrl: o.baseUrl,
   }));
-  o.inbox.setHoldConfirmedHook(async (c) => {
-    const resumed = c.run
-      ? ` The run resumes as run ${c.run.id}: ${runLinkUrl(o.baseUrl, c.item.job_id, c.run.id)}`
-      : "";
-    await bot.post(
-      c.room,
-      `Confirmed on the dashboard: ${c.hold.verb} on item ${c.item.id} (held by ` +
-        `${c.hold.sender}) is applied.${resumed}`,
-    );
-  });
+  if (o.holdReplies !== false) {
+    o.inbox.setHoldConfirmedHook(async (c) => {
+      await bot.post(c.room, holdConfirmedText(c, o.baseUrl));
+    });
+  }
   bot.start();
   o.logger.log("info", "matrix bot started", {
     homeserver: config.homeserver,
@@ -117,7 +119,7 @@ export async function startMessenger(o: StartMessengerOptions): Promise<Messenge
     status: () => bot.status(),
     async stop() {
       unregister();
-      o.inbox.setHoldConfirmedHook(null);
+      if (o.holdReplies !== false) o.inbox.setHoldConfirmedHook(null);
       await bot.stop().catch((err) =>
         o.logger.log("warn", "stopping the matrix bot failed", { error: errorText(err) })
       );

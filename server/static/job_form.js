@@ -86,6 +86,13 @@ function jobBody(editing) {
     }
     body[name] = Number(raw);
   }
+  // The fleet pin (shown only on an outpost in a fleet): empty is any node, so an edit
+  // clears a pin with null and a new job leaves the field out.
+  if (form.elements.namedItem("pin_label")) {
+    const pin = formValue("pin_label").trim();
+    if (pin !== "") body.pin_label = pin;
+    else if (editing) body.pin_label = null;
+  }
   return body;
 }
 
@@ -126,6 +133,7 @@ export function fillForm(job) {
   ) {
     set(k, job[k]);
   }
+  set("pin_label", job.meta?.pin_label);
   set("schedule.kind", job.schedule.kind);
   set("schedule.expr", job.schedule.expr);
   set("schedule.tz", job.schedule.tz);

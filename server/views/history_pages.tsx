@@ -5,6 +5,7 @@
 
 import type { Child, FC } from "hono/jsx";
 import { AUDIT_CHANNELS } from "../../core/audit/audit.ts";
+import { pinLabelOf } from "../../core/fleet/node_label.ts";
 import { MODEL_SENTINEL } from "../../core/settings/knobs.ts";
 import type { AuditRow, Job, UsageBucket } from "../../core/store/store.ts";
 import { type ChartData, HistoryCharts } from "./charts.tsx";
@@ -250,6 +251,11 @@ export const JobPage: FC<{ data: JobPageData }> = ({ data }) => {
           <Setting label="Workdir">
             <span class="mono">{job.workdir}</span>
           </Setting>
+          {pinLabelOf(job.meta) === null ? null : (
+            <Setting label="Pinned to" id="pin_label">
+              nodes labelled <span class="mono">{pinLabelOf(job.meta)}</span>
+            </Setting>
+          )}
           <Setting label="Output">{job.output_surface || "report only"}</Setting>
           <Setting label="Success rate" id="success-rate">
             {rate.of === 0

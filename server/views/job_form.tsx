@@ -14,6 +14,7 @@ import {
   TIMEOUT_MIN_S,
   TOKEN_BUDGET_MAX,
 } from "../../core/scheduler/job_input.ts";
+import { NODE_LABEL_PATTERN } from "../../core/fleet/node_label.ts";
 
 const ZONES: readonly string[] = (() => {
   try {
@@ -54,9 +55,33 @@ export interface JobFormDefaults {
   model?: string;
 }
 
-export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStatus }> = (
-  { defaults = {}, messenger },
-) => (
+/**
+ * The pin field (docs/fleet.md, "Pinning") shows only on an outpost in a fleet: on a single
+ * box every job runs on the one node, and a label there would promise something it ignores.
+ */
+const PinField: FC = () => (
+  <Field
+    label="Pin to node label"
+    field="pin_label"
+    hint="Only fleet nodes started with this label in AGENT_OUTPOST_NODE_LABELS run this job. Empty: any node"
+  >
+    <input
+      id="f-pin_label"
+      name="pin_label"
+      autocomplete="off"
+      spellcheck={false}
+      class="mono"
+      maxlength={50}
+      pattern={NODE_LABEL_PATTERN}
+      placeholder="any node"
+      aria-describedby={describedBy("pin_label")}
+    />
+  </Field>
+);
+
+export const JobForm: FC<
+  { defaults?: JobFormDefaults; messenger?: MessengerStatus; fleet?: boolean }
+> = ({ defaults = {}, messenger, fleet = false }) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
     <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
@@ -262,6 +287,7 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             aria-describedby={describedBy("priority")}
           />
         </Field>
+        {fleet ? <PinField /> : null}
       </div>
       <p class="form-error" id="job-form-error" role="alert" hidden></p>
       <div class="form-actions">

@@ -32,6 +32,8 @@ export interface LandingData {
   /** The outpost's current endpoint, the job form's default base_url and model. */
   jobDefaults: JobDefaults;
   summary: SummaryData;
+  /** The outpost shares its store with a fleet: the job form offers a pin label. */
+  fleet: boolean;
 }
 
 // Jobs come right after the inbox, so on a phone they are one screen down; on a wide screen
@@ -55,6 +57,7 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
       </div>
       <JobForm
         defaults={data.jobDefaults}
+        fleet={data.fleet}
         {...(data.messenger ? { messenger: data.messenger } : {})}
       />
     </Card>
@@ -87,7 +90,9 @@ export const LandingPage: FC<{ data: LandingData }> = ({ data }) => (
 );
 
 /** /jobs?before=<id>: an older page of the job list, with the form so Edit works there too. */
-export const JobsListPage: FC<{ page: JobsPage; now: Date }> = ({ page, now }) => (
+export const JobsListPage: FC<{ page: JobsPage; now: Date; fleet: boolean }> = (
+  { page, now, fleet },
+) => (
   <div class="grid">
     <Card id="card-jobs" title="Jobs" wide level={1}>
       <div
@@ -96,7 +101,7 @@ export const JobsListPage: FC<{ page: JobsPage; now: Date }> = ({ page, now }) =
       >
         <JobsList page={page} now={now} />
       </div>
-      <JobForm />
+      <JobForm fleet={fleet} />
     </Card>
   </div>
 );

@@ -146,13 +146,18 @@ export async function renderPage(
         memory,
         messenger: deps.messengerStatus(),
         jobDefaults: deps.scheduler.ctx.defaults ?? {},
+        fleet: deps.fleet.store === "postgres",
       };
       return await page({ title: "Dashboard", page: "landing" }, <LandingPage data={data} />);
     }
     case "jobs":
       return await page(
         { title: "Jobs", page: "jobs" },
-        <JobsListPage page={jobsPage(deps, now, req.before)} now={now} />,
+        <JobsListPage
+          page={jobsPage(deps, now, req.before)}
+          now={now}
+          fleet={deps.fleet.store === "postgres"}
+        />,
       );
     case "run": {
       const data = req.job !== null && req.run !== null

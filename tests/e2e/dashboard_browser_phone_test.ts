@@ -6,11 +6,11 @@
 // project's own npm dependency) with no serious or critical violation.
 
 import assert from "node:assert/strict";
-import axe from "axe-core";
 import type { Page } from "playwright-core";
 import type { NewRun, RunStatus } from "../../core/store/store.ts";
 import { peerTest, probes } from "../peers.ts";
 import { type Dashboard, openDashboard } from "./dashboard_browser_kit.ts";
+import { axeViolations, overflow, widest } from "./page_checks_kit.ts";
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
@@ -102,28 +102,6 @@ function seedHostile(d: Dashboard): Seeded {
   };
 }
 
-async function overflow(page: Page): Promise<number> {
-  return Number(
-    await page.evaluate(
-      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
-    ),
-  );
-}
-
-/** The innermost elements reaching past the viewport's right edge, to name the culprit. */
-async function widest(page: Page): Promise<string> {
-  return await page.evaluate(`(() => {
-    const w = document.documentElement.clientWidth;
-    const out = [];
-    for (const el of document.querySelectorAll("body *")) {
-      if (el.getBoundingClientRect().right <= w + 1) continue;
-      if ([...el.children].some((c) => c.getBoundingClientRect().right > w + 1)) continue;
-      out.push(el.tagName.toLowerCase() + "." + el.className);
-    }
-    return out.slice(0, 4).join(", ");
-  })()`);
-}
-
 /**
  * Visible controls a finger aims at, smaller than 44x44 CSS px. Inline links in prose are
  * exempt (WCAG 2.5.5), and so are chart bars: out of the tab order, a pointer's shortcut to
@@ -182,19 +160,6 @@ async function brokenWords(page: Page, word: string): Promise<string[]> {
     }
     return out;
   })()`);
-}
-
-/** axe-core's serious and critical violations on the current page. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated over the DevTools protocol, so the page's CSP (script-src 'self') stays as served.
-  await page.evaluate(axe.source);
-  const found = await page.evaluate(`(async () => {
-    const r = await axe.run(document, { resultTypes: ["violations"] });
-    return r.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => v.id + ": " + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
-  })()`);
-  return found as string[];
 }
 
 peerTest(
