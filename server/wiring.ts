@@ -47,7 +47,7 @@ import { join } from "node:path";
 import { readMessengerSetup } from "../core/messenger/config.ts";
 import { workspacesRootFrom } from "../core/messenger/workspaces.ts";
 import type { FleetParts, MessengerHandle } from "./fleet_wiring.ts";
-import { tightenTree } from "../core/private_files.ts";
+import { tightenOutpostFolder } from "./outpost_folder.ts";
 import { heldNoticeEvent, type PublishGate } from "../core/publish/gate.ts";
 import { isoZ } from "../core/time.ts";
 import { createOutpostGate } from "../core/publish/outpost_gate.ts";
@@ -469,30 +469,6 @@ export async function openOutpost(o: OpenOutpostOptions): Promise<Outpost> {
     await fleet?.fleet.stop();
     store.close();
     throw err;
-  }
-}
-
-/**
- * An install made by an older version has 0644 files in 0755 folders under <home>/outpost
- * (the database, reports, delivery.jsonl, governor.json): everything there becomes 0600 in
- * 0700 folders before anything is opened. Symlinks a run left are not followed. A file that
- * cannot be changed (another owner) is logged, and does not stop the outpost.
- */
-async function tightenOutpostFolder(home: string, logger: Logger): Promise<void> {
-  const { changed, failed } = await tightenTree(join(home, "outpost"));
-  if (changed > 0) {
-    logger.log("info", "made the outpost's files owner-only (0600, folders 0700)", { changed });
-  }
-  for (const { path, error } of failed.slice(0, 10)) {
-    logger.log("warn", "could not make an outpost file owner-only", {
-      path,
-      error: errorText(error),
-    });
-  }
-  if (failed.length > 10) {
-    logger.log("warn", "more outpost files could not be made owner-only", {
-      count: failed.length - 10,
-    });
   }
 }
 
