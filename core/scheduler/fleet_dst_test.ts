@@ -149,11 +149,13 @@ peerTest(
 );
 
 peerTest(
-  "a slot another node fires between this node's due read and its write is not fired again",
+  "a slot another node fires just before this node locks its due jobs is not fired again",
   probes.postgres,
   async () => {
-    // One process cannot interleave two ticks between a due read and its write (both are
-    // synchronous), so the other node's fire is made to land exactly there.
+    // One process cannot interleave two ticks (both are synchronous), so the other node's
+    // fire is made to land exactly there: inside this node's tick transaction, before its
+    // locking read of the due jobs. The other node's fire is a transaction on rows too (ticks
+    // run side by side); a's `atomically` would wait for b's transaction to end.
     const url = freshDatabaseUrl();
     const start = "2026-03-02T08:59:00Z";
     const [a, b] = [await fleetNode(url, "a", start), await fleetNode(url, "b", start)];
@@ -166,13 +168,12 @@ peerTest(
       });
       const slot = job.next_run_at!;
       assert.equal(slot, "2026-03-02T09:00:00Z");
-      const read = b.store.dueJobs.bind(b.store);
+      const lock = b.store.lockDueJobs.bind(b.store);
       let raced = false;
-      b.store.dueJobs = (at: string) => {
-        const due = read(at);
-        if (!raced && due.length > 0) {
-          raced = true; // node a fires the slot now, committed before b's write transaction
-          a.store.atomically(() => {
+      b.store.lockDueJobs = (...args) => {
+        if (!raced) {
+          raced = true; // node a fires the slot now, committed before b's locking read
+          a.store.atomicallyOnRows(() => {
             a.store.createRun({
               job_id: job.id,
               status: "queued",
@@ -180,11 +181,12 @@ peerTest(
               priority: 10,
               class: "scheduled",
               queued_at: slot,
+              slot,
             });
             a.store.setNextRunAt(job.id, "2026-03-02T10:00:00Z");
           });
         }
-        return due;
+        return lock(...args);
       };
       b.clock.set(slot);
       await b.scheduler.tick();

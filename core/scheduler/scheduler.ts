@@ -13,14 +13,13 @@ import type { Delivery } from "../delivery/delivery.ts";
 import { errorText, type Logger, stderrLogger } from "../logger.ts";
 import type { Governor, GovernorUsage, InFlight } from "../governor/governor.ts";
 import type { Clock, Env, Spawner } from "../ports.ts";
-import { NotFoundError } from "../store/errors.ts";
 import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
 import { cancelJob, type CancelResult } from "./cancel.ts";
 import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
-import { type JobDefaults, type JobStamp, validateAnswer } from "./job_input.ts";
+import type { JobDefaults, JobStamp } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
-import { dueInOrder, fireDueJobs } from "./fire.ts";
+import { type FireOutcome, fireTick } from "./fire.ts";
 import { fenceChildren, type Fleet, LagHistogram, reapCancelled, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
@@ -66,6 +65,8 @@ export class Scheduler {
   /** Seconds from a fire's slot to its run being started here (GET /metrics). */
   readonly fireLag = new LagHistogram();
   #nextTickAt = -Infinity;
+  /** Epoch ms of the earliest slot after the last plan (nextWakeAt): its jobs fire on time. */
+  #slotAt = Infinity;
   #chain: Promise<unknown> = Promise.resolve();
   #loop: Promise<void> | null = null;
   #stopped = false;
@@ -143,7 +144,10 @@ export class Scheduler {
         const next = this.#nextTickAt + this.#tickMs;
         this.#nextTickAt = next > now ? next : now + this.#tickMs;
       }
-      await this.#plan(new Date(now), tick);
+      // A slot coming due fires at once, not at the cadence's next tick (fire lag).
+      const slot = now >= this.#slotAt;
+      if (slot) this.#slotAt = Infinity;
+      await this.#plan(new Date(now), tick || slot);
     });
   }
 
@@ -156,10 +160,13 @@ export class Scheduler {
     });
   }
 
-  /** Epoch ms of the next thing the loop must do: tick, retry backoff end, or timeout. */
+  /** Epoch ms of the next thing the loop must do: tick, slot, retry backoff end, or timeout. */
   nextWakeAt(): number {
     let at = this.#nextTickAt;
     const now = this.ctx.clock.now().getTime();
+    const slot = this.ctx.store.nextSlotAfter(isoZ(new Date(now)));
+    this.#slotAt = slot === null ? Infinity : Date.parse(slot);
+    at = Math.min(at, this.#slotAt);
     for (const run of this.ctx.store.queuedRuns()) {
       const notBefore = run.not_before === null ? NaN : Date.parse(run.not_before);
       if (notBefore > now) at = Math.min(at, notBefore);
@@ -215,20 +222,18 @@ export class Scheduler {
   async #fireDue(now: Date): Promise<void> {
     const waiting = await this.ctx.governor.readWaiting(); // null at once when defer is off
     // Read the due list after that await: a run started moments ago may have consumed a
-    // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile.
-    const due = dueInOrder(this.ctx, now);
-    if (due.length === 0) return;
-    // The whole tick is one transaction (one commit instead of one per run row); a job
-    // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
-    // commit, so nothing starts that the store did not keep.
-    const inFlight = this.#inFlightCounts();
-    let fired = due;
-    const outcomes = this.ctx.store.atomically(() => {
-      // Read again inside the transaction: on a shared store it holds the fleet's write lock,
-      // so a slot another node fired meanwhile is no longer due here (each fires once).
-      if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
-      return fireDueJobs(this.ctx, fired, now, waiting, inFlight);
-    });
+    // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile. A job
+    // whose fire fails is logged and rolled back alone (fire.ts).
+    fireTick(
+      this.ctx,
+      now,
+      waiting,
+      this.#inFlightCounts(),
+      (outcomes) => this.#act(now, outcomes),
+    );
+  }
+
+  #act(now: Date, outcomes: readonly FireOutcome[]): void {
     for (const outcome of outcomes) {
       if (outcome.kind === "start") {
         this.fireLag.observe((now.getTime() - Date.parse(outcome.slot)) / 1000);
@@ -426,24 +431,9 @@ export class Scheduler {
     answer: string,
     via = "dashboard",
   ): { item: InboxItem; run: Run | null } {
-    validateAnswer(answer);
-    const { store } = this.ctx;
-    const item = store.getInboxItem(itemId);
-    if (!item) throw new NotFoundError("inbox item", itemId);
-    const answered = store.answerInbox(itemId, answer, via);
-    const halted = store.getRun(item.run_id);
-    if (!halted?.session_id || !store.getJob(item.job_id)) return { item: answered, run: null };
-    const run = store.createRun({
-      job_id: item.job_id,
-      status: "queued",
-      attempt: 1,
-      priority: halted.priority,
-      class: halted.class,
-      resume_of_run: halted.id,
-      answer,
-    });
-    this.poke();
-    return { item: answered, run };
+    const resumed = jobs.resumeFromInbox(this.ctx, itemId, answer, via);
+    if (resumed.run) this.poke();
+    return resumed;
   }
 
   /** The governor card: live slots per class, queue depth, tokens in the last hour. */

@@ -17,6 +17,14 @@ import type { PgInit, PgReply, PgRequest } from "./pg_worker.ts";
  */
 export const WRITE_LOCK_KEY = 7_201_032;
 
+/**
+ * Key of the lock transactions on rows (beginOnRows) take before writing runs: the rollup rows
+ * their triggers update (run_hours, run_usage_hours: one row per hour) are every writer's, and
+ * two such transactions taking them in different orders would deadlock. Queueing here first
+ * turns that into a short wait; it is held to the commit, as the rollup rows' locks would be.
+ */
+export const RUN_ROLLUP_LOCK_KEY = 7_201_033;
+
 /** A statement failed, or the server could not be reached (`lost`: the session is gone). */
 export class PgError extends Error {
   override readonly name = "PgError";
@@ -47,6 +55,8 @@ export class PgConnection implements SqlConnection {
   readonly #data = new SharedArrayBuffer(1 << 16, { maxByteLength: 1 << 30 });
   #worker: Worker | null = null;
   #transaction = false;
+  /** This transaction already holds RUN_ROLLUP_LOCK_KEY (one round trip per transaction). */
+  #rollupsLocked = false;
   /** The session dropped inside a transaction: nothing runs until the caller rolls back. */
   #broken = false;
   /** Statement timings for /metrics: count and total milliseconds. */
@@ -96,6 +106,25 @@ export class PgConnection implements SqlConnection {
     };
   }
 
+  beginOnRows(): void {
+    this.#send({
+      kind: "exec",
+      sql: `BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY})`,
+      params: [],
+    });
+    this.#transaction = true;
+  }
+
+  lockRunRollups(): void {
+    if (!this.#transaction || this.#rollupsLocked) return;
+    this.#send({
+      kind: "exec",
+      sql: `SELECT pg_advisory_xact_lock(${RUN_ROLLUP_LOCK_KEY})`,
+      params: [],
+    });
+    this.#rollupsLocked = true;
+  }
+
   exec(sql: string): void {
     const statement = sql.trim().toUpperCase();
     if (statement === "BEGIN IMMEDIATE" || statement === "BEGIN") {
@@ -110,6 +139,7 @@ export class PgConnection implements SqlConnection {
     if (statement === "COMMIT" || statement === "ROLLBACK") {
       const wasBroken = this.#broken;
       this.#transaction = false;
+      this.#rollupsLocked = false;
       this.#broken = false;
       // After a lost session the server has rolled back already; COMMIT must not pretend.
       if (wasBroken && statement === "COMMIT") {
