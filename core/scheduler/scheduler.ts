@@ -20,6 +20,7 @@ import type { AgentCommand } from "./headless_command.ts";
 import type { JobDefaults, JobStamp } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
 import { type FireOutcome, fireTick } from "./fire.ts";
+import { FireWake } from "./fire_wake.ts";
 import { fenceChildren, type Fleet, LagHistogram, reapCancelled, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
@@ -65,8 +66,8 @@ export class Scheduler {
   /** Seconds from a fire's slot to its run being started here (GET /metrics). */
   readonly fireLag = new LagHistogram();
   #nextTickAt = -Infinity;
-  /** Epoch ms of the earliest slot after the last plan (nextWakeAt): its jobs fire on time. */
-  #slotAt = Infinity;
+  /** Fires besides the tick: at a slot, and after a fleet's run ends (fire_wake.ts). */
+  readonly #wake = new FireWake();
   #chain: Promise<unknown> = Promise.resolve();
   #loop: Promise<void> | null = null;
   #stopped = false;
@@ -144,10 +145,7 @@ export class Scheduler {
         const next = this.#nextTickAt + this.#tickMs;
         this.#nextTickAt = next > now ? next : now + this.#tickMs;
       }
-      // A slot coming due fires at once, not at the cadence's next tick (fire lag).
-      const slot = now >= this.#slotAt;
-      if (slot) this.#slotAt = Infinity;
-      await this.#plan(new Date(now), tick || slot);
+      await this.#plan(new Date(now), this.#wake.take(now) || tick);
     });
   }
 
@@ -164,9 +162,7 @@ export class Scheduler {
   nextWakeAt(): number {
     let at = this.#nextTickAt;
     const now = this.ctx.clock.now().getTime();
-    const slot = this.ctx.store.nextSlotAfter(isoZ(new Date(now)));
-    this.#slotAt = slot === null ? Infinity : Date.parse(slot);
-    at = Math.min(at, this.#slotAt);
+    at = Math.min(at, this.#wake.plan(this.ctx.store, now));
     for (const run of this.ctx.store.queuedRuns()) {
       const notBefore = run.not_before === null ? NaN : Date.parse(run.not_before);
       if (notBefore > now) at = Math.min(at, notBefore);
@@ -316,6 +312,7 @@ export class Scheduler {
         this.#active.delete(run.id);
         this.#settled.delete(run.id);
         this.#emitEvent({ type: "run_finished", run_id: run.id, job_id: run.job_id, status });
+        if (this.ctx.fleet !== SINGLE_BOX) this.#wake.runnerFreed(this.ctx.clock.now().getTime());
         this.poke(); // a slot is free, or a retry was queued
         return status;
       });
