@@ -5,7 +5,9 @@
 //               3 nodes, over --minutes (2) of real time. The agent is /bin/true (a child per
 //               fire; the governor at its highest, 64 runners a node, MAX_CONCURRENT_RUNS=64),
 //               so the figure is the scheduler's and the database's, not a model's. A slot
-//               no node has room for within a tick period is skipped (counted apart).
+//               no node has room for within a tick period is skipped (counted apart). Lock
+//               waits: the nodes' sessions waiting on a lock (pg_stat_activity, sampled every
+//               50 ms), in seconds over the run, by what they waited for.
 //   throughput  runs completed per minute with a fake agent that sleeps 2 s (a shell script),
 //               60 queued runs, 4 runners a node, on 1 and on 3 nodes: the ratio is the
 //               scaling figure.
@@ -21,6 +23,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { silentLogger } from "../core/logger.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
+import { PgConnection } from "../core/store/pg/pg_connection.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import type { NewRun, Store } from "../core/store/store.ts";
@@ -107,7 +110,9 @@ async function fireLag(nodeCount: number): Promise<string> {
   });
   const nodes = await startNodes(url, nodeCount, "/bin/true", 64);
   const minutes = Number(values.minutes);
+  const waits = sampleLockWaits(url);
   await new Promise((r) => setTimeout(r, anchor - Date.now() + minutes * 60_000 + 5_000));
+  const waited = waits.stop();
   await stopNodes(nodes);
   const lags: number[] = [];
   let skipped = 0;
@@ -117,13 +122,40 @@ async function fireLag(nodeCount: number): Promise<string> {
         skipped++;
         continue;
       }
-      // Slots are first + k minutes; a run's slot is the last one at or before its queueing.
+      // The slot the run was fired for (migration 011); before it, slots were first + k
+      // minutes and a run's slot the last one at or before its queueing.
       const k = Math.floor(seconds(run.queued_at, first) / 60);
-      lags.push(seconds(run.started_at, isoZ(new Date(anchor + k * 60_000))));
+      lags.push(seconds(run.started_at, run.slot ?? isoZ(new Date(anchor + k * 60_000))));
     }
   }
   store.close();
-  return `| ${nodeCount} | ${lags.length} | ${skipped} | ${p(lags, 0.5)} | ${p(lags, 0.99)} |`;
+  return `| ${nodeCount} | ${lags.length} | ${skipped} | ${p(lags, 0.5)} | ${p(lags, 0.99)} | ${
+    Object.entries(waited).map(([what, s]) => `${what} ${s.toFixed(1)} s`).join(", ") || "none"
+  } |`;
+}
+
+/**
+ * Samples every 50 ms which of the nodes' sessions wait on a lock (advisory: the fleet's write
+ * lock or the rollup lock; transactionid / tuple: a row another transaction holds). Returns the
+ * seconds waited by kind when stopped. Its own connection, so it never waits itself.
+ */
+function sampleLockWaits(url: string): { stop(): Record<string, number> } {
+  const db = new PgConnection({ url, application: "bench-sampler" });
+  const waited: Record<string, number> = {};
+  const timer = setInterval(() => {
+    const rows = db.prepare(
+      `SELECT wait_event FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+    ).all() as { wait_event: string }[];
+    for (const r of rows) waited[r.wait_event] = (waited[r.wait_event] ?? 0) + 0.05;
+  }, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      db.close();
+      return waited;
+    },
+  };
 }
 
 /** 60 queued runs of a 2 s sleeping agent; runs finished per minute. */
@@ -264,7 +296,8 @@ if (parts.includes("lag")) {
     `\nFire lag, 1,000 every-minute jobs, ${values.minutes} min (seconds; started_at has`,
   );
   console.log(
-    "whole seconds):\n| nodes | runs started | fires skipped | p50 | p99 |\n|---|---|---|---|---|",
+    "whole seconds):\n| nodes | runs started | fires skipped | p50 | p99 | lock waits |\n" +
+      "|---|---|---|---|---|---|",
   );
   for (const n of [1, 3]) console.log(await fireLag(n));
   console.log(`load average: ${loadavg()}`);
