@@ -55,8 +55,6 @@ export class PgConnection implements SqlConnection {
   readonly #data = new SharedArrayBuffer(1 << 16, { maxByteLength: 1 << 30 });
   #worker: Worker | null = null;
   #transaction = false;
-  /** This transaction already holds RUN_ROLLUP_LOCK_KEY (one round trip per transaction). */
-  #rollupsLocked = false;
   /** The session dropped inside a transaction: nothing runs until the caller rolls back. */
   #broken = false;
   /** Statement timings for /metrics: count and total milliseconds. */
@@ -116,13 +114,14 @@ export class PgConnection implements SqlConnection {
   }
 
   lockRunRollups(): void {
-    if (!this.#transaction || this.#rollupsLocked) return;
+    // Taken again at each call, not remembered: one taken inside a savepoint that rolled back
+    // was released with it. Taking it again in one transaction costs a round trip, no wait.
+    if (!this.#transaction) return;
     this.#send({
       kind: "exec",
       sql: `SELECT pg_advisory_xact_lock(${RUN_ROLLUP_LOCK_KEY})`,
       params: [],
     });
-    this.#rollupsLocked = true;
   }
 
   exec(sql: string): void {
@@ -139,7 +138,6 @@ export class PgConnection implements SqlConnection {
     if (statement === "COMMIT" || statement === "ROLLBACK") {
       const wasBroken = this.#broken;
       this.#transaction = false;
-      this.#rollupsLocked = false;
       this.#broken = false;
       // After a lost session the server has rolled back already; COMMIT must not pretend.
       if (wasBroken && statement === "COMMIT") {
