@@ -142,8 +142,8 @@ function slotAlreadyFired(ctx: SchedulerContext, plan: FirePlan): void {
     job_id: plan.job.id,
     slot: plan.job.next_run_at,
   });
-  const next = plan.next;
-  if (next !== undefined) ctx.store.atomically(() => ctx.store.setNextRunAt(plan.job.id, next));
+  // Only a held `at` fire leaves next_run_at alone (undefined): fired already, it is consumed.
+  ctx.store.atomically(() => ctx.store.setNextRunAt(plan.job.id, plan.next ?? null));
 }
 
 /**

@@ -10,6 +10,7 @@ const SUITE = [
   "core/scheduler/kit_engine_test.ts",
   "core/scheduler/scheduler_test.ts",
   "core/scheduler/fire_wake_test.ts",
+  "core/scheduler/fire_identity_test.ts",
   "core/scheduler/recovery_test.ts",
   "core/scheduler/runner_test.ts",
   "core/scheduler/outcomes_test.ts",
