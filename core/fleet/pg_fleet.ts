@@ -34,7 +34,7 @@ export const DEFAULT_LEASE_S = 30;
  * Key of the lock claims take in turn while AGENT_OUTPOST_FLEET_MAX_RUNS is set: counting the
  * runs going and claiming one more is check-then-act, which claims side by side would overrun.
  */
-export const FLEET_CAP_LOCK_KEY = 7_201_034;
+export const FLEET_CAP_LOCK_KEY = 7_201_041;
 /** How soon a failed lease renewal is tried again (the database may be back by then). */
 const RENEW_RETRY_MS = 1000;
 
@@ -138,7 +138,15 @@ export class PgFleet implements Fleet {
     this.#options = options;
     this.nodeId = options.nodeId;
     const c = store.connection;
-    c.exec(`SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; SELECT pg_advisory_unlock(7201033)`);
+    // Three statements, not one: sent together they are one implicit transaction, and the lock
+    // would be let go before its CREATEs commit, so a node starting at the same moment would
+    // not see the tables and create them too (a duplicate-key error on pg_type).
+    c.exec("SELECT pg_advisory_lock(7201033)");
+    try {
+      c.exec(FLEET_SCHEMA);
+    } finally {
+      c.exec("SELECT pg_advisory_unlock(7201033)");
+    }
   }
 
   /** Registers this node (a new epoch) and starts renewing its lease. */

@@ -111,6 +111,10 @@ export function fireDueJobs(
     }
   }
   if (plans.length === 0) return [];
+  // In a fleet, queued rows (starts, held one-shots) are written before skip rows: every run
+  // write locks its hour's rollup rows, and a run leaving `queued` elsewhere locks the queued
+  // row first, so both taking it first keeps the two from deadlocking (core/store/README.md).
+  if (ctx.fleet !== SINGLE_BOX) plans.sort((a, b) => skipLast(a) - skipLast(b));
   try {
     return store.atomically(() => writePlans(store, plans));
   } catch {
@@ -128,6 +132,8 @@ export function fireDueJobs(
     });
   }
 }
+
+const skipLast = (plan: FirePlan) => plan.kind === "skipped" ? 1 : 0;
 
 function fireFailed(ctx: SchedulerContext, job: Job, err: unknown): void {
   ctx.logger.log("error", "firing a due job failed", { job_id: job.id, error: errorText(err) });

@@ -22,8 +22,10 @@ export const WRITE_LOCK_KEY = 7_201_032;
  * their triggers update (run_hours, run_usage_hours: one row per hour) are every writer's, and
  * two such transactions taking them in different orders would deadlock. Queueing here first
  * turns that into a short wait; it is held to the commit, as the rollup rows' locks would be.
+ * Advisory keys share one space, session locks and transaction locks alike: 7_201_032 the write
+ * lock, 033 migrations and the fleet's schema, 034 the Matrix bot, 040 this, 041 the fleet cap.
  */
-export const RUN_ROLLUP_LOCK_KEY = 7_201_033;
+export const RUN_ROLLUP_LOCK_KEY = 7_201_040;
 
 /** A statement failed, or the server could not be reached (`lost`: the session is gone). */
 export class PgError extends Error {
