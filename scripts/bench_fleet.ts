@@ -1,7 +1,7 @@
 // Figures of several outposts on one PostgreSQL (issue 32), on a throwaway loopback cluster
 // (tests/pg_cluster.ts) and real `agent-outpost` processes started with the programs' flags:
 //
-//   lag         fire lag (slot → run started) p50/p99 for 1,000 every-minute jobs on 1 and on
+//   lag         fire lag (slot → run started) p50/p99 for --jobs (1,000) every-minute jobs on 1 and on
 //               3 nodes, over --minutes (2) of real time. The agent is /bin/true (a child per
 //               fire; the governor at its highest, 64 runners a node, MAX_CONCURRENT_RUNS=64),
 //               so the figure is the scheduler's and the database's, not a model's. A slot
@@ -14,7 +14,7 @@
 //   dashboard   in-process page latency (p50/p99 of --requests sequential requests) on
 //               PostgreSQL against SQLite, each store holding 100 jobs and 100,000 runs.
 //
-//   deno run -A scripts/bench_fleet.ts [lag] [throughput] [dashboard] [--minutes 2]
+//   deno run -A scripts/bench_fleet.ts [lag] [throughput] [dashboard] [--minutes 2] [--jobs 1000]
 //
 // Single-box start-up and memory with and without the PostgreSQL code:
 // scripts/bench_single_box.ts.
@@ -42,6 +42,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     minutes: { type: "string", default: "2" },
+    jobs: { type: "string", default: "1000" },
     requests: { type: "string", default: "300" },
   },
 });
@@ -92,14 +93,14 @@ async function stopNodes(nodes: Node[]): Promise<void> {
 const seconds = (a: string, b: string) => (Date.parse(a) - Date.parse(b)) / 1000;
 const p = (xs: number[], q: number) => xs.length ? quantile(xs, q) : NaN;
 
-/** 1,000 every-minute jobs, written straight into the store (the cap is 100 per door). */
+/** --jobs every-minute jobs, written straight into the store (the cap is 100 per door). */
 async function fireLag(nodeCount: number): Promise<string> {
   const url = freshDatabaseUrl();
   const store = new PgStore({ url, clock: systemClock, maxJobs: 10_000 });
   const anchor = Date.now() + 20_000; // first slot after every node is up
   const first = isoZ(new Date(anchor));
   store.atomically(() => {
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < Number(values.jobs); i++) {
       store.createJob(newJobFixture({
         name: `lag ${i}`,
         schedule: { kind: "every", expr: "1m", tz: "UTC" },
@@ -293,7 +294,7 @@ pgCluster();
 console.log(`load average at start: ${loadavg()}`);
 if (parts.includes("lag")) {
   console.log(
-    `\nFire lag, 1,000 every-minute jobs, ${values.minutes} min (seconds; started_at has`,
+    `\nFire lag, ${values.jobs} every-minute jobs, ${values.minutes} min (seconds; started_at has`,
   );
   console.log(
     "whole seconds):\n| nodes | runs started | fires skipped | p50 | p99 | lock waits |\n" +
