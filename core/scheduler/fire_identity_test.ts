@@ -4,7 +4,7 @@
 // engines (scheduler_postgres_test.ts runs this file on PostgreSQL).
 
 import assert from "node:assert/strict";
-import { jobInput, makeKit } from "../../tests/fakes/scheduler_kit.ts";
+import { jobInput, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 
 Deno.test("a tick whose slot already has its fire record writes no second one and moves on", async () => {
   await using kit = await makeKit({ start: "2026-03-02T08:59:00Z" });
@@ -29,4 +29,29 @@ Deno.test("a tick whose slot already has its fire record writes no second one an
     kit.logger.entries.some((e) => e.message === "slot already fired; not fired again"),
     "the refusal is logged",
   );
+});
+
+Deno.test("an `at` fire cancelled while held gives its slot back: re-enabled, it fires again", async () => {
+  await using kit = await makeKit({ governor: { max_concurrent: { api: 2, scheduled: 1 } } });
+  kit.scheduler.createJob(jobInput({ name: "busy", priority: 1 }));
+  const once = kit.scheduler.createJob(
+    jobInput({ name: "once", schedule: { kind: "at", expr: "2026-03-02T10:00:00Z" } }),
+  );
+  kit.clock.set("2026-03-02T10:00:00Z");
+  const busy = await tickAndSpawn(kit); // one runner: `once` is held for its slot
+  const held = kit.store.latestRun(once.id)!;
+  assert.equal(held.slot, "2026-03-02T10:00:00Z");
+  assert.equal(kit.scheduler.cancel(once.id).status, "cancelled");
+  assert.equal(kit.store.getRun(held.id)!.slot, null, "the slot is given back");
+  busy.exit(0);
+  await kit.scheduler.idle();
+  kit.scheduler.setEnabled(once.id, true); // an unfired `at` keeps its time
+  const again = kit.spawner.nextSpawn();
+  await kit.scheduler.tick();
+  assert.equal((await again).req.env.AGENT_JOB_NAME, "once");
+  const fired = kit.store.latestRun(once.id)!;
+  assert.notEqual(fired.id, held.id);
+  assert.equal(fired.slot, "2026-03-02T10:00:00Z");
+  (await again).exit(0);
+  await kit.scheduler.idle();
 });

@@ -1,7 +1,7 @@
 // A scheduled fire's identity in the store (migration 011, issue 32): the database itself
 // refuses a second first attempt for one (job, slot), on both engines, whatever code tries;
-// retries, slotless runs (manual triggers, resumes, one-shots) and a fire cancelled while queued
-// are not refused. A store at step 10 with rows in it migrates to step 11 with nothing lost.
+// retries, slotless runs (manual triggers, resumes, one-shots) and a fire whose slot a cancel
+// gave back are not refused. A store at step 10 with rows in it migrates to step 11 with nothing lost.
 
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -68,7 +68,7 @@ storeTest(
   },
 );
 
-storeTest("retries, slotless runs and a fire cancelled while queued are not refused", (b) => {
+storeTest("retries, slotless runs and a fire whose slot was given back are not refused", (b) => {
   const store = b.open(new FakeClock(SLOT));
   try {
     const job = hourlyJob(store);
@@ -79,10 +79,13 @@ storeTest("retries, slotless runs and a fire cancelled while queued are not refu
     store.createRun(fire(job.id, SLOT, { attempt: 3 }));
     // Manual triggers, resumes and one-shots have no slot: any number of them.
     for (let i = 0; i < 3; i++) assert.equal(store.createRun(fire(job.id, null)).slot, null);
-    // A fire cancelled while queued leaves the index: re-enabling an `at` job fires it again.
+    // A cancel while queued gives the slot back (cancel.ts clears it); cancelled and keeping
+    // its slot, the fire still holds it.
     const at = hourlyJob(store, "at");
     const held = store.createRun(fire(at.id, SLOT, { reason: "held: governor" }));
     store.updateRun(held.id, { status: "cancelled", cancelled_at: SLOT, finished_at: SLOT });
+    assert.throws(() => store.createRun(fire(at.id, SLOT)), isDuplicateFire);
+    store.updateRun(held.id, { slot: null });
     assert.equal(store.createRun(fire(at.id, SLOT)).slot, SLOT);
     assert.throws(() => store.createRun(fire(at.id, SLOT)), isDuplicateFire);
     assert.equal(store.listRuns(job.id).length, 6);

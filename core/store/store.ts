@@ -136,8 +136,9 @@ export interface Run {
   stop_reason: string | null;
   /**
    * The schedule slot a tick fired this run for (a retry keeps its fire's); null for manual
-   * triggers, resumes and one-shots. The store refuses a second first attempt (attempt 1,
-   * not cancelled) with the same job and slot (migration 011): a slot fires once.
+   * triggers, resumes and one-shots. The store refuses a second first attempt (attempt 1)
+   * with the same job and slot (migration 011): a slot fires once. A cancel while queued clears
+   * it: a fire that never started gives its slot back.
    */
   slot: string | null;
 }

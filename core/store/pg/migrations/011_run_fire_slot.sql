@@ -4,4 +4,4 @@
 
 ALTER TABLE runs ADD COLUMN slot TEXT COLLATE "C";
 CREATE UNIQUE INDEX runs_fire_slot ON runs (job_id, slot)
-  WHERE slot IS NOT NULL AND attempt = 1 AND status <> 'cancelled';
+  WHERE slot IS NOT NULL AND attempt = 1;
