@@ -1,7 +1,7 @@
 // The outpost scheduler (spec 3.1, design "How data flows" 4): a 60-second tick on an
 // injected clock fires due jobs, asks the governor for admission, and runs each admitted
 // run as a headless child in its own process group. Between ticks it also wakes for retry
-// backoffs and run timeouts.
+// backoffs, run timeouts and the next job's slot (fire_wake.ts), so a job starts on time.
 //
 // Order inside one step: timeouts are enforced, then queued runs (retries, held one-shots,
 // resumes, triggers) are admitted in priority order (lower number first), then due jobs
