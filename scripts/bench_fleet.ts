@@ -1,18 +1,20 @@
 // Figures of several outposts on one PostgreSQL (issue 32), on a throwaway loopback cluster
 // (tests/pg_cluster.ts) and real `agent-outpost` processes started with the programs' flags:
 //
-//   lag         fire lag (slot → run started) p50/p99 for 1,000 every-minute jobs on 1 and on
+//   lag         fire lag (slot → run started) p50/p99 for --jobs (1,000) every-minute jobs on 1 and on
 //               3 nodes, over --minutes (2) of real time. The agent is /bin/true (a child per
 //               fire; the governor at its highest, 64 runners a node, MAX_CONCURRENT_RUNS=64),
 //               so the figure is the scheduler's and the database's, not a model's. A slot
-//               no node has room for within a tick period is skipped (counted apart).
+//               no node has room for within a tick period is skipped (counted apart). Lock
+//               waits: the nodes' sessions waiting on a lock (pg_stat_activity, sampled every
+//               50 ms), in seconds over the run, by what they waited for.
 //   throughput  runs completed per minute with a fake agent that sleeps 2 s (a shell script),
 //               60 queued runs, 4 runners a node, on 1 and on 3 nodes: the ratio is the
 //               scaling figure.
 //   dashboard   in-process page latency (p50/p99 of --requests sequential requests) on
 //               PostgreSQL against SQLite, each store holding 100 jobs and 100,000 runs.
 //
-//   deno run -A scripts/bench_fleet.ts [lag] [throughput] [dashboard] [--minutes 2]
+//   deno run -A scripts/bench_fleet.ts [lag] [throughput] [dashboard] [--minutes 2] [--jobs 1000]
 //
 // Single-box start-up and memory with and without the PostgreSQL code:
 // scripts/bench_single_box.ts.
@@ -21,6 +23,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { silentLogger } from "../core/logger.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
+import { PgConnection } from "../core/store/pg/pg_connection.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
 import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import type { NewRun, Store } from "../core/store/store.ts";
@@ -39,6 +42,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     minutes: { type: "string", default: "2" },
+    jobs: { type: "string", default: "1000" },
     requests: { type: "string", default: "300" },
   },
 });
@@ -89,14 +93,14 @@ async function stopNodes(nodes: Node[]): Promise<void> {
 const seconds = (a: string, b: string) => (Date.parse(a) - Date.parse(b)) / 1000;
 const p = (xs: number[], q: number) => xs.length ? quantile(xs, q) : NaN;
 
-/** 1,000 every-minute jobs, written straight into the store (the cap is 100 per door). */
+/** --jobs every-minute jobs, written straight into the store (the cap is 100 per door). */
 async function fireLag(nodeCount: number): Promise<string> {
   const url = freshDatabaseUrl();
   const store = new PgStore({ url, clock: systemClock, maxJobs: 10_000 });
   const anchor = Date.now() + 20_000; // first slot after every node is up
   const first = isoZ(new Date(anchor));
   store.atomically(() => {
-    for (let i = 0; i < 1000; i++) {
+    for (let i = 0; i < Number(values.jobs); i++) {
       store.createJob(newJobFixture({
         name: `lag ${i}`,
         schedule: { kind: "every", expr: "1m", tz: "UTC" },
@@ -107,7 +111,9 @@ async function fireLag(nodeCount: number): Promise<string> {
   });
   const nodes = await startNodes(url, nodeCount, "/bin/true", 64);
   const minutes = Number(values.minutes);
+  const waits = sampleLockWaits(url);
   await new Promise((r) => setTimeout(r, anchor - Date.now() + minutes * 60_000 + 5_000));
+  const waited = waits.stop();
   await stopNodes(nodes);
   const lags: number[] = [];
   let skipped = 0;
@@ -117,13 +123,40 @@ async function fireLag(nodeCount: number): Promise<string> {
         skipped++;
         continue;
       }
-      // Slots are first + k minutes; a run's slot is the last one at or before its queueing.
+      // The slot the run was fired for (migration 011); before it, slots were first + k
+      // minutes and a run's slot the last one at or before its queueing.
       const k = Math.floor(seconds(run.queued_at, first) / 60);
-      lags.push(seconds(run.started_at, isoZ(new Date(anchor + k * 60_000))));
+      lags.push(seconds(run.started_at, run.slot ?? isoZ(new Date(anchor + k * 60_000))));
     }
   }
   store.close();
-  return `| ${nodeCount} | ${lags.length} | ${skipped} | ${p(lags, 0.5)} | ${p(lags, 0.99)} |`;
+  return `| ${nodeCount} | ${lags.length} | ${skipped} | ${p(lags, 0.5)} | ${p(lags, 0.99)} | ${
+    Object.entries(waited).map(([what, s]) => `${what} ${s.toFixed(1)} s`).join(", ") || "none"
+  } |`;
+}
+
+/**
+ * Samples every 50 ms which of the nodes' sessions wait on a lock (advisory: the fleet's write
+ * lock or the rollup lock; transactionid / tuple: a row another transaction holds). Returns the
+ * seconds waited by kind when stopped. Its own connection, so it never waits itself.
+ */
+function sampleLockWaits(url: string): { stop(): Record<string, number> } {
+  const db = new PgConnection({ url, application: "bench-sampler" });
+  const waited: Record<string, number> = {};
+  const timer = setInterval(() => {
+    const rows = db.prepare(
+      `SELECT wait_event FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+    ).all() as { wait_event: string }[];
+    for (const r of rows) waited[r.wait_event] = (waited[r.wait_event] ?? 0) + 0.05;
+  }, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      db.close();
+      return waited;
+    },
+  };
 }
 
 /** 60 queued runs of a 2 s sleeping agent; runs finished per minute. */
@@ -261,10 +294,11 @@ pgCluster();
 console.log(`load average at start: ${loadavg()}`);
 if (parts.includes("lag")) {
   console.log(
-    `\nFire lag, 1,000 every-minute jobs, ${values.minutes} min (seconds; started_at has`,
+    `\nFire lag, ${values.jobs} every-minute jobs, ${values.minutes} min (seconds; started_at has`,
   );
   console.log(
-    "whole seconds):\n| nodes | runs started | fires skipped | p50 | p99 |\n|---|---|---|---|---|",
+    "whole seconds):\n| nodes | runs started | fires skipped | p50 | p99 | lock waits |\n" +
+      "|---|---|---|---|---|---|",
   );
   for (const n of [1, 3]) console.log(await fireLag(n));
   console.log(`load average: ${loadavg()}`);

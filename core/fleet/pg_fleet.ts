@@ -13,8 +13,10 @@
 // sweeps claims no live lease backs any more (a dead node's, an old epoch's): a running run
 // becomes `lost` (spec 3.1 "running (orphan) … child gone": a survivor cannot see another
 // host's child) and gets the retry rule of runs cut short (onLost), a queued one is released.
-// Claims and sweeps run under the store's write lock (BEGIN IMMEDIATE → the fleet's advisory
-// lock), so a takeover and the owner's last write never interleave.
+// Sweeps run under the store's write lock (BEGIN IMMEDIATE → the fleet's advisory lock), so a
+// takeover and the owner's last write never interleave. A claim is a transaction on rows
+// (Store.atomicallyOnRows): claims of several nodes run side by side, the run's primary key in
+// run_claims decides between them, and none runs alongside a sweep.
 
 import { errorText, type Logger } from "../logger.ts";
 import type { Clock } from "../ports.ts";
@@ -23,6 +25,7 @@ import { isoZ } from "../time.ts";
 import type { Run } from "../store/store.ts";
 import { PgStore } from "../store/pg/pg_store.ts";
 import { isNodeLabel, NODE_LABEL_RULE, pinLabelOf } from "./node_label.ts";
+import { createFleetTables } from "./fleet_schema.ts";
 import { OUTBOX_SCHEMA } from "./pg_outbox.ts";
 
 export const NODE_ID_ENV = "AGENT_OUTPOST_NODE_ID";
@@ -30,6 +33,11 @@ export const LEASE_ENV = "AGENT_OUTPOST_LEASE_S";
 export const LABELS_ENV = "AGENT_OUTPOST_NODE_LABELS";
 export const FLEET_MAX_RUNS_ENV = "AGENT_OUTPOST_FLEET_MAX_RUNS";
 export const DEFAULT_LEASE_S = 30;
+/**
+ * Key of the lock claims take in turn while AGENT_OUTPOST_FLEET_MAX_RUNS is set: counting the
+ * runs going and claiming one more is check-then-act, which claims side by side would overrun.
+ */
+export const FLEET_CAP_LOCK_KEY = 7_201_041;
 /** How soon a failed lease renewal is tried again (the database may be back by then). */
 const RENEW_RETRY_MS = 1000;
 
@@ -130,11 +138,7 @@ export class PgFleet implements Fleet {
     this.#store = store;
     this.#options = options;
     this.nodeId = options.nodeId;
-    const c = store.connection;
-    c.exec(
-      `SELECT pg_advisory_lock(7201033); ${FLEET_SCHEMA}; ${OUTBOX_SCHEMA}; ` +
-        "SELECT pg_advisory_unlock(7201033)",
-    );
+    createFleetTables(store.connection, `${FLEET_SCHEMA}; ${OUTBOX_SCHEMA}`);
   }
 
   /** Registers this node (a new epoch) and starts renewing its lease. */
@@ -281,7 +285,10 @@ export class PgFleet implements Fleet {
     // A lease that may lapse before its next renewal (one that failed while the database was
     // away) claims nothing: the run stays queued for a node whose lease will outlive it.
     const marginS = this.renewEveryMs / 1000;
-    return this.#store.atomically(() => {
+    return this.#store.atomicallyOnRows(() => {
+      if (this.#options.maxRuns !== null) {
+        this.#store.connection.exec(`SELECT pg_advisory_xact_lock(${FLEET_CAP_LOCK_KEY})`);
+      }
       if (this.fleetHold() !== null) return false;
       const claimed = this.#store.connection.prepare(
         `INSERT INTO run_claims (run_id, node_id, epoch)

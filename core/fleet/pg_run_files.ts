@@ -9,6 +9,7 @@
 //              the log tail (either may be null) with the notes that go with them. Deleted with
 //              its run (retention, a deleted job): it never outlives what it describes.
 
+import { createFleetTables } from "./fleet_schema.ts";
 import type { PgStore } from "../store/pg/pg_store.ts";
 
 /** Created on first start of any node (idempotent; under the migration lock). */
@@ -45,9 +46,7 @@ export class PgRunFiles {
 
   constructor(store: PgStore) {
     this.#store = store;
-    store.connection.exec(
-      `SELECT pg_advisory_lock(7201033); ${RUN_FILES_SCHEMA}; SELECT pg_advisory_unlock(7201033)`,
-    );
+    createFleetTables(store.connection, RUN_FILES_SCHEMA);
   }
 
   /** Stores (or replaces) the copy of run `runId`'s files, made by node `nodeId`. */

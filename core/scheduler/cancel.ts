@@ -62,6 +62,9 @@ export function cancelJob(deps: CancelDeps, jobId: number): CancelResult {
     cancelled_at: now,
     finished_at: now,
     reason: was === "running" ? "cancelled: process group killed" : "cancelled while queued",
+    // A fire that never started gives its slot back (migration 011): re-enabling an `at` job
+    // fires that slot again.
+    ...(was === "queued" ? { slot: null } : {}),
   });
   if (was === "running") {
     deps.killRun(run);

@@ -6,9 +6,14 @@
 // A tick first decides every due job (reads only), then writes all the fire records in one
 // multi-row insert: a busy tick blocks dozens of jobs at once, and their skip rows were
 // most of the 30-day simulation's time when each was its own insert and savepoint.
+//
+// On a shared store (docs/fleet.md) a tick fires in bounded batches, each a transaction on
+// rows: its due jobs are locked FOR UPDATE SKIP LOCKED, so nodes ticking at once fire disjoint
+// jobs side by side, and a job another node is firing is skipped, not waited for.
 
 import type { InFlight } from "../governor/governor.ts";
-import type { Job, NewRun, Run, Store } from "../store/store.ts";
+import { isDuplicateFire } from "../store/errors.ts";
+import type { DueCursor, Job, NewRun, Run, Store } from "../store/store.ts";
 import type { SchedulerContext } from "./context.ts";
 import { FLEET_DEFER_MS, SINGLE_BOX } from "./fleet.ts";
 import { scheduleFailed } from "./jobs.ts";
@@ -22,13 +27,65 @@ export type FireOutcome =
   | { kind: "skipped"; run: Run; reason: string }
   | { kind: "none" };
 
+/** Due jobs a fleet's tick locks per transaction: short locks, and other nodes take the rest. */
+export const FIRE_BATCH = 200;
+
 /** Enabled jobs due at `now`, most urgent first: priority (lower first), then slot, then id. */
 export function dueInOrder(ctx: SchedulerContext, now: Date): Job[] {
-  const due = ctx.store.dueJobs(isoZ(now));
+  return byUrgency(ctx, ctx.store.dueJobs(isoZ(now)));
+}
+
+function byUrgency(ctx: SchedulerContext, due: Job[]): Job[] {
   const prio = (j: Job) => ctx.governor.priorityFor(j.class, j.priority);
   return due.sort((a, b) =>
     prio(a) - prio(b) || a.next_run_at!.localeCompare(b.next_run_at!) || a.id - b.id
   );
+}
+
+/**
+ * Fires every job due at `now` and hands each committed transaction's outcomes to `act`
+ * (runs start only after their commit, so nothing starts that the store did not keep).
+ * A single box fires the whole tick in one transaction. A fleet fires batches of FIRE_BATCH
+ * in (slot, id) order, each a transaction on rows that locks its jobs and skips those another
+ * node holds (Store.lockDueJobs); most-urgent-first then holds within a batch.
+ */
+export function fireTick(
+  ctx: SchedulerContext,
+  now: Date,
+  waiting: number | null,
+  inFlight: InFlight,
+  act: (outcomes: FireOutcome[]) => void,
+): void {
+  const { store } = ctx;
+  // Each run of a transaction counts its admissions on a fresh copy, kept once it committed:
+  // a shared store runs a transaction again after a lost session (Store.atomically), and
+  // the lost attempt's admissions must not count.
+  let counted: InFlight = inFlight;
+  const fire = (due: readonly Job[]) => {
+    counted = { ...inFlight };
+    return fireDueJobs(ctx, due, now, waiting, counted);
+  };
+  if (ctx.fleet === SINGLE_BOX) {
+    const due = dueInOrder(ctx, now);
+    if (due.length === 0) return;
+    const outcomes = store.atomically(() => fire(due));
+    Object.assign(inFlight, counted);
+    act(outcomes);
+    return;
+  }
+  let after: DueCursor | null = null;
+  for (;;) {
+    let batch: Job[] = [];
+    const outcomes = store.atomicallyOnRows(() => {
+      batch = store.lockDueJobs(isoZ(now), FIRE_BATCH, after);
+      return fire(byUrgency(ctx, [...batch]));
+    });
+    Object.assign(inFlight, counted);
+    act(outcomes);
+    if (batch.length < FIRE_BATCH) return;
+    const last = batch[batch.length - 1]!;
+    after = { next_run_at: last.next_run_at!, id: last.id };
+  }
 }
 
 /** One job's decision: the run row to write and the next slot (undefined: leave it). */
@@ -66,6 +123,10 @@ export function fireDueJobs(
     }
   }
   if (plans.length === 0) return [];
+  // In a fleet, queued rows (starts, held one-shots) are written before skip rows: every run
+  // write locks its hour's rollup rows, and a run leaving `queued` elsewhere locks the queued
+  // row first, so both taking it first keeps the two from deadlocking (core/store/README.md).
+  if (ctx.fleet !== SINGLE_BOX) plans.sort((a, b) => skipLast(a) - skipLast(b));
   try {
     return store.atomically(() => writePlans(store, plans));
   } catch {
@@ -76,15 +137,31 @@ export function fireDueJobs(
       try {
         return store.atomically(() => writePlans(store, [plan]));
       } catch (err) {
-        fireFailed(ctx, plan.job, err);
+        if (isDuplicateFire(err)) slotAlreadyFired(ctx, plan);
+        else fireFailed(ctx, plan.job, err);
         return [];
       }
     });
   }
 }
 
+const skipLast = (plan: FirePlan) => plan.kind === "skipped" ? 1 : 0;
+
 function fireFailed(ctx: SchedulerContext, job: Job, err: unknown): void {
   ctx.logger.log("error", "firing a due job failed", { job_id: job.id, error: errorText(err) });
+}
+
+/**
+ * The store refused the fire: this slot already has its run (migration 011). Nothing more is
+ * recorded for it; the schedule moves on, so the job does not stay due on a fired slot.
+ */
+function slotAlreadyFired(ctx: SchedulerContext, plan: FirePlan): void {
+  ctx.logger.log("warn", "slot already fired; not fired again", {
+    job_id: plan.job.id,
+    slot: plan.job.next_run_at,
+  });
+  // Only a held `at` fire leaves next_run_at alone (undefined): fired already, it is consumed.
+  ctx.store.atomically(() => ctx.store.setNextRunAt(plan.job.id, plan.next ?? null));
 }
 
 /**
@@ -109,6 +186,7 @@ function planFire(
   }
   const base = {
     job_id: job.id,
+    slot, // the fire's identity: the store refuses a second first attempt for it
     attempt: 1,
     priority: governor.priorityFor(job.class, job.priority),
     class: job.class,

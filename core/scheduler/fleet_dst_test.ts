@@ -5,84 +5,10 @@
 // expected instants are those of schedule_vectors_test.ts (derived from the zones' rules).
 
 import assert from "node:assert/strict";
-import { FakeClock } from "../../tests/fakes/clock.ts";
-import { FakeProcessTable, FakeSpawner } from "../../tests/fakes/spawner.ts";
+import { fleetNode } from "../../tests/fakes/fleet_node.ts";
 import { peerTest, probes } from "../../tests/peers.ts";
 import { freshDatabaseUrl } from "../../tests/pg_cluster.ts";
-import { Delivery } from "../delivery/delivery.ts";
-import { DEFAULT_GOVERNOR_CONFIG, governorPath } from "../governor/config.ts";
-import { Governor } from "../governor/governor.ts";
-import { MemoryLogger } from "../logger.ts";
-import { envFrom, systemClock } from "../ports.ts";
-import { PgFleet } from "../fleet/pg_fleet.ts";
-import { PgStore } from "../store/pg/pg_store.ts";
 import { isoZ } from "../time.ts";
-import { Scheduler } from "./scheduler.ts";
-
-async function fleetNode(
-  url: string,
-  id: string,
-  start: string,
-  o: { runners?: number; exitAtOnce?: boolean } = {},
-) {
-  const clock = new FakeClock(start);
-  const logger = new MemoryLogger();
-  const store = new PgStore({ url, clock });
-  const fleet = new PgFleet(store, {
-    nodeId: id,
-    leaseS: 3600,
-    labels: [],
-    maxRuns: null,
-    clock: systemClock,
-    logger,
-  });
-  fleet.start();
-  const home = await Deno.makeTempDir({ prefix: "fleet_dst_" });
-  const env = envFrom({ PATH: "/usr/bin:/bin" });
-  const governor = new Governor(
-    { path: governorPath(home), env, clock, store },
-    {
-      ...structuredClone(DEFAULT_GOVERNOR_CONFIG),
-      max_concurrent: { api: o.runners ?? 8, scheduled: o.runners ?? 8 },
-    },
-  );
-  const spawner = new FakeSpawner();
-  const processes = new FakeProcessTable();
-  spawner.onSpawn = (p) => {
-    processes.identities.set(p.pid, `boot:${p.pid}`);
-    // Each child ends at once unless asked: the next slot is never blocked by single-flight.
-    if (o.exitAtOnce ?? true) p.exit(0);
-  };
-  const scheduler = new Scheduler({
-    store,
-    clock,
-    env,
-    spawner,
-    governor,
-    delivery: new Delivery({ clock, logger }),
-    logger,
-    processes,
-    agentCommand: { command: "agent", args: [] },
-    home,
-    fleet,
-  });
-  return {
-    clock,
-    store,
-    scheduler,
-    fleet,
-    async close() {
-      // Killed runs may be retried and spawn again: kill until nothing is active.
-      while (scheduler.activeRuns().length > 0) {
-        for (const p of spawner.live()) p.killGroup();
-        await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
-      }
-      await fleet.stop();
-      store.close();
-      await Deno.remove(home, { recursive: true });
-    },
-  };
-}
 
 const NY = "America/New_York";
 /** cron, zone, the walk's window, and the fires expected in it (schedule_vectors_test.ts). */
@@ -149,11 +75,13 @@ peerTest(
 );
 
 peerTest(
-  "a slot another node fires between this node's due read and its write is not fired again",
+  "a slot another node fires just before this node locks its due jobs is not fired again",
   probes.postgres,
   async () => {
-    // One process cannot interleave two ticks between a due read and its write (both are
-    // synchronous), so the other node's fire is made to land exactly there.
+    // One process cannot interleave two ticks (both are synchronous), so the other node's
+    // fire is made to land exactly there: inside this node's tick transaction, before its
+    // locking read of the due jobs. The other node's fire is a transaction on rows too (ticks
+    // run side by side); a's `atomically` would wait for b's transaction to end.
     const url = freshDatabaseUrl();
     const start = "2026-03-02T08:59:00Z";
     const [a, b] = [await fleetNode(url, "a", start), await fleetNode(url, "b", start)];
@@ -166,13 +94,12 @@ peerTest(
       });
       const slot = job.next_run_at!;
       assert.equal(slot, "2026-03-02T09:00:00Z");
-      const read = b.store.dueJobs.bind(b.store);
+      const lock = b.store.lockDueJobs.bind(b.store);
       let raced = false;
-      b.store.dueJobs = (at: string) => {
-        const due = read(at);
-        if (!raced && due.length > 0) {
-          raced = true; // node a fires the slot now, committed before b's write transaction
-          a.store.atomically(() => {
+      b.store.lockDueJobs = (...args) => {
+        if (!raced) {
+          raced = true; // node a fires the slot now, committed before b's locking read
+          a.store.atomicallyOnRows(() => {
             a.store.createRun({
               job_id: job.id,
               status: "queued",
@@ -180,11 +107,12 @@ peerTest(
               priority: 10,
               class: "scheduled",
               queued_at: slot,
+              slot,
             });
             a.store.setNextRunAt(job.id, "2026-03-02T10:00:00Z");
           });
         }
-        return due;
+        return lock(...args);
       };
       b.clock.set(slot);
       await b.scheduler.tick();

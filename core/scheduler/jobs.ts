@@ -4,12 +4,13 @@
 import { alertEvent } from "../delivery/events.ts";
 import { errorText } from "../logger.ts";
 import { NotFoundError } from "../store/errors.ts";
-import type { Job, Run } from "../store/store.ts";
+import type { InboxItem, Job, Run } from "../store/store.ts";
 import { emit, nowIso, type SchedulerContext } from "./context.ts";
 import {
   type JobStamp,
   JobValidationError,
   repinnedMeta,
+  validateAnswer,
   validateJobInput,
   validateJobPatch,
 } from "./job_input.ts";
@@ -272,4 +273,34 @@ export function submitOneShot(
     class: "api",
   });
   return { job, run };
+}
+
+/**
+ * Answers an open inbox item; a new queued run continues the halted run's session with the
+ * answer as its prompt (null when it left no session, or its job is gone). Throws
+ * NotFoundError, InboxStateError or JobValidationError.
+ */
+export function resumeFromInbox(
+  ctx: Pick<SchedulerContext, "store">,
+  itemId: number,
+  answer: string,
+  via: string,
+): { item: InboxItem; run: Run | null } {
+  validateAnswer(answer);
+  const { store } = ctx;
+  const item = store.getInboxItem(itemId);
+  if (!item) throw new NotFoundError("inbox item", itemId);
+  const answered = store.answerInbox(itemId, answer, via);
+  const halted = store.getRun(item.run_id);
+  if (!halted?.session_id || !store.getJob(item.job_id)) return { item: answered, run: null };
+  const run = store.createRun({
+    job_id: item.job_id,
+    status: "queued",
+    attempt: 1,
+    priority: halted.priority,
+    class: halted.class,
+    resume_of_run: halted.id,
+    answer,
+  });
+  return { item: answered, run };
 }

@@ -156,6 +156,7 @@ function failed(ctx: SchedulerContext, job: Job, run: Run, reason: string): void
     class: run.class,
     resume_of_run: run.resume_of_run,
     answer: run.answer,
+    slot: run.slot, // the fire it retries, if any (outside the unique index: attempt > 1)
   });
 }
 

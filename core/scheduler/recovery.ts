@@ -115,6 +115,7 @@ export function retryCutShort(ctx: SchedulerContext, run: Run, cause: string): n
     class: run.class,
     resume_of_run: run.resume_of_run,
     answer: run.answer,
+    slot: run.slot, // the fire it retries, if any (outside the unique index: attempt > 1)
   });
   note(`retried as run ${retry.id} (attempt ${retry.attempt})`);
   return retry.id;

@@ -1,7 +1,7 @@
 // The outpost scheduler (spec 3.1, design "How data flows" 4): a 60-second tick on an
 // injected clock fires due jobs, asks the governor for admission, and runs each admitted
 // run as a headless child in its own process group. Between ticks it also wakes for retry
-// backoffs and run timeouts.
+// backoffs, run timeouts and the next job's slot (fire_wake.ts), so a job starts on time.
 //
 // Order inside one step: timeouts are enforced, then queued runs (retries, held one-shots,
 // resumes, triggers) are admitted in priority order (lower number first), then due jobs
@@ -13,14 +13,14 @@ import type { Delivery } from "../delivery/delivery.ts";
 import { errorText, type Logger, stderrLogger } from "../logger.ts";
 import type { Governor, GovernorUsage, InFlight } from "../governor/governor.ts";
 import type { Clock, Env, Spawner } from "../ports.ts";
-import { NotFoundError } from "../store/errors.ts";
 import type { InboxItem, Job, Run, RunStatus, Store } from "../store/store.ts";
 import { cancelJob, type CancelResult } from "./cancel.ts";
 import type { ActiveRun, SchedulerContext } from "./context.ts";
 import type { AgentCommand } from "./headless_command.ts";
-import { type JobDefaults, type JobStamp, validateAnswer } from "./job_input.ts";
+import type { JobDefaults, JobStamp } from "./job_input.ts";
 import * as jobs from "./jobs.ts";
-import { dueInOrder, fireDueJobs } from "./fire.ts";
+import { type FireOutcome, fireTick } from "./fire.ts";
+import { FireWake } from "./fire_wake.ts";
 import { fenceChildren, type Fleet, LagHistogram, reapCancelled, SINGLE_BOX } from "./fleet.ts";
 import { recordOutcome } from "./outcomes.ts";
 import type { PinResolver } from "./pin.ts";
@@ -66,6 +66,8 @@ export class Scheduler {
   /** Seconds from a fire's slot to its run being started here (GET /metrics). */
   readonly fireLag = new LagHistogram();
   #nextTickAt = -Infinity;
+  /** Fires besides the tick: at a slot, and after a fleet's run ends (fire_wake.ts). */
+  readonly #wake = new FireWake();
   #chain: Promise<unknown> = Promise.resolve();
   #loop: Promise<void> | null = null;
   #stopped = false;
@@ -143,7 +145,7 @@ export class Scheduler {
         const next = this.#nextTickAt + this.#tickMs;
         this.#nextTickAt = next > now ? next : now + this.#tickMs;
       }
-      await this.#plan(new Date(now), tick);
+      await this.#plan(new Date(now), this.#wake.take(now) || tick);
     });
   }
 
@@ -156,10 +158,11 @@ export class Scheduler {
     });
   }
 
-  /** Epoch ms of the next thing the loop must do: tick, retry backoff end, or timeout. */
+  /** Epoch ms of the next thing the loop must do: tick, slot, retry backoff end, or timeout. */
   nextWakeAt(): number {
     let at = this.#nextTickAt;
     const now = this.ctx.clock.now().getTime();
+    at = Math.min(at, this.#wake.plan(this.ctx.store, now));
     for (const run of this.ctx.store.queuedRuns()) {
       const notBefore = run.not_before === null ? NaN : Date.parse(run.not_before);
       if (notBefore > now) at = Math.min(at, notBefore);
@@ -215,21 +218,18 @@ export class Scheduler {
   async #fireDue(now: Date): Promise<void> {
     const waiting = await this.ctx.governor.readWaiting(); // null at once when defer is off
     // Read the due list after that await: a run started moments ago may have consumed a
-    // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile.
-    const due = dueInOrder(this.ctx, now);
-    if (due.length === 0) return;
-    // The whole tick is one transaction (one commit instead of one per run row); a job
-    // whose fire fails is logged and rolled back alone (fire.ts). Runs start only after the
-    // commit, so nothing starts that the store did not keep.
-    let fired = due;
-    const outcomes = this.ctx.store.atomically(() => {
-      // Read again inside the transaction: on a shared store it holds the fleet's write lock,
-      // so a slot another node fired meanwhile is no longer due here (each fires once).
-      if (this.ctx.fleet !== SINGLE_BOX) fired = dueInOrder(this.ctx, now);
-      // Counted afresh on each call: a shared store runs this again after a lost session,
-      // and admissions of the lost attempt must not count (Store.atomically).
-      return fireDueJobs(this.ctx, fired, now, waiting, this.#inFlightCounts());
-    });
+    // fire (an `at` job's next_run_at) or a cancel may have disabled a job meanwhile. A job
+    // whose fire fails is logged and rolled back alone (fire.ts).
+    fireTick(
+      this.ctx,
+      now,
+      waiting,
+      this.#inFlightCounts(),
+      (outcomes) => this.#act(now, outcomes),
+    );
+  }
+
+  #act(now: Date, outcomes: readonly FireOutcome[]): void {
     for (const outcome of outcomes) {
       if (outcome.kind === "start") {
         this.fireLag.observe((now.getTime() - Date.parse(outcome.slot)) / 1000);
@@ -312,6 +312,7 @@ export class Scheduler {
         this.#active.delete(run.id);
         this.#settled.delete(run.id);
         this.#emitEvent({ type: "run_finished", run_id: run.id, job_id: run.job_id, status });
+        if (this.ctx.fleet !== SINGLE_BOX) this.#wake.runnerFreed(this.ctx.clock.now().getTime());
         this.poke(); // a slot is free, or a retry was queued
         return status;
       });
@@ -427,24 +428,9 @@ export class Scheduler {
     answer: string,
     via = "dashboard",
   ): { item: InboxItem; run: Run | null } {
-    validateAnswer(answer);
-    const { store } = this.ctx;
-    const item = store.getInboxItem(itemId);
-    if (!item) throw new NotFoundError("inbox item", itemId);
-    const answered = store.answerInbox(itemId, answer, via);
-    const halted = store.getRun(item.run_id);
-    if (!halted?.session_id || !store.getJob(item.job_id)) return { item: answered, run: null };
-    const run = store.createRun({
-      job_id: item.job_id,
-      status: "queued",
-      attempt: 1,
-      priority: halted.priority,
-      class: halted.class,
-      resume_of_run: halted.id,
-      answer,
-    });
-    this.poke();
-    return { item: answered, run };
+    const resumed = jobs.resumeFromInbox(this.ctx, itemId, answer, via);
+    if (resumed.run) this.poke();
+    return resumed;
   }
 
   /** The governor card: live slots per class, queue depth, tokens in the last hour. */

@@ -9,6 +9,8 @@ import { peerTest, probes } from "../../tests/peers.ts";
 const SUITE = [
   "core/scheduler/kit_engine_test.ts",
   "core/scheduler/scheduler_test.ts",
+  "core/scheduler/fire_wake_test.ts",
+  "core/scheduler/fire_identity_test.ts",
   "core/scheduler/recovery_test.ts",
   "core/scheduler/runner_test.ts",
   "core/scheduler/outcomes_test.ts",

@@ -94,3 +94,12 @@ export class CommitUnknownError extends Error {
     );
   }
 }
+
+/**
+ * The store refused a run because its (job, slot) already has a first attempt (migration 011's
+ * unique index runs_fire_slot): SQLite names the columns, PostgreSQL the index.
+ */
+export function isDuplicateFire(err: unknown): boolean {
+  const text = err instanceof Error ? err.message : String(err);
+  return /runs_fire_slot|UNIQUE constraint failed: runs\.job_id, runs\.slot/.test(text);
+}

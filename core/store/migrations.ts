@@ -13,6 +13,7 @@ import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" 
 import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
 import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
+import m011 from "./migrations/011_run_fire_slot.sql" with { type: "text" };
 
 /** What the runner needs of a connection (a DatabaseSync has it too). */
 export type Migratable = Pick<SqlConnection, "exec" | "prepare">;
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "run_cache_tokens", sql: m008 },
   { version: 9, name: "trigger_events", sql: m009 },
   { version: 10, name: "run_usage", sql: m010 },
+  { version: 11, name: "run_fire_slot", sql: m011 },
 ];
 
 export class MigrationError extends Error {

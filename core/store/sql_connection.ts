@@ -39,6 +39,19 @@ export interface SqlConnection {
    * "A lost server").
    */
   retryTransaction?(err: unknown, attempt: number): void;
+  /**
+   * Starts a transaction for the fleet's hot paths (SqlStore.atomicallyOnRows), ended by
+   * `exec("COMMIT")` or `exec("ROLLBACK")`. SQLite: `BEGIN IMMEDIATE`, one writer as ever.
+   * PostgreSQL: the fleet's write lock in shared mode, so such transactions run side by side
+   * on the rows they lock while `BEGIN IMMEDIATE` ones still run alone.
+   */
+  beginOnRows(): void;
+  /**
+   * Inside a beginOnRows transaction, before it writes runs: the runs' rollup rows (one per
+   * hour) are shared by every writer, so these writers take turns for them from here to the
+   * commit instead of deadlocking on them. A no-op on SQLite.
+   */
+  lockRunRollups(): void;
 }
 
 /** node:sqlite behind the seam: statements are node:sqlite's own, nothing is wrapped. */
@@ -69,4 +82,10 @@ export class SqliteConnection implements SqlConnection {
   close(): void {
     if (this.db.isOpen) this.db.close();
   }
+
+  beginOnRows(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  lockRunRollups(): void {} // the transaction holds SQLite's only write lock already
 }

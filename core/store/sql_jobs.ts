@@ -3,7 +3,7 @@
 
 import type { Row, SqlStatement } from "./sql_connection.ts";
 import { toJob, toJobWithLatestRun } from "./sqlite_rows.ts";
-import type { Job, JobClass, JobWithLatestRun, ListOptions } from "./store.ts";
+import type { DueCursor, Job, JobClass, JobWithLatestRun, ListOptions } from "./store.ts";
 
 type Prepare = (sql: string) => SqlStatement;
 
@@ -36,4 +36,34 @@ export function dueJobs(prepare: Prepare, at: string): Job[] {
     `SELECT * FROM jobs WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at <= ?
       ORDER BY next_run_at, id`,
   ).all(at).map(toJob);
+}
+
+/**
+ * A page of due jobs after `after`, in (next_run_at, id) order. `locks` (PostgreSQL, in a
+ * transaction on rows): each job returned is locked until the commit, and one another
+ * transaction holds is skipped (SKIP LOCKED), so nodes ticking at once take disjoint jobs.
+ * READ COMMITTED re-checks the condition on a row's newest version before locking it: a job
+ * another node fired (next_run_at moved) or the dashboard disabled meanwhile is not returned.
+ */
+export function dueJobsPage(
+  prepare: Prepare,
+  at: string,
+  limit: number,
+  after: DueCursor | null,
+  locks: boolean,
+): Job[] {
+  const from = after ?? { next_run_at: "", id: 0 };
+  return prepare(
+    `SELECT * FROM jobs WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at <= ?
+        AND (next_run_at > ? OR (next_run_at = ? AND id > ?))
+      ORDER BY next_run_at, id LIMIT ?${locks ? " FOR UPDATE SKIP LOCKED" : ""}`,
+  ).all(at, from.next_run_at, from.next_run_at, from.id, limit).map(toJob);
+}
+
+export function nextSlotAfter(prepare: Prepare, at: string): string | null {
+  const row = prepare(
+    `SELECT MIN(next_run_at) AS slot FROM jobs
+      WHERE enabled = 1 AND next_run_at IS NOT NULL AND next_run_at > ?`,
+  ).get(at) as { slot: string | null } | undefined;
+  return row?.slot ?? null;
 }

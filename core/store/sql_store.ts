@@ -13,6 +13,7 @@ import * as history from "./sqlite_history.ts";
 import * as jobQueries from "./sql_jobs.ts";
 import * as usage from "./sqlite_usage.ts";
 import { SqliteTriggerStore } from "./sqlite_triggers.ts";
+import { SqlTransactions } from "./sql_transactions.ts";
 import {
   INSERT_RUNS_MAX,
   insertRunsSql,
@@ -29,6 +30,7 @@ import {
 import type {
   AuditFilter,
   AuditRow,
+  DueCursor,
   HourCount,
   InboxItem,
   InboxState,
@@ -67,7 +69,7 @@ export class SqlStore implements Store {
   readonly #clock: Clock;
   readonly #maxJobs: number;
   readonly #statements = new Map<string, SqlStatement>();
-  #savepoints = 0; // depth of nested atomically() calls
+  readonly #transactions: SqlTransactions;
   #nowMs = NaN;
   #nowText = "";
 
@@ -77,6 +79,7 @@ export class SqlStore implements Store {
     this.#clock = options.clock;
     this.#maxJobs = options.maxJobs ?? MAX_JOBS;
     this.triggers = new SqliteTriggerStore(db, () => this.#now());
+    this.#transactions = new SqlTransactions(db, this.#prepare);
   }
 
   close(): void {
@@ -148,6 +151,15 @@ export class SqlStore implements Store {
     return jobQueries.dueJobs(this.#prepare, at);
   }
 
+  lockDueJobs(at: string, limit: number, after: DueCursor | null): Job[] {
+    const locks = this.#db.dialect === "postgres" && this.#transactions.onRows;
+    return jobQueries.dueJobsPage(this.#prepare, at, limit, after, locks);
+  }
+
+  nextSlotAfter(at: string): string | null {
+    return jobQueries.nextSlotAfter(this.#prepare, at);
+  }
+
   setNextRunAt(id: number, next: string | null): void {
     this.#stmt("UPDATE jobs SET next_run_at = ?, updated_at = ? WHERE id = ?").run(
       next,
@@ -163,6 +175,7 @@ export class SqlStore implements Store {
   }
 
   createRuns(runs: readonly NewRun[]): Run[] {
+    if (this.#transactions.onRows) this.#db.lockRunRollups();
     // Every run column is named (absent ones as NULL), so one prepared statement per row
     // count serves every insert and the stored rows are known without reading them back:
     // the scheduler's hottest write (~45,000 skip rows in the 30-day simulation). Over
@@ -214,6 +227,7 @@ export class SqlStore implements Store {
   }
 
   updateRun(id: number, patch: RunPatch): Run {
+    if (this.#transactions.onRows) this.#db.lockRunRollups();
     const row = pickColumns(patch, RUN_PATCH_COLUMNS);
     if (Object.keys(row).length === 0) {
       const run = this.getRun(id);
@@ -463,47 +477,14 @@ export class SqlStore implements Store {
   }
 
   atomically<T>(fn: () => T): T {
-    if (!this.#db.isTransaction) return this.#tx(fn);
-    // Nested: a savepoint, so an inner failure rolls back only the inner writes.
-    const name = `nested_${++this.#savepoints}`;
-    // Prepared once per depth: exec() would parse the SQL on every fire of every tick.
-    this.#stmt(`SAVEPOINT ${name}`).run();
-    try {
-      const result = fn();
-      this.#stmt(`RELEASE ${name}`).run();
-      return result;
-    } catch (err) {
-      this.#stmt(`ROLLBACK TO ${name}`).run();
-      this.#stmt(`RELEASE ${name}`).run();
-      throw err;
-    } finally {
-      this.#savepoints--;
-    }
+    return this.#transactions.atomically(fn);
+  }
+
+  atomicallyOnRows<T>(fn: () => T): T {
+    return this.#transactions.atomicallyOnRows(fn);
   }
 
   #tx<T>(fn: () => T): T {
-    if (this.#db.isTransaction) return fn();
-    for (let attempt = 1;; attempt++) {
-      try {
-        return this.#txOnce(fn);
-      } catch (err) {
-        // PostgreSQL: a transaction whose session was lost before COMMIT runs again once the
-        // server answers; otherwise (and on SQLite) the error stands (README: "A lost server").
-        if (!this.#db.retryTransaction) throw err;
-        this.#db.retryTransaction(err, attempt);
-      }
-    }
-  }
-
-  #txOnce<T>(fn: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
-    try {
-      const result = fn();
-      this.#db.exec("COMMIT");
-      return result;
-    } catch (err) {
-      this.#db.exec("ROLLBACK");
-      throw err;
-    }
+    return this.#transactions.tx(fn);
   }
 }

@@ -45,9 +45,10 @@ export const RUN_COLUMNS = [
   "stop_reason",
   "cache_read_tokens",
   "cache_write_tokens",
+  "slot",
 ] as const;
 
-/** Rows per multi-row run insert: 64 × 27 parameters (SQLite takes 32,766, PostgreSQL 65,535). */
+/** Rows per multi-row run insert: 64 × 28 parameters (SQLite takes 32,766, PostgreSQL 65,535). */
 export const INSERT_RUNS_MAX = 64;
 const RUN_VALUES = `(${RUN_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -121,6 +122,7 @@ export function toRun(row: Row): Run {
     stop_reason: (row.stop_reason ?? null) as string | null,
     cache_read_tokens: (row.cache_read_tokens ?? null) as number | null,
     cache_write_tokens: (row.cache_write_tokens ?? null) as number | null,
+    slot: (row.slot ?? null) as string | null,
   };
 }
 

@@ -51,6 +51,9 @@ Deno.bench("inFlightRun (every fire)", { group: "reads" }, () => {
 Deno.bench("dueJobs (every tick)", { group: "reads" }, () => {
   store.dueJobs("2026-03-02T09:00:00Z");
 });
+Deno.bench("nextSlotAfter (every loop wake)", { group: "reads" }, () => {
+  store.nextSlotAfter("2026-03-02T09:00:00Z");
+});
 Deno.bench("queuedRuns (every step)", { group: "reads" }, () => {
   store.queuedRuns();
 });

@@ -10,7 +10,8 @@ import { MIGRATIONS } from "./migrations.ts";
 import { SqliteStore } from "./sqlite_store.ts";
 import { storeTest } from "../../tests/store_backends.ts";
 import { sumOfRuns } from "../../tests/usage_oracle.ts";
-import type { Run, RunStatus, Store, UsageTotals } from "./store.ts";
+import type { NewRun, Run, RunStatus, Store, UsageTotals } from "./store.ts";
+import type { SqlValue } from "./sql_connection.ts";
 
 const STATUSES: RunStatus[] = ["ok", "error", "killed", "needs_human", "skipped", "running"];
 
@@ -27,14 +28,20 @@ function rng(seed: number): () => number {
   return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
-function seed(store: Store, jobs: number[], n: number, rand: () => number): void {
+/** Writes `n` pseudo-random runs through `insert` (a store's createRun, or a raw insert). */
+function seed(
+  insert: (run: NewRun) => void,
+  jobs: number[],
+  n: number,
+  rand: () => number,
+): void {
   for (let i = 0; i < n; i++) {
     const day = 1 + Math.floor(rand() * 28);
     const hour = Math.floor(rand() * 24);
     const at = `2026-03-${String(day).padStart(2, "0")}T${String(hour).padStart(2, "0")}:05:00Z`;
     const priced = rand() < 0.6;
     const used = rand() < 0.85;
-    store.createRun({
+    insert({
       job_id: jobs[Math.floor(rand() * jobs.length)]!,
       status: STATUSES[Math.floor(rand() * STATUSES.length)]!,
       attempt: 1,
@@ -101,7 +108,7 @@ storeTest(
     const store = backend.open(new FakeClock("2026-03-30T00:00:00Z"));
     const jobs = [1, 2, 3].map((i) => store.createJob(newJob({ name: `j${i}` })).id);
     const rand = rng(30);
-    seed(store, jobs, 600, rand);
+    seed((run) => store.createRun(run), jobs, 600, rand);
     assertRollupMatches(store, jobs);
 
     // A run finishing: status, tokens, cache tokens, cost and duration written at once.
@@ -165,7 +172,18 @@ Deno.test("migration 10 back-fills the rollup from the runs a version-9 database
     const upTo9 = MIGRATIONS.filter((m) => m.version <= 9);
     const old = new SqliteStore({ path, clock, migrations: upTo9 });
     const jobs = [1, 2].map((i) => old.createJob(newJob({ name: `j${i}` })).id);
-    seed(old, jobs, 200, rng(9));
+    // The runs table of step 9 lacks later columns (slot): rows go in with their own columns.
+    seed(
+      (run) => {
+        const cols = Object.keys(run);
+        old.connection.prepare(
+          `INSERT INTO runs (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`,
+        ).run(...cols.map((c) => (run as unknown as Record<string, SqlValue>)[c] ?? null));
+      },
+      jobs,
+      200,
+      rng(9),
+    );
     old.close();
     const store = new SqliteStore({ path, clock });
     assertRollupMatches(store, jobs);

@@ -69,6 +69,12 @@ export type NewJob =
   >
   & { failure_count?: number; disabled_reason?: string | null };
 
+/** Where a page of due jobs ends: its last job's slot and id. */
+export interface DueCursor {
+  next_run_at: string;
+  id: number;
+}
+
 export type JobPatch = Partial<Omit<Job, "id" | "created_at" | "updated_at">>;
 
 export type RunStatus =
@@ -128,6 +134,13 @@ export interface Run {
   done_reason: string | null;
   /** The model's last stop reason (headless JSON `stop_reason`: max_tokens, …); null when absent. */
   stop_reason: string | null;
+  /**
+   * The schedule slot a tick fired this run for (a retry keeps its fire's); null for manual
+   * triggers, resumes and one-shots. The store refuses a second first attempt (attempt 1)
+   * with the same job and slot (migration 011): a slot fires once. A cancel while queued clears
+   * it: a fire that never started gives its slot back.
+   */
+  slot: string | null;
 }
 
 export type NewRun =
@@ -292,6 +305,14 @@ export interface Store {
    * redo from scratch on each call or leave until it has returned (core/store/README.md).
    */
   atomically<T>(fn: () => T): T;
+  /**
+   * `atomically` for the fleet's hot paths (a tick's fires, a run's claim): the same on SQLite.
+   * On PostgreSQL such transactions run side by side, each on the rows it locks
+   * (lockDueJobs) or inserts by a unique identity, while `atomically`'s still run one at a time
+   * and never alongside them (core/store/README.md, "Transactions on rows"). Inside it, a
+   * nested `atomically` is a savepoint and takes no lock of its own: write only what you locked.
+   */
+  atomicallyOnRows<T>(fn: () => T): T;
 
   // Jobs
   /**
@@ -309,6 +330,14 @@ export interface Store {
   deleteJob(id: number): boolean;
   /** Enabled jobs whose next_run_at is at or before `at`, earliest first. */
   dueJobs(at: string): Job[];
+  /**
+   * A page of dueJobs: at most `limit`, after `after` in (next_run_at, id) order. Inside
+   * atomicallyOnRows on PostgreSQL the jobs returned are locked to the commit, and a due job
+   * another transaction holds is skipped, not waited for (FOR UPDATE SKIP LOCKED).
+   */
+  lockDueJobs(at: string, limit: number, after: DueCursor | null): Job[];
+  /** The earliest next_run_at of an enabled job that is after `at`; null when none. */
+  nextSlotAfter(at: string): string | null;
   /** Moves a job's next fire (the scheduler's hot path: no row is read back). */
   setNextRunAt(id: number, next: string | null): void;
 

@@ -4,6 +4,7 @@
 // PostgreSQL cluster instead (tests/pg_cluster.ts), so the same scheduler suite runs on both
 // engines (core/scheduler/scheduler_postgres_test.ts runs it that way).
 
+import type { Fleet } from "../../core/scheduler/fleet.ts";
 import { FakeClock } from "./clock.ts";
 import type { Question, QuestionKind } from "../../core/tools/types.ts";
 import { Delivery } from "../../core/delivery/delivery.ts";
@@ -49,6 +50,8 @@ export interface KitOptions {
   dbPath?: string;
   /** What new jobs default to (serve.ts's outpostSettings in production). */
   defaults?: JobDefaults;
+  /** The outposts sharing the store (default: a single box). */
+  fleet?: Fleet;
 }
 
 export async function makeKit(options: KitOptions = {}): Promise<Kit> {
@@ -88,6 +91,7 @@ export async function makeKit(options: KitOptions = {}): Promise<Kit> {
     processes,
     pinResolver: options.pinResolver ?? null,
     ...(options.defaults ? { defaults: options.defaults } : {}),
+    ...(options.fleet ? { fleet: options.fleet } : {}),
     agentCommand: { command: "agent", args: [] },
     home,
   });

@@ -18,6 +18,16 @@ import type { PgInit, PgReply, PgRequest } from "./pg_worker.ts";
  */
 export const WRITE_LOCK_KEY = 7_201_032;
 
+/**
+ * Key of the lock transactions on rows (beginOnRows) take before writing runs: the rollup rows
+ * their triggers update (run_hours, run_usage_hours: one row per hour) are every writer's, and
+ * two such transactions taking them in different orders would deadlock. Queueing here first
+ * turns that into a short wait; it is held to the commit, as the rollup rows' locks would be.
+ * Advisory keys share one space, session locks and transaction locks alike: 7_201_032 the write
+ * lock, 033 migrations and the fleet's schema, 034 the Matrix bot, 040 this, 041 the fleet cap.
+ */
+export const RUN_ROLLUP_LOCK_KEY = 7_201_040;
+
 /** A statement failed, or the server could not be reached (`lost`: the session is gone). */
 export class PgError extends Error {
   override readonly name = "PgError";
@@ -112,6 +122,21 @@ export class PgConnection implements SqlConnection {
         lastInsertRowid: 0,
       }),
     };
+  }
+
+  beginOnRows(): void {
+    this.#begin(`BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITE_LOCK_KEY})`);
+  }
+
+  lockRunRollups(): void {
+    // Taken again at each call, not remembered: one taken inside a savepoint that rolled back
+    // was released with it. Taking it again in one transaction costs a round trip, no wait.
+    if (!this.#transaction) return;
+    this.#send({
+      kind: "exec",
+      sql: `SELECT pg_advisory_xact_lock(${RUN_ROLLUP_LOCK_KEY})`,
+      params: [],
+    });
   }
 
   exec(sql: string): void {

@@ -13,6 +13,7 @@ import m007 from "./migrations/007_job_provider_preset.sql" with { type: "text" 
 import m008 from "./migrations/008_run_cache_tokens.sql" with { type: "text" };
 import m009 from "./migrations/009_trigger_events.sql" with { type: "text" };
 import m010 from "./migrations/010_run_usage.sql" with { type: "text" };
+import m011 from "./migrations/011_run_fire_slot.sql" with { type: "text" };
 
 /** Each step's SQL in PostgreSQL's dialect, by its version in MIGRATIONS. */
 export const PG_SQL: Readonly<Record<number, string>> = {
@@ -26,6 +27,7 @@ export const PG_SQL: Readonly<Record<number, string>> = {
   8: m008,
   9: m009,
   10: m010,
+  11: m011,
 };
 
 export const PG_MIGRATIONS: readonly Migration[] = MIGRATIONS.map((m) => {
