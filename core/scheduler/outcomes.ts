@@ -87,7 +87,15 @@ export async function recordOutcome(
         result ? "" : ` and printed no result${end.stderrTail ? `: ${end.stderrTail}` : ""}`
       }`;
   }
-  const done = ctx.store.updateRun(runId, { ...details, status, reason, finished_at: now });
+  // Checked again with the write, in one transaction: on a shared store it holds the fleet's
+  // write lock, which a survivor's takeover (pg_fleet.ts sweep) takes too, so a run is either
+  // settled here or taken over there, never both (docs/fleet.md "Takeover").
+  const done = ctx.store.atomically(() =>
+    ctx.fleet.owns(runId)
+      ? ctx.store.updateRun(runId, { ...details, status, reason, finished_at: now })
+      : null
+  );
+  if (!done) return null;
   ctx.logger.log(status === "error" ? "warn" : "info", "run finished", {
     job_id: job.id,
     run_id: runId,

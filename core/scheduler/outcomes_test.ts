@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { backoffSeconds, sentence } from "./outcomes.ts";
+import { SINGLE_BOX } from "./fleet.ts";
 import type { JobStamp } from "./job_input.ts";
 import { jobInput, type Kit, makeKit, tickAndSpawn } from "../../tests/fakes/scheduler_kit.ts";
 import {
@@ -307,4 +308,20 @@ Deno.test("a dead-letter reason ends each sentence once: no 'right?.'", () => {
   assert.equal(sentence("exit code 1"), "exit code 1.");
   assert.equal(sentence("done. "), "done.");
   assert.equal(sentence("stop!"), "stop!");
+});
+
+Deno.test("a lease lost between the first ownership check and the outcome write: nothing is written", async () => {
+  // The fleet settles the run (a survivor's takeover) right after this node's first check
+  // once the child ended: the check that counts is the one in the write's own transaction.
+  let proc: { done: boolean } | null = null;
+  let checksAfterExit = 0;
+  const owns = () => !proc?.done || ++checksAfterExit === 1;
+  await using kit = await makeKit({ fleet: { ...SINGLE_BOX, nodeId: "n1", owns } });
+  const fired = await fireOnce(kit);
+  proc = fired.proc;
+  fired.proc.exit(0, { outcome: "ok", exit_code: 0, session_id: "s-1" });
+  assert.equal(await kit.scheduler.whenSettled(fired.run.id), null);
+  assert.equal(checksAfterExit, 2, "checked before reading the run, and again with the write");
+  const run = kit.store.getRun(fired.run.id)!;
+  assert.equal(run.status, "running", "left to the fleet's takeover, not recorded ok");
 });
