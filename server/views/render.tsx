@@ -127,9 +127,9 @@ export async function renderPage(
         now,
         jobs: jobsPage(deps, now),
         summary: summaryData(deps, now),
-        runs: recentRuns(deps.store),
+        runs: recentRuns(deps),
         inbox: openInbox(deps),
-        jobNames: jobNames(deps.store),
+        jobNames: jobNames(deps),
         governor: { config: deps.governor.config, usage: deps.scheduler.usage() },
         memory,
         messenger: deps.messengerStatus(),
@@ -203,10 +203,10 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
       return await ok(<JobsList page={jobsPage(deps, now, before)} now={now} />);
     }
     case "runs":
-      return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);
+      return await ok(<RunsList runs={recentRuns(deps)} now={now} />);
     case "inbox":
       return await ok(
-        <InboxList items={openInbox(deps)} jobNames={jobNames(deps.store)} now={now} />,
+        <InboxList items={openInbox(deps)} jobNames={jobNames(deps)} now={now} />,
       );
     case "governor":
       return await ok(<GovernorUsageView usage={deps.scheduler.usage()} />);
