@@ -206,16 +206,22 @@ function auditExtras(store: Store, rows: AuditRow[]): AuditExtras {
 
 export function auditPageData(deps: StoreDeps, now: Date, q: AuditQuery): AuditPageData {
   const store = deps.store;
-  const rows = q.errors.length ? [] : store.listAudit({
-    ...q.filter,
-    limit: AUDIT_PER_PAGE + 1,
-    ...(q.before === null ? {} : { before_id: q.before }),
-  });
+  const key = `audit ${JSON.stringify(q.filter)} ${q.before}`;
+  const { rows, extras } = q.errors.length
+    ? { rows: [], extras: auditExtras(store, []) }
+    : untilCommit(store, deps.dataVersion, key, () => {
+      const rows = store.listAudit({
+        ...q.filter,
+        limit: AUDIT_PER_PAGE + 1,
+        ...(q.before === null ? {} : { before_id: q.before }),
+      });
+      return { rows, extras: auditExtras(store, rows.slice(0, AUDIT_PER_PAGE)) };
+    });
   const shown = rows.slice(0, AUDIT_PER_PAGE);
   return {
     now,
     rows: shown,
-    extras: auditExtras(store, shown),
+    extras,
     raw: q.raw,
     errors: q.errors,
     actions: [...Object.values(AUDIT)].sort(),
