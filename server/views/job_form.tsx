@@ -3,6 +3,7 @@
 // fires while the schedule is typed. Without the script nothing is submitted (no action).
 
 import type { Child, FC } from "hono/jsx";
+import type { HtmlEscapedString } from "hono/utils/html";
 import type { MessengerStatus } from "../deps.ts";
 import {
   MAX_RETRIES_DEFAULT,
@@ -14,6 +15,7 @@ import {
   TIMEOUT_MIN_S,
   TOKEN_BUDGET_MAX,
 } from "../../core/scheduler/job_input.ts";
+import { renderNow } from "./rendered_once.ts";
 
 const ZONES: readonly string[] = (() => {
   try {
@@ -54,8 +56,9 @@ export interface JobFormDefaults {
   model?: string;
 }
 
-export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStatus }> = (
-  { defaults = {}, messenger },
+/** The form's markup: a pure function of the endpoint defaults and the messenger's note. */
+const JobFormMarkup: FC<{ defaults: JobFormDefaults; unavailable: string | null }> = (
+  { defaults, unavailable },
 ) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
@@ -158,10 +161,10 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
             aria-describedby={describedBy("output_surface")}
           >
             <option value="">report</option>
-            {messengerUnavailable(messenger)
+            {unavailable
               ? (
                 <option value="messenger" disabled>
-                  messenger ({messengerUnavailable(messenger)})
+                  messenger ({unavailable})
                 </option>
               )
               : <option value="messenger">messenger</option>}
@@ -274,3 +277,25 @@ export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStat
     </form>
   </details>
 );
+
+/**
+ * Rendered forms by their inputs. The form is the same on every load (its ~420 time-zone
+ * options alone were 5% of /jobs, the whole form 11%), so each variant is rendered once; the
+ * inputs are the outpost's endpoint and the messenger's state, a handful of values.
+ */
+const renderedForms = new Map<string, HtmlEscapedString>();
+const FORMS_KEPT = 8;
+
+export const JobForm: FC<{ defaults?: JobFormDefaults; messenger?: MessengerStatus }> = (
+  { defaults = {}, messenger },
+) => {
+  const props = { defaults, unavailable: messengerUnavailable(messenger) };
+  const key = JSON.stringify([defaults.base_url, defaults.model, props.unavailable]);
+  let html = renderedForms.get(key);
+  if (html === undefined) {
+    html = renderNow(JobFormMarkup, props);
+    if (renderedForms.size >= FORMS_KEPT) renderedForms.clear();
+    renderedForms.set(key, html);
+  }
+  return html;
+};

@@ -2,6 +2,7 @@
 // (commit_cache.ts), whose object stays the same while nothing is written. The markup is kept
 // beside the object (a WeakMap, so it goes when the object goes) and inserted as it is. The
 // /runs charts are ~170 bars of nested elements and the largest part of that page's rendering.
+// renderNow is the one way a view is rendered ahead for such reuse (the job form uses it too).
 
 import type { FC } from "hono/jsx";
 import { raw } from "hono/html";
@@ -18,13 +19,21 @@ export function renderedOncePer<T extends object>(
   return ({ data }) => {
     let html = done.get(data);
     if (html === undefined) {
-      const text: unknown = view({ data })?.toString();
-      if (typeof text !== "string") {
-        throw new TypeError(`${view.name || "a view"} did not render synchronously`);
-      }
-      html = raw(text);
+      html = renderNow(view, { data });
       done.set(data, html);
     }
     return html;
   };
+}
+
+/**
+ * A synchronous view's markup now, to insert as it is (an async child would leave a promise:
+ * refused as a TypeError, never inserted as "[object Promise]").
+ */
+export function renderNow<P>(view: FC<P>, props: P): HtmlEscapedString {
+  const text: unknown = view(props as P & { children?: never })?.toString();
+  if (typeof text !== "string") {
+    throw new TypeError(`${view.name || "a view"} did not render synchronously`);
+  }
+  return raw(text);
 }
