@@ -140,18 +140,31 @@ export function jobRunsPage(deps: StoreDeps, job: Job, q: RunsQuery): RunsTableP
     : runsPage(runRows(deps, q.filter, q.before), q.before, `/jobs/${job.id}`, q.raw, names);
 }
 
-export function jobPageData(deps: StoreDeps, now: Date, job: Job, q: RunsQuery): JobPageData {
-  let nextFires: Date[] = [];
-  let nextFiresError: string | null = null;
-  if (job.enabled) {
+/**
+ * A job's next fires: the stored next fire, then the schedule's from there. A function of the
+ * job's row alone, so kept until the store commits (croner's walk was 6% of /jobs/<id>).
+ */
+function nextFiresOf(
+  deps: StoreDeps,
+  job: Job,
+): { nextFires: Date[]; nextFiresError: string | null } {
+  if (!job.enabled) return { nextFires: [], nextFiresError: null };
+  return untilCommit(deps.store, deps.dataVersion, `next-fires ${job.id}`, () => {
     try {
-      // The stored next fire is the first; the rest follow the schedule from there.
       const first = job.next_run_at ? new Date(job.next_run_at) : null;
-      nextFires = first ? [first, ...previewFires(job.schedule, first, NEXT_FIRES - 1)] : [];
+      const nextFires = first ? [first, ...previewFires(job.schedule, first, NEXT_FIRES - 1)] : [];
+      return { nextFires, nextFiresError: null };
     } catch (err) {
-      nextFiresError = `The schedule cannot be previewed: ${errorText(err)}`;
+      return {
+        nextFires: [],
+        nextFiresError: `The schedule cannot be previewed: ${errorText(err)}`,
+      };
     }
-  }
+  });
+}
+
+export function jobPageData(deps: StoreDeps, now: Date, job: Job, q: RunsQuery): JobPageData {
+  const { nextFires, nextFiresError } = nextFiresOf(deps, job);
   const page = jobRunsPage(deps, job, q);
   // The newest page of the job's runs begins with the strip's runs: one read serves both.
   const recent: Run[] = q.before === null && !q.errors.length && STRIP_RUNS <= RUNS_PER_PAGE

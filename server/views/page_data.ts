@@ -51,7 +51,7 @@ export function jobsPage(deps: StoreDeps, now: Date, before: number | null = nul
 
 /**
  * The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup, kept
- * until the store commits or the day turns (usage_cache.ts).
+ * until the store commits or the day turns (commit_cache.ts).
  */
 function usageByJobWindows(
   deps: StoreDeps,
