@@ -13,10 +13,11 @@ interface Entry {
 }
 
 /**
- * Entries kept per store. Keys are few (a kind and a page, span, day or job id); past this,
- * the oldest is dropped, so a crawl over every job's page cannot grow the cache.
+ * Entries kept per store. The pages in use need a few dozen keys (a kind and a page, filter,
+ * span, day or job id); past this, the oldest is dropped, so a crawl over every page of runs
+ * holds at most this many pages of rows (~50 KiB each), never the history.
  */
-export const COMMIT_CACHE_ENTRIES = 256;
+export const COMMIT_CACHE_ENTRIES = 64;
 
 const caches = new WeakMap<Store, Map<string, Entry>>();
 
