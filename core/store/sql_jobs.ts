@@ -1,5 +1,5 @@
 // The job list's reads in the store (SQLite and PostgreSQL): the list with each job's latest
-// run, the count for the job cap, and the scheduler's due jobs.
+// run, the names alone, the count for the job cap, and the scheduler's due jobs.
 
 import type { Row, SqlStatement } from "./sql_connection.ts";
 import { toJob, toJobWithLatestRun } from "./sqlite_rows.ts";
@@ -21,6 +21,12 @@ export function listJobs(prepare: Prepare, options: ListOptions): JobWithLatestR
     options.limit ?? Number.MAX_SAFE_INTEGER,
   ) as Row[];
   return rows.map(toJobWithLatestRun);
+}
+
+/** Every job's name by id, newest first (the pages' job names and filters). */
+export function jobNames(prepare: Prepare): Map<number, string> {
+  const rows = prepare("SELECT id, name FROM jobs ORDER BY id DESC").all() as Row[];
+  return new Map(rows.map((r) => [r.id as number, r.name as string]));
 }
 
 export function countJobs(prepare: Prepare, cls?: JobClass): number {

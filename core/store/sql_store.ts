@@ -123,6 +123,10 @@ export class SqlStore implements Store {
     return jobQueries.listJobs(this.#prepare, options);
   }
 
+  jobNames(): Map<number, string> {
+    return jobQueries.jobNames(this.#prepare);
+  }
+
   countJobs(cls?: JobClass): number {
     return jobQueries.countJobs(this.#prepare, cls);
   }

@@ -146,6 +146,17 @@ storeTest("listJobs pages newest first with limit and before_id", (backend) => {
   store.close();
 });
 
+storeTest("jobNames names every job by id, newest first", (backend) => {
+  const { store } = memStore(backend);
+  assert.deepEqual([...store.jobNames()], []);
+  const a = store.createJob(newJob({ name: "nightly" }));
+  const b = store.createJob(newJob({ name: "weekly <b>" }));
+  assert.deepEqual([...store.jobNames()], [[b.id, "weekly <b>"], [a.id, "nightly"]]);
+  store.deleteJob(a.id);
+  assert.deepEqual([...store.jobNames()], [[b.id, "weekly <b>"]]);
+  store.close();
+});
+
 storeTest("deleting a job cascades its runs and inbox items", (backend) => {
   const { store } = memStore(backend);
   const job = store.createJob(newJob());

@@ -323,6 +323,8 @@ export interface Store {
   getJob(id: number): Job | null;
   /** Newest first, each with its latest run; all of them unless `options.limit`. */
   listJobs(options?: ListOptions): JobWithLatestRun[];
+  /** Every job's name by id, newest first: the list without its latest-run join. */
+  jobNames(): Map<number, string>;
   countJobs(cls?: JobClass): number;
   /** Throws NotFoundError for an unknown id. */
   updateJob(id: number, patch: JobPatch): Job;

@@ -8,7 +8,13 @@ import type { Context, Hono } from "hono";
 import type { AppDeps } from "../deps.ts";
 import { assetUrls } from "../static/assets.ts";
 import { jobKeyNote } from "../../core/scheduler/job_key.ts";
-import { auditPageData, jobPageData, runsPageData } from "../views/history_data.ts";
+import {
+  auditPageData,
+  jobPageData,
+  jobRunsPage,
+  runsPageData,
+  runsTableData,
+} from "../views/history_data.ts";
 import {
   AuditPage,
   JobPage,
@@ -31,7 +37,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
 
   app.get("/runs", async (c) => {
     const q = parseRunsQuery((name) => c.req.query(name));
-    const data = runsPageData(deps.store, deps.clock.now(), q);
+    const data = runsPageData(deps, deps.clock.now(), q);
     data.page.progress = await runProgress(deps, data.page.runs);
     return send(
       c,
@@ -59,7 +65,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
     // Only the cursor applies here: the page is this job's runs.
     const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
     const data = {
-      ...jobPageData(deps.store, deps.clock.now(), job, q),
+      ...jobPageData(deps, deps.clock.now(), job, q),
       keyNote: jobKeyNote({ env: deps.env, home: deps.home }, job),
     };
     data.page.progress = await runProgress(deps, data.page.runs);
@@ -77,7 +83,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
   // (static/live.js) and every few seconds while a row is running.
   app.get("/partials/runs-table", async (c) => {
     const q = parseRunsQuery((name) => c.req.query(name));
-    const data = runsPageData(deps.store, deps.clock.now(), q);
+    const data = runsTableData(deps, deps.clock.now(), q);
     data.page.progress = await runProgress(deps, data.page.runs);
     return c.html(
       await toText(<RunsHistoryTable data={data} />),
@@ -91,10 +97,10 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
     const job = id === null ? null : deps.store.getJob(id);
     if (!job) return c.html('<p class="empty">This job no longer exists.</p>', 404, PAGE_HEADERS);
     const q = parseRunsQuery((name) => (name === "before" ? c.req.query(name) : undefined), job.id);
-    const data = jobPageData(deps.store, deps.clock.now(), job, q);
-    data.page.progress = await runProgress(deps, data.page.runs);
+    const page = jobRunsPage(deps, job, q);
+    page.progress = await runProgress(deps, page.runs);
     return c.html(
-      await toText(<JobRunsTable page={data.page} now={data.now} />),
+      await toText(<JobRunsTable page={page} now={deps.clock.now()} />),
       q.errors.length ? 400 : 200,
       PAGE_HEADERS,
     );
@@ -102,7 +108,7 @@ export function registerHistoryPages(app: Hono, deps: AppDeps): void {
 
   app.get("/audit", async (c) => {
     const q = parseAuditQuery((name) => c.req.query(name));
-    const data = auditPageData(deps.store, deps.clock.now(), q);
+    const data = auditPageData(deps, deps.clock.now(), q);
     return send(
       c,
       await page(

@@ -112,7 +112,6 @@ function followRunningRows() {
 export function connectLive() {
   followRunningRows();
   if (!("EventSource" in window)) return startPolling();
-  let opened = false;
   const es = new EventSource("/api/events");
   for (const type of ["run", "inbox", "job", "governor"]) {
     es.addEventListener(type, (e) => {
@@ -122,12 +121,10 @@ export function connectLive() {
     });
   }
   es.addEventListener("hello", () => {
-    // After a reconnect, catch up on whatever changed while disconnected.
-    if (opened) {
-      refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item", "summary");
-      refresh("history");
-    }
-    opened = true;
+    // Catch up once per (re)connect: a change made after the page was rendered, or while the
+    // stream was down, sent its event to no one, and nothing else would show it.
+    refresh("jobs", "runs", "inbox", "status", "governor", "run", "inbox-item", "summary");
+    refresh("history");
     document.body.dataset.live = "sse";
   });
   es.addEventListener("error", () => {

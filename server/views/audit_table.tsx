@@ -6,6 +6,7 @@
 
 import type { FC } from "hono/jsx";
 import type { AuditRow } from "../../core/store/store.ts";
+import { utcSeconds } from "./format.ts";
 
 /** A row's target resolved to its page, and the answer an answering row gave. */
 export interface AuditExtras {
@@ -45,9 +46,8 @@ export function actorLabel(actor: string): { text: string; kind: string } {
 
 /** "2026-03-02 09:00:15 UTC": audit rows keep their seconds. */
 function secondsTime(iso: string): string {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  const text = utcSeconds(iso);
+  return text === null ? iso : `${text} UTC`;
 }
 
 export const AuditTable: FC<{ rows: AuditRow[]; extras: AuditExtras }> = ({ rows, extras }) => (

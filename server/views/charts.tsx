@@ -3,13 +3,15 @@
 // hours or 7 days. No charting library and no script: bars are <rect>s coloured by CSS classes
 // (the CSP forbids inline styles), each with a <title> for the hover text and a link to that
 // hour's runs. The bars are drawn in a nested SVG stretched to the width; the axis text sits
-// in the outer SVG in CSS pixels, so a phone-width chart keeps its labels readable.
+// in the outer SVG in CSS pixels, so a phone-width chart keeps its labels readable. The charts
+// of one ChartData are rendered once (rendered_once.ts): it is kept until the store commits.
 
 import type { FC } from "hono/jsx";
 import type { HourCount, UsageBucket } from "../../core/store/store.ts";
 import { count, msText } from "./format.ts";
 import { dollars } from "./usage.tsx";
 import type { ChartSpan } from "./history_query.ts";
+import { renderedOncePer } from "./rendered_once.ts";
 
 const HOUR = 3_600_000;
 
@@ -219,9 +221,8 @@ function usageSeries(
   return [{ key, label, values: hours.map((h) => (at.has(h) ? pick(at.get(h)!) : 0)) }];
 }
 
-export const HistoryCharts: FC<{ data: ChartData; spanLinks: Record<ChartSpan, string> }> = (
-  { data, spanLinks },
-) => {
+/** The four charts of a span; rendered once per ChartData (a cached read, history_data.ts). */
+const ChartGrid = renderedOncePer<ChartData>(({ data }) => {
   const byHour = new Map(data.usage.map((b) => [b.bucket, b]));
   const unpriced = (i: number) => {
     const n = byHour.get(data.hours[i]!)?.unpriced_runs ?? 0;
@@ -229,55 +230,61 @@ export const HistoryCharts: FC<{ data: ChartData; spanLinks: Record<ChartSpan, s
   };
   const minutes = (ms: number) => msText(ms) || "0 s";
   return (
-    <div class="charts">
-      <nav class="span-switch" aria-label="Chart span">
-        {(["24h", "7d"] as const).map((s) => (
-          <a href={spanLinks[s]} aria-current={s === data.span ? "true" : undefined} data-span={s}>
-            {s === "24h" ? "Last 24 h" : "Last 7 days"}
-          </a>
-        ))}
-      </nav>
-      <div class="chart-grid">
-        <BarChart
-          id="chart-runs"
-          title="Runs per hour by status"
-          unit="runs"
-          hours={data.hours}
-          series={stack(data.hours, data.runs, RUN_GROUPS)}
-          span={data.span}
-          format={count}
-          integer
-        />
-        <BarChart
-          id="chart-tokens"
-          title="Tokens per hour by class"
-          unit="tokens"
-          hours={data.hours}
-          series={stack(data.hours, data.tokens, TOKEN_GROUPS)}
-          span={data.span}
-          format={count}
-          integer
-        />
-        <BarChart
-          id="chart-cost"
-          title="Cost per hour (priced runs)"
-          unit=""
-          hours={data.hours}
-          series={usageSeries(data.hours, data.usage, "cost", "cost", (b) => b.cost_usd)}
-          span={data.span}
-          format={dollars}
-          note={unpriced}
-        />
-        <BarChart
-          id="chart-duration"
-          title="Run time per hour"
-          unit=""
-          hours={data.hours}
-          series={usageSeries(data.hours, data.usage, "duration", "run time", (b) => b.duration_ms)}
-          span={data.span}
-          format={minutes}
-        />
-      </div>
+    <div class="chart-grid">
+      <BarChart
+        id="chart-runs"
+        title="Runs per hour by status"
+        unit="runs"
+        hours={data.hours}
+        series={stack(data.hours, data.runs, RUN_GROUPS)}
+        span={data.span}
+        format={count}
+        integer
+      />
+      <BarChart
+        id="chart-tokens"
+        title="Tokens per hour by class"
+        unit="tokens"
+        hours={data.hours}
+        series={stack(data.hours, data.tokens, TOKEN_GROUPS)}
+        span={data.span}
+        format={count}
+        integer
+      />
+      <BarChart
+        id="chart-cost"
+        title="Cost per hour (priced runs)"
+        unit=""
+        hours={data.hours}
+        series={usageSeries(data.hours, data.usage, "cost", "cost", (b) => b.cost_usd)}
+        span={data.span}
+        format={dollars}
+        note={unpriced}
+      />
+      <BarChart
+        id="chart-duration"
+        title="Run time per hour"
+        unit=""
+        hours={data.hours}
+        series={usageSeries(data.hours, data.usage, "duration", "run time", (b) => b.duration_ms)}
+        span={data.span}
+        format={minutes}
+      />
     </div>
   );
-};
+});
+
+export const HistoryCharts: FC<{ data: ChartData; spanLinks: Record<ChartSpan, string> }> = (
+  { data, spanLinks },
+) => (
+  <div class="charts">
+    <nav class="span-switch" aria-label="Chart span">
+      {(["24h", "7d"] as const).map((s) => (
+        <a href={spanLinks[s]} aria-current={s === data.span ? "true" : undefined} data-span={s}>
+          {s === "24h" ? "Last 24 h" : "Last 7 days"}
+        </a>
+      ))}
+    </nav>
+    <ChartGrid data={data} />
+  </div>
+);

@@ -1,26 +1,33 @@
 // Loads what the history pages show (/runs, /jobs/<id>, /audit) from the store into the
 // plain props of history_pages.tsx. Every list is one page read through the store's
 // indexed history queries, plus one row past the page to know whether an older one exists.
+// Reads that only the store changes are kept until it commits (commit_cache.ts).
 
 import { AUDIT } from "../../core/audit/audit.ts";
 import { errorText } from "../../core/logger.ts";
 import { previewFires } from "../../core/scheduler/schedule.ts";
 import type { AuditRow, InboxItem, Job, Run, RunFilter, Store } from "../../core/store/store.ts";
 import type { AuditExtras } from "./audit_table.tsx";
-import { spanHours, spanStart } from "./charts.tsx";
-import type { AuditPageData, JobPageData, RunsPageData } from "./history_pages.tsx";
-import { type AuditQuery, hrefWith, type RunsQuery } from "./history_query.ts";
+import { type ChartData, spanHours } from "./charts.tsx";
+import { untilCommit } from "./commit_cache.ts";
+import type { AuditPageData, JobPageData, RunsPageData, RunsTableData } from "./history_pages.tsx";
+import { type AuditQuery, type ChartSpan, hrefWith, type RunsQuery } from "./history_query.ts";
+import { jobNames, type StoreDeps } from "./page_data.ts";
 import { RUNS_PER_PAGE, type RunsTablePage } from "./runs_table.tsx";
 import { type UsageWindows, windowStarts } from "./usage.tsx";
 
-/** A job's (or, without `jobId`, the outpost's) totals today, in 7 days and in 30 days. */
-export function usageWindows(store: Store, now: Date, jobId?: number): UsageWindows {
+/**
+ * A job's (or, without `jobId`, the outpost's) totals today, in 7 days and in 30 days, read
+ * once per commit and UTC day.
+ */
+export function usageWindows(deps: StoreDeps, now: Date, jobId?: number): UsageWindows {
   const w = windowStarts(now);
-  return {
+  const store = deps.store;
+  return untilCommit(store, deps.dataVersion, `usage-windows ${jobId} ${w.today}`, () => ({
     today: store.usageSince(w.today, jobId),
     week: store.usageSince(w.week, jobId),
     month: store.usageSince(w.month, jobId),
-  };
+  }));
 }
 
 /** Runs in a job's history strip (and its success rate and median). */
@@ -28,22 +35,27 @@ export const STRIP_RUNS = 50;
 const NEXT_FIRES = 5;
 const AUDIT_PER_PAGE = 50;
 
-function jobNameMap(store: Store): Map<number, string> {
-  return new Map(store.listJobs().map((j) => [j.id, j.name]));
+/**
+ * One page of a run filter's rows and the one past it, read once per commit: the live
+ * region of /runs and /jobs/<id> re-reads its page on every run event and every few seconds
+ * while a row is running.
+ */
+function runRows(deps: StoreDeps, filter: RunFilter, before: number | null): Run[] {
+  const key = `run-rows ${JSON.stringify(filter)} ${before}`;
+  return untilCommit(deps.store, deps.dataVersion, key, () =>
+    deps.store.listRunHistory(filter, {
+      limit: RUNS_PER_PAGE + 1,
+      ...(before === null ? {} : { before_id: before }),
+    }));
 }
 
 function runsPage(
-  store: Store,
-  filter: RunFilter,
+  rows: Run[],
   before: number | null,
   path: string,
   raw: Record<string, string>,
   jobNames: Map<number, string>,
 ): RunsTablePage {
-  const rows = store.listRunHistory(filter, {
-    limit: RUNS_PER_PAGE + 1,
-    ...(before === null ? {} : { before_id: before }),
-  });
   const runs = rows.slice(0, RUNS_PER_PAGE);
   return {
     runs,
@@ -55,61 +67,117 @@ function runsPage(
   };
 }
 
-export function runsPageData(store: Store, now: Date, q: RunsQuery): RunsPageData {
-  const jobNames = jobNameMap(store);
-  const since = spanStart(now, q.span);
+/** /runs' table alone (its live region's partial): the page of runs the query asks for. */
+export function runsTableData(deps: StoreDeps, now: Date, q: RunsQuery): RunsTableData {
+  const names = jobNames(deps);
   const filterRaw = { ...q.raw };
   delete filterRaw.span;
-  const empty: RunsTablePage = { runs: [], jobNames, older: null, newest: null };
   return {
     now,
-    page: q.errors.length ? empty : runsPage(store, q.filter, q.before, "/runs", q.raw, jobNames),
-    raw: q.raw,
-    errors: q.errors,
-    jobs: [...jobNames].map(([id, name]) => ({ id, name })).sort((a, b) =>
-      a.name.localeCompare(b.name)
-    ),
-    charts: {
-      span: q.span,
-      hours: spanHours(now, q.span),
-      runs: store.runsPerHour(since),
-      tokens: store.tokensPerHour(since),
-      usage: store.usageBuckets("hour", since),
-    },
-    days: store.usageBuckets("day", `${windowStarts(now).month}T00:00:00Z`),
-    spanLinks: {
-      "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
-      "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),
-    },
+    page: q.errors.length
+      ? { runs: [], jobNames: names, older: null, newest: null }
+      : runsPage(runRows(deps, q.filter, q.before), q.before, "/runs", q.raw, names),
     filtered: Object.keys(filterRaw).some((k) => k !== "before"),
   };
 }
 
-export function jobPageData(store: Store, now: Date, job: Job, q: RunsQuery): JobPageData {
-  let nextFires: Date[] = [];
-  let nextFiresError: string | null = null;
-  if (job.enabled) {
-    try {
-      // The stored next fire is the first; the rest follow the schedule from there.
-      const first = job.next_run_at ? new Date(job.next_run_at) : null;
-      nextFires = first ? [first, ...previewFires(job.schedule, first, NEXT_FIRES - 1)] : [];
-    } catch (err) {
-      nextFiresError = `The schedule cannot be previewed: ${errorText(err)}`;
-    }
-  }
-  const recent: Run[] = store.listRunHistory({ job_id: job.id }, { limit: STRIP_RUNS });
+/**
+ * The charts' hourly rows over a span, read once per commit and hour (its key is the span's
+ * first hour): the same object while it stands, so the view renders it once (charts.tsx).
+ */
+function chartData(deps: StoreDeps, now: Date, span: ChartSpan): ChartData {
+  const hours = spanHours(now, span);
+  const since = `${hours[0]}:00:00Z`;
+  const store = deps.store;
+  return untilCommit(store, deps.dataVersion, `charts ${span} ${hours[0]}`, () => ({
+    span,
+    hours,
+    runs: store.runsPerHour(since),
+    tokens: store.tokensPerHour(since),
+    usage: store.usageBuckets("hour", since),
+  }));
+}
+
+/** The job filter's choices, by name. */
+function jobOptions(deps: StoreDeps): { id: number; name: string }[] {
+  return untilCommit(
+    deps.store,
+    deps.dataVersion,
+    "job-options",
+    () =>
+      [...jobNames(deps)].map(([id, name]) => ({ id, name })).sort((a, b) =>
+        a.name.localeCompare(b.name)
+      ),
+  );
+}
+
+export function runsPageData(deps: StoreDeps, now: Date, q: RunsQuery): RunsPageData {
+  const month = windowStarts(now).month;
+  return {
+    ...runsTableData(deps, now, q),
+    raw: q.raw,
+    errors: q.errors,
+    jobs: jobOptions(deps),
+    charts: chartData(deps, now, q.span),
+    days: untilCommit(
+      deps.store,
+      deps.dataVersion,
+      `usage-days ${month}`,
+      () => deps.store.usageBuckets("day", `${month}T00:00:00Z`),
+    ),
+    spanLinks: {
+      "24h": hrefWith("/runs", q.raw, { span: undefined, before: undefined }),
+      "7d": hrefWith("/runs", q.raw, { span: "7d", before: undefined }),
+    },
+  };
+}
+
+/** /jobs/<id>'s table alone (its live region's partial). */
+export function jobRunsPage(deps: StoreDeps, job: Job, q: RunsQuery): RunsTablePage {
   const names = new Map([[job.id, job.name]]);
-  const empty: RunsTablePage = { runs: [], jobNames: names, older: null, newest: null };
+  return q.errors.length
+    ? { runs: [], jobNames: names, older: null, newest: null }
+    : runsPage(runRows(deps, q.filter, q.before), q.before, `/jobs/${job.id}`, q.raw, names);
+}
+
+/**
+ * A job's next fires: the stored next fire, then the schedule's from there. A function of the
+ * job's row alone, so kept until the store commits (croner's walk was 6% of /jobs/<id>).
+ */
+function nextFiresOf(
+  deps: StoreDeps,
+  job: Job,
+): { nextFires: Date[]; nextFiresError: string | null } {
+  if (!job.enabled) return { nextFires: [], nextFiresError: null };
+  return untilCommit(deps.store, deps.dataVersion, `next-fires ${job.id}`, () => {
+    try {
+      const first = job.next_run_at ? new Date(job.next_run_at) : null;
+      const nextFires = first ? [first, ...previewFires(job.schedule, first, NEXT_FIRES - 1)] : [];
+      return { nextFires, nextFiresError: null };
+    } catch (err) {
+      return {
+        nextFires: [],
+        nextFiresError: `The schedule cannot be previewed: ${errorText(err)}`,
+      };
+    }
+  });
+}
+
+export function jobPageData(deps: StoreDeps, now: Date, job: Job, q: RunsQuery): JobPageData {
+  const { nextFires, nextFiresError } = nextFiresOf(deps, job);
+  const page = jobRunsPage(deps, job, q);
+  // The newest page of the job's runs begins with the strip's runs: one read serves both.
+  const recent: Run[] = q.before === null && !q.errors.length && STRIP_RUNS <= RUNS_PER_PAGE
+    ? page.runs.slice(0, STRIP_RUNS)
+    : deps.store.listRunHistory({ job_id: job.id }, { limit: STRIP_RUNS });
   return {
     now,
     job,
     nextFires,
     nextFiresError,
     recent,
-    usage: usageWindows(store, now, job.id),
-    page: q.errors.length
-      ? empty
-      : runsPage(store, q.filter, q.before, `/jobs/${job.id}`, q.raw, names),
+    usage: usageWindows(deps, now, job.id),
+    page,
     raw: q.raw,
     errors: q.errors,
   };
@@ -149,17 +217,24 @@ function auditExtras(store: Store, rows: AuditRow[]): AuditExtras {
   return { links, answers };
 }
 
-export function auditPageData(store: Store, now: Date, q: AuditQuery): AuditPageData {
-  const rows = q.errors.length ? [] : store.listAudit({
-    ...q.filter,
-    limit: AUDIT_PER_PAGE + 1,
-    ...(q.before === null ? {} : { before_id: q.before }),
-  });
+export function auditPageData(deps: StoreDeps, now: Date, q: AuditQuery): AuditPageData {
+  const store = deps.store;
+  const key = `audit ${JSON.stringify(q.filter)} ${q.before}`;
+  const { rows, extras } = q.errors.length
+    ? { rows: [], extras: auditExtras(store, []) }
+    : untilCommit(store, deps.dataVersion, key, () => {
+      const rows = store.listAudit({
+        ...q.filter,
+        limit: AUDIT_PER_PAGE + 1,
+        ...(q.before === null ? {} : { before_id: q.before }),
+      });
+      return { rows, extras: auditExtras(store, rows.slice(0, AUDIT_PER_PAGE)) };
+    });
   const shown = rows.slice(0, AUDIT_PER_PAGE);
   return {
     now,
     rows: shown,
-    extras: auditExtras(store, shown),
+    extras,
     raw: q.raw,
     errors: q.errors,
     actions: [...Object.values(AUDIT)].sort(),

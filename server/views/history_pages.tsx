@@ -76,8 +76,15 @@ const DateFilter: FC<FilterProps> = (p) => (
   <TextFilter {...p} placeholder="YYYY-MM-DD or YYYY-MM-DDTHH:MM" />
 );
 
+/** What /runs' table shows: a page of runs, and whether the query filters them. */
+export interface RunsTableData {
+  now: Date;
+  page: RunsTablePage;
+  filtered: boolean;
+}
+
 /** /runs' table, also its live region's partial (/partials/runs-table?<the same query>). */
-export const RunsHistoryTable: FC<{ data: RunsPageData }> = ({ data }) => (
+export const RunsHistoryTable: FC<{ data: RunsTableData }> = ({ data }) => (
   <RunsTable
     page={data.page}
     now={data.now}
@@ -98,9 +105,7 @@ export const JobRunsTable: FC<{ page: RunsTablePage; now: Date }> = ({ page, now
   />
 );
 
-export interface RunsPageData {
-  now: Date;
-  page: RunsTablePage;
+export interface RunsPageData extends RunsTableData {
   raw: Record<string, string>;
   errors: FieldError[];
   jobs: { id: number; name: string }[];
@@ -108,7 +113,6 @@ export interface RunsPageData {
   /** The outpost's usage per UTC day, the last 30 days. */
   days: UsageBucket[];
   spanLinks: Record<"24h" | "7d", string>;
-  filtered: boolean;
 }
 
 export const RunsPage: FC<{ data: RunsPageData }> = ({ data }) => (

@@ -3,6 +3,7 @@
 // fires while the schedule is typed. Without the script nothing is submitted (no action).
 
 import type { Child, FC } from "hono/jsx";
+import type { HtmlEscapedString } from "hono/utils/html";
 import type { MessengerStatus } from "../deps.ts";
 import {
   MAX_RETRIES_DEFAULT,
@@ -15,6 +16,7 @@ import {
   TOKEN_BUDGET_MAX,
 } from "../../core/scheduler/job_input.ts";
 import { NODE_LABEL_PATTERN } from "../../core/fleet/node_label.ts";
+import { renderNow } from "./rendered_once.ts";
 
 const ZONES: readonly string[] = (() => {
   try {
@@ -79,9 +81,11 @@ const PinField: FC = () => (
   </Field>
 );
 
-export const JobForm: FC<
-  { defaults?: JobFormDefaults; messenger?: MessengerStatus; fleet?: boolean }
-> = ({ defaults = {}, messenger, fleet = false }) => (
+/** The form's markup: a pure function of the endpoint defaults, the messenger's note and
+ * whether the outpost runs in a fleet (the pin field). */
+const JobFormMarkup: FC<
+  { defaults: JobFormDefaults; unavailable: string | null; fleet: boolean }
+> = ({ defaults, unavailable, fleet }) => (
   <details class="job-form-box" id="job-form-box">
     <summary class="btn btn-primary summary-btn" id="job-form-toggle">New job</summary>
     <form id="job-form" class="job-form" novalidate aria-labelledby="job-form-title">
@@ -183,10 +187,10 @@ export const JobForm: FC<
             aria-describedby={describedBy("output_surface")}
           >
             <option value="">report</option>
-            {messengerUnavailable(messenger)
+            {unavailable
               ? (
                 <option value="messenger" disabled>
-                  messenger ({messengerUnavailable(messenger)})
+                  messenger ({unavailable})
                 </option>
               )
               : <option value="messenger">messenger</option>}
@@ -300,3 +304,25 @@ export const JobForm: FC<
     </form>
   </details>
 );
+
+/**
+ * Rendered forms by their inputs. The form is the same on every load (its ~420 time-zone
+ * options alone were 5% of /jobs, the whole form 11%), so each variant is rendered once; the
+ * inputs are the outpost's endpoint, the messenger's state and whether it runs in a fleet.
+ */
+const renderedForms = new Map<string, HtmlEscapedString>();
+const FORMS_KEPT = 8;
+
+export const JobForm: FC<
+  { defaults?: JobFormDefaults; messenger?: MessengerStatus; fleet?: boolean }
+> = ({ defaults = {}, messenger, fleet = false }) => {
+  const props = { defaults, unavailable: messengerUnavailable(messenger), fleet };
+  const key = JSON.stringify([defaults.base_url, defaults.model, props.unavailable, fleet]);
+  let html = renderedForms.get(key);
+  if (html === undefined) {
+    html = renderNow(JobFormMarkup, props);
+    if (renderedForms.size >= FORMS_KEPT) renderedForms.clear();
+    renderedForms.set(key, html);
+  }
+  return html;
+};

@@ -6,7 +6,7 @@ import { confineRunFile, cutNote, readReport } from "../../core/scheduler/report
 import { readRunLog } from "../../core/scheduler/run_log.ts";
 import { count } from "./format.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
-import type { Job, Run, Store } from "../../core/store/store.ts";
+import type { Job, Run } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
 import type { RunPlace } from "../../core/fleet/pg_run_files.ts";
 import { JOBS_PER_PAGE, type JobsPage } from "./jobs_card.tsx";
@@ -15,24 +15,32 @@ import type { RecentRun } from "./runs_card.tsx";
 import type { StatusBarData } from "./status_bar.tsx";
 import type { SummaryData } from "./summary_line.tsx";
 import { type UsageWindows, windowStarts } from "./usage.tsx";
-import { cachedUsage } from "./usage_cache.ts";
+import { untilCommit } from "./commit_cache.ts";
 
 export const RECENT_RUNS = 15;
 export const INBOX_SHOWN = 50;
 /** Report bytes read for the run page; the renderer cuts at its own (smaller) cap. */
 const REPORT_READ_MAX = 1024 * 1024;
 
-/** One page of the job list (newest first), below job id `before` when given. */
-export function jobsPage(
-  deps: Pick<AppDeps, "store" | "dataVersion">,
-  now: Date,
-  before: number | null = null,
-): JobsPage {
-  const store = deps.store;
-  const rows = store.listJobs({
-    limit: JOBS_PER_PAGE + 1,
-    ...(before === null ? {} : { before_id: before }),
-  });
+/** What the page readers need of AppDeps: the store and its change counter. */
+export type StoreDeps = Pick<AppDeps, "store" | "dataVersion">;
+
+/**
+ * One page of the job list (newest first), below job id `before` when given. The rows are
+ * read once per commit (commit_cache.ts): the landing page, /jobs and the live partial read
+ * them on every load.
+ */
+export function jobsPage(deps: StoreDeps, now: Date, before: number | null = null): JobsPage {
+  const rows = untilCommit(
+    deps.store,
+    deps.dataVersion,
+    `jobs-page ${before}`,
+    () =>
+      deps.store.listJobs({
+        limit: JOBS_PER_PAGE + 1,
+        ...(before === null ? {} : { before_id: before }),
+      }),
+  );
   const jobs = rows.slice(0, JOBS_PER_PAGE);
   return {
     jobs,
@@ -44,15 +52,15 @@ export function jobsPage(
 
 /**
  * The totals of a page of jobs today, in 7 days and in 30 days: one read of the rollup, kept
- * until the store commits or the day turns (usage_cache.ts).
+ * until the store commits or the day turns (commit_cache.ts).
  */
 function usageByJobWindows(
-  deps: Pick<AppDeps, "store" | "dataVersion">,
+  deps: StoreDeps,
   now: Date,
   ids: number[],
 ): Map<number, UsageWindows> {
   const w = windowStarts(now);
-  return cachedUsage(deps.store, deps.dataVersion, `${w.today} ${ids.join(",")}`, () => {
+  return untilCommit(deps.store, deps.dataVersion, `usage ${w.today} ${ids.join(",")}`, () => {
     const out = new Map<number, UsageWindows>();
     const days = [w.today, w.week, w.month];
     for (const [id, [today, week, month]] of deps.store.usageByJob(days, ids)) {
@@ -64,23 +72,25 @@ function usageByJobWindows(
 
 /**
  * The newest runs over every job, newest first: one page of the run history (it used to
- * read `limit` runs of every job and merge them, 100 queries for 100 jobs).
+ * read `limit` runs of every job and merge them, 100 queries for 100 jobs), read once per
+ * commit, with the job names of the cached name map.
  */
-export function recentRuns(store: Store, limit = RECENT_RUNS): RecentRun[] {
-  const runs = store.listRunHistory({}, { limit });
-  const names = new Map<number, string>();
-  return runs.map((run) => {
-    let name = names.get(run.job_id);
-    if (name === undefined) {
-      name = store.getJob(run.job_id)?.name ?? `job ${run.job_id}`;
-      names.set(run.job_id, name);
-    }
-    return { run, job_name: name };
+export function recentRuns(deps: StoreDeps, limit = RECENT_RUNS): RecentRun[] {
+  return untilCommit(deps.store, deps.dataVersion, `recent-runs ${limit}`, () => {
+    const names = jobNames(deps);
+    return deps.store.listRunHistory({}, { limit }).map((run) => ({
+      run,
+      job_name: names.get(run.job_id) ?? `job ${run.job_id}`,
+    }));
   });
 }
 
-export function jobNames(store: Store): Map<number, string> {
-  return new Map(store.listJobs().map((j) => [j.id, j.name]));
+/**
+ * Every job's name by id (the inbox, /runs' rows and its job filter), read once per commit.
+ * It was read through the job list, whose latest-run join was a quarter of /runs' time.
+ */
+export function jobNames(deps: StoreDeps): Map<number, string> {
+  return untilCommit(deps.store, deps.dataVersion, "job-names", () => deps.store.jobNames());
 }
 
 export function openInbox(deps: AppDeps): InboxView[] {
@@ -90,7 +100,12 @@ export function openInbox(deps: AppDeps): InboxView[] {
 /** The landing page's summary line: counts from the scheduler, the inbox and the rollup. */
 export function summaryData(deps: AppDeps, now: Date): SummaryData {
   const w = windowStarts(now);
-  const today = deps.store.usageSince(w.today);
+  const today = untilCommit(
+    deps.store,
+    deps.dataVersion,
+    `usage-since ${w.today}`,
+    () => deps.store.usageSince(w.today),
+  );
   return {
     running: deps.scheduler.activeRuns().length,
     failedToday: today.failed,

@@ -7,6 +7,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import { NotFoundError } from "../../core/store/errors.ts";
 import type { InboxView } from "../../core/inbox/service.ts";
 import type { AppDeps } from "../deps.ts";
+import { untilCommit } from "./commit_cache.ts";
 import { GovernorUsageView } from "./governor_card.tsx";
 import { InboxItemView, InboxList } from "./inbox_item.tsx";
 import { InboxPage } from "./inbox_page.tsx";
@@ -90,10 +91,17 @@ async function transcriptCard(deps: AppDeps, data: RunPageData): Promise<Markup>
     : await readTranscript(deps.home, data.run.session_id);
   await renderTranscriptMarkdown(transcript);
   const session = data.run.session_id;
-  const legRuns = session === null ? [] : deps.store
-    .listRunHistory({ job_id: data.job.id }, { limit: 200 })
-    .filter((r) => r.session_id === session)
-    .reverse();
+  // The legs are found among the job's last 200 runs (a quarter of the page's time): read
+  // once per commit, as the page is reloaded while the run is followed.
+  const legRuns = session === null
+    ? []
+    : untilCommit(deps.store, deps.dataVersion, `session-legs ${data.job.id} ${session}`, () =>
+      deps.store
+        .listRunHistory({ job_id: data.job.id }, { limit: 200 })
+        .filter((r) =>
+          r.session_id === session
+        )
+        .reverse());
   return (
     <TranscriptCard
       transcript={transcript}
@@ -139,9 +147,9 @@ export async function renderPage(
         now,
         jobs: jobsPage(deps, now),
         summary: summaryData(deps, now),
-        runs: recentRuns(deps.store),
+        runs: recentRuns(deps),
         inbox: openInbox(deps),
-        jobNames: jobNames(deps.store),
+        jobNames: jobNames(deps),
         governor: { config: deps.governor.config, usage: deps.scheduler.usage() },
         memory,
         messenger: deps.messengerStatus(),
@@ -220,10 +228,10 @@ export async function renderPartial(deps: AppDeps, req: PartialRequest): Promise
       return await ok(<JobsList page={jobsPage(deps, now, before)} now={now} />);
     }
     case "runs":
-      return await ok(<RunsList runs={recentRuns(deps.store)} now={now} />);
+      return await ok(<RunsList runs={recentRuns(deps)} now={now} />);
     case "inbox":
       return await ok(
-        <InboxList items={openInbox(deps)} jobNames={jobNames(deps.store)} now={now} />,
+        <InboxList items={openInbox(deps)} jobNames={jobNames(deps)} now={now} />,
       );
     case "governor":
       return await ok(<GovernorUsageView usage={deps.scheduler.usage()} />);

@@ -7,6 +7,7 @@
 import type { FC } from "hono/jsx";
 import type { UsageBucket, UsageTotals } from "../../core/store/store.ts";
 import { count, msText } from "./format.ts";
+import { renderedOncePer } from "./rendered_once.ts";
 
 const DAY = 86_400_000;
 
@@ -99,18 +100,26 @@ export const UsageTable: FC<{ usage: UsageWindows; label: string }> = ({ usage, 
   </div>
 );
 
-/** The jobs list's one line: what a job cost today, in 7 days and in 30 days. */
-export const UsageLine: FC<{ usage: UsageWindows }> = ({ usage }) => (
+/**
+ * The jobs list's one line: what a job cost today, in 7 days and in 30 days. Rendered once
+ * per totals object (kept until the store commits, page_data.ts).
+ */
+const UsageLineOnce = renderedOncePer<UsageWindows>(({ data: usage }) => (
   // One text node: the list renders 50 of these, and /jobs/<id> has the breakdown.
   <div class="row-meta" data-usage="job-line">
     {`cost today ${costText(usage.today)} · 7 d ${costText(usage.week)} · 30 d ${
       costText(usage.month)
     } · 30 d tokens ${count(tokenTotal(usage.month))}`}
   </div>
-);
+));
 
-/** The outpost per UTC day, newest first; each day links to its runs. */
-export const DailyUsageTable: FC<{ days: UsageBucket[] }> = ({ days }) =>
+export const UsageLine: FC<{ usage: UsageWindows }> = ({ usage }) => <UsageLineOnce data={usage} />;
+
+/**
+ * The outpost per UTC day, newest first; each day links to its runs. Rendered once per rows
+ * array (kept until the store commits, history_data.ts).
+ */
+const DailyUsageOnce = renderedOncePer<UsageBucket[]>(({ data: days }) =>
   days.length === 0
     ? <p class="empty">No runs in the last 30 days.</p>
     : (
@@ -142,4 +151,9 @@ export const DailyUsageTable: FC<{ days: UsageBucket[] }> = ({ days }) =>
           </tbody>
         </table>
       </div>
-    );
+    )
+);
+
+export const DailyUsageTable: FC<{ days: UsageBucket[] }> = ({ days }) => (
+  <DailyUsageOnce data={days} />
+);
