@@ -12,7 +12,7 @@ import { envFrom, systemClock } from "../../core/ports.ts";
 import { Scheduler } from "../../core/scheduler/scheduler.ts";
 import { PgStore } from "../../core/store/pg/pg_store.ts";
 import { FakeClock } from "./clock.ts";
-import { FakeProcessTable, FakeSpawner } from "./spawner.ts";
+import { FakeProcessTable, FakeSpawner, killUntilIdle } from "./spawner.ts";
 
 export interface FleetNodeOptions {
   runners?: number;
@@ -76,11 +76,7 @@ export async function fleetNode(
     scheduler,
     fleet,
     async close() {
-      // Killed runs may be retried and spawn again: kill until nothing is active.
-      while (scheduler.activeRuns().length > 0) {
-        for (const p of spawner.live()) p.killGroup();
-        await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
-      }
+      await killUntilIdle(scheduler, spawner);
       await fleet.stop();
       store.close();
       await Deno.remove(home, { recursive: true });

@@ -22,7 +22,7 @@ import { SqliteStore } from "../../core/store/sqlite_store.ts";
 import type { SqlStore } from "../../core/store/sql_store.ts";
 import { PgStore } from "../../core/store/pg/pg_store.ts";
 import { freshDatabaseUrl } from "../pg_cluster.ts";
-import { FakeProcessTable, FakeSpawner } from "./spawner.ts";
+import { FakeProcessTable, FakeSpawner, killUntilIdle } from "./spawner.ts";
 import type { JobDefaults } from "../../core/scheduler/job_input.ts";
 import type { PinResolver } from "../../core/scheduler/pin.ts";
 import { Scheduler } from "../../core/scheduler/scheduler.ts";
@@ -108,11 +108,7 @@ export async function makeKit(options: KitOptions = {}): Promise<Kit> {
     scheduler,
     async [Symbol.asyncDispose]() {
       await scheduler.stop();
-      // Runs still starting may spawn after a first sweep; kill until nothing is active.
-      while (scheduler.activeRuns().length > 0) {
-        for (const p of spawner.live()) p.killGroup();
-        await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
-      }
+      await killUntilIdle(scheduler, spawner);
       await delivery.idle();
       store.close();
       await Deno.remove(home, { recursive: true });

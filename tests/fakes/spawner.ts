@@ -103,3 +103,17 @@ export class FakeProcessTable implements ProcessTable {
   }
   probe(): void {}
 }
+
+/**
+ * Kills every live child of `spawner` until `scheduler` has no active run: killed runs may be
+ * retried and runs still starting may spawn after a first sweep, so one sweep is not enough.
+ */
+export async function killUntilIdle(
+  scheduler: { activeRuns(): readonly unknown[]; idle(): Promise<void> },
+  spawner: FakeSpawner,
+): Promise<void> {
+  while (scheduler.activeRuns().length > 0) {
+    for (const p of spawner.live()) p.killGroup();
+    await Promise.race([scheduler.idle(), spawner.nextSpawn()]);
+  }
+}
