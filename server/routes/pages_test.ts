@@ -1,84 +1,26 @@
 // app.request() tests of the server-rendered pages, partials and static files (no browser):
 // statuses, the CSP and CSRF meta tag, escaping of every user-controlled string, the Stop
-// button and hold note rules (hold TTL on the injected clock), friendly 404s, and the model
-// name the job form and job pages show when the endpoint picks the model.
+// button rules, friendly 404s, and the model name the job form and job pages show when the
+// endpoint picks the model. The inbox item page: pages_inbox_test.ts; empty lists:
+// pages_empty_test.ts; their fixtures: tests/fakes/page_fixtures.ts.
 
 import assert from "node:assert/strict";
-import { TEST_WORKDIR } from "../../tests/fakes/scheduler_kit.ts";
 import { join } from "node:path";
 import { MemoryLogger } from "../../core/logger.ts";
 import { envFrom } from "../../core/ports.ts";
-import type { Question } from "../../core/tools/types.ts";
 import { outpostSettings } from "../commands/serve.ts";
 import { createApp } from "../app.ts";
+import { makeTestOutpost, TEST_CSRF_TOKEN } from "../../tests/fakes/test_outpost.ts";
 import {
-  makeTestOutpost,
-  TEST_CSRF_TOKEN,
-  type TestOutpost,
-} from "../../tests/fakes/test_outpost.ts";
+  assertEscaped,
+  finishedRun,
+  get,
+  HOSTILE,
+  inboxItem,
+  job,
+} from "../../tests/fakes/page_fixtures.ts";
 import { STATIC_ASSETS } from "../static/assets.ts";
 import { PAGE_CSP } from "./pages.ts";
-
-const HOSTILE = `<img src=x onerror="alert(1)">&"'`;
-
-function job(t: TestOutpost, overrides: Record<string, unknown> = {}) {
-  return t.scheduler.createJob({
-    name: "nightly",
-    prompt: "summarize",
-    schedule: { kind: "every", expr: "1h", tz: "UTC" },
-    workdir: TEST_WORKDIR,
-    ...overrides,
-  });
-}
-
-/** A finished run of `jobId` with a report file holding `report`. */
-async function finishedRun(
-  t: TestOutpost,
-  jobId: number,
-  status: "ok" | "needs_human",
-  report?: string,
-) {
-  const run = t.store.createRun({
-    job_id: jobId,
-    status: "queued",
-    attempt: 1,
-    priority: 10,
-    class: "scheduled",
-  });
-  let report_path: string | null = null;
-  if (report !== undefined) {
-    const dir = join(t.home, "outpost", "runs", String(jobId));
-    await Deno.mkdir(dir, { recursive: true });
-    report_path = join(dir, `r${run.id}.md`);
-    await Deno.writeTextFile(report_path, report);
-  }
-  return t.store.updateRun(run.id, {
-    status,
-    exit_code: status === "ok" ? 0 : 2,
-    started_at: "2026-03-02T09:00:00Z",
-    finished_at: "2026-03-02T09:01:05Z",
-    report_path,
-    session_id: "sess-1",
-  });
-}
-
-function inboxItem(t: TestOutpost, jobId: number, runId: number, questions: Question[]) {
-  return t.store.createInboxItem({ job_id: jobId, run_id: runId, questions, meta: {} });
-}
-
-async function get(
-  t: TestOutpost,
-  path: string,
-): Promise<{ status: number; html: string; res: Response }> {
-  const res = await t.app.request(path);
-  return { status: res.status, html: await res.text(), res };
-}
-
-/** No raw markup from `HOSTILE` survives: the tag opener is always escaped. */
-function assertEscaped(html: string): void {
-  assert.ok(!html.includes("<img src=x"), "raw <img> from user data reached the page");
-  assert.ok(!/onerror="alert/.test(html), "raw event handler reached the page");
-}
 
 Deno.test("GET / renders every card with the CSRF meta tag, CSP and phone viewport", async () => {
   await using t = await makeTestOutpost();
@@ -265,71 +207,6 @@ Deno.test("GET /runs and /inbox: unknown, mismatched or malformed ids give the f
   }
 });
 
-Deno.test("GET /inbox/<id>: the item with answer/dismiss; hold note with Confirm until the TTL passes", async () => {
-  await using t = await makeTestOutpost({ holdTtlMs: 60_000 });
-  const j = job(t);
-  const run = await finishedRun(t, j.id, "needs_human");
-  const item = inboxItem(t, j.id, run.id, [{
-    kind: "approval",
-    text: "Deploy to prod?",
-    detail: "$ ./deploy.sh <prod>\n(in /srv/app)",
-  }]);
-  let page = await get(t, `/inbox/${item.id}`);
-  assert.equal(page.status, 200);
-  assert.match(page.html, /Deploy to prod\?/);
-  // What approving lets happen, escaped, line breaks kept.
-  assert.match(
-    page.html,
-    /<pre class="question-detail" tabindex="0">\$ \.\/deploy\.sh &lt;prod&gt;\n\(in \/srv\/app\)<\/pre>/,
-  );
-  assert.match(page.html, /data-risk="high"/);
-  assert.match(page.html, /<form class="answer-form" data-action="answer" data-id="1">/);
-  assert.match(page.html, /data-action="dismiss" data-id="1"/);
-  assert.doesNotMatch(page.html, /data-hold="live"/);
-
-  t.deps.inbox.hold(item.id, {
-    verb: "approve",
-    answer: "approved",
-    sender: "@op:x.org",
-    room: "!r:x.org",
-  }, "@op:x.org");
-  page = await get(t, `/inbox/${item.id}`);
-  assert.match(page.html, /data-hold="live"/);
-  assert.match(page.html, /data-action="confirm-hold" data-id="1"/);
-  assert.match(page.html, /@op:x\.org/);
-  // Who sent it, from which room, and when it expires.
-  assert.match(
-    page.html,
-    /from chat room <span class="mono" data-hold-room[^>]*>!r:x\.org<\/span>/,
-  );
-  assert.match(page.html, /expires <time datetime="2026-03-02T09:01:00Z">/);
-  // The run page shows the same note.
-  const runHtml = (await get(t, `/runs/${j.id}/${run.id}`)).html;
-  assert.match(runHtml, /data-action="confirm-hold"/);
-  assert.match(runHtml, /data-hold-room[^>]*>!r:x\.org</);
-
-  await t.clock.advance(59_000);
-  assert.match((await get(t, `/inbox/${item.id}`)).html, /data-hold="live"/);
-  await t.clock.advance(1_000);
-  page = await get(t, `/inbox/${item.id}`);
-  assert.doesNotMatch(page.html, /data-hold="live"/, "an expired hold reads as absent");
-  assert.match(page.html, /data-action="dismiss"/, "the item itself stays open");
-});
-
-Deno.test("GET /inbox/<id> of a closed item is read-only", async () => {
-  await using t = await makeTestOutpost();
-  const j = job(t);
-  const run = await finishedRun(t, j.id, "needs_human");
-  const item = inboxItem(t, j.id, run.id, [{ kind: "question", text: "Which branch?" }]);
-  t.store.answerInbox(item.id, HOSTILE, "chat");
-  const { status, html } = await get(t, `/inbox/${item.id}`);
-  assert.equal(status, 200);
-  assert.match(html, /data-state="answered"/);
-  assert.match(html, /Answered via chat/);
-  assert.doesNotMatch(html, /answer-form/);
-  assertEscaped(html);
-});
-
 Deno.test("partials render each live region; unknown names and ids answer 404", async () => {
   await using t = await makeTestOutpost();
   const j = job(t, { name: HOSTILE });
@@ -412,73 +289,6 @@ Deno.test("the memory pane lists files and stats, and degrades when memory canno
 });
 
 /** The HTML of one card (`<section id="…">` up to its close); cards do not nest. */
-function card(html: string, id: string): string {
-  const start = html.indexOf(`id="${id}"`);
-  assert.ok(start >= 0, `missing ${id}`);
-  return html.slice(start, html.indexOf("</section>", start));
-}
-
-/** The text an empty list shows: a `class="empty"` paragraph, tags stripped. */
-function emptyTexts(html: string): string[] {
-  return [...html.matchAll(/<p class="empty"[^>]*>([\s\S]*?)<\/p>/g)].map((m) =>
-    (m[1] ?? "").replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim()
-  );
-}
-
-Deno.test("empty lists say what to do: landing cards, /runs, /audit and a job without runs", async () => {
-  await using t = await makeTestOutpost();
-  const landing = (await get(t, "/")).html;
-  assert.deepEqual(emptyTexts(card(landing, "card-jobs")), [
-    "No jobs yet. Create one with the form below.",
-  ]);
-  assert.deepEqual(emptyTexts(card(landing, "card-runs")), [
-    "No runs yet. Create a job below, then press Run now to try it.",
-  ]);
-  assert.deepEqual(emptyTexts(card(landing, "card-memory")), [
-    "No memory files yet. The agent saves here what later runs should know; nothing to do until it does.",
-  ]);
-  assert.deepEqual(emptyTexts(card(landing, "card-inbox")), [
-    "Nothing needs you right now. Runs that stop on a question or an approval land here.",
-  ]);
-
-  const runs = await get(t, "/runs");
-  assert.equal(runs.status, 200);
-  assert.deepEqual(emptyTexts(card(runs.html, "card-history")), [
-    "No runs yet. Create a job on the dashboard and press Run now.",
-  ]);
-  const audit = await get(t, "/audit");
-  assert.equal(audit.status, 200);
-  assert.deepEqual(emptyTexts(card(audit.html, "card-audit")), [
-    "Nothing audited yet. Changes to jobs, answers, memory reads and governor edits appear here.",
-  ]);
-
-  // A job that has never run: the strip and the runs list both say so.
-  const j = job(t);
-  const page = await get(t, `/jobs/${j.id}`);
-  assert.equal(page.status, 200);
-  assert.deepEqual(emptyTexts(page.html.slice(0, page.html.indexOf('id="card-history"'))), [
-    "No runs yet. Press Run now to start one.",
-  ]);
-  assert.deepEqual(emptyTexts(card(page.html, "card-history")), [
-    "No runs yet. Press Run now to start one.",
-  ]);
-  assert.match(page.html, /data-testid="next-fires"/);
-
-  // A one-shot job that has fired has nothing left to fire; a disabled one says why.
-  const once = job(t, { name: "once", schedule: { kind: "at", expr: "2026-03-02T10:00:00Z" } });
-  t.clock.set("2026-03-02T11:00:00Z");
-  await t.scheduler.tick();
-  assert.equal(t.store.getJob(once.id)?.next_run_at, null);
-  assert.ok(emptyTexts((await get(t, `/jobs/${once.id}`)).html).includes("Nothing left to fire."));
-  const off = job(t, { name: "off" });
-  await t.scheduler.updateJob(off.id, { enabled: false });
-  assert.ok(
-    emptyTexts((await get(t, `/jobs/${off.id}`)).html).includes(
-      "The job is disabled: it does not fire. Enable it on the dashboard.",
-    ),
-  );
-});
-
 Deno.test("mutations from a page still need the CSRF header (the pages add no bypass)", async () => {
   await using t = await makeTestOutpost();
   const j = job(t);
