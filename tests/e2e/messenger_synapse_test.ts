@@ -2,10 +2,8 @@
 // first step): operators drive it through the client-server API; every verb, each gate
 // layer, a high-risk hold confirmed from the dashboard, run reports and alerts, and the pill
 // going to error when Synapse stops and back to ok when it returns. The outpost is the
-// in-process test outpost (fake clock for rate limits and holds, fake child processes);
-// the last steps start the real agent-outpost process with the flags of
-// scripts/permissions.ts, the last one running the real agent against the fake model server
-// for `ask` in a ranger workspace made by `agent-outpost ranger init`.
+// in-process test outpost (fake clock for rate limits and holds, fake child processes); the
+// real agent-outpost process with its bot: outpost_matrix_process_test.ts.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -18,22 +16,9 @@ import { jsonOf, makeTestOutpost } from "../fakes/test_outpost.ts";
 import { startMessenger } from "../../server/messenger/start.ts";
 import { haltWithQuestion, jobInput, tickAndSpawn } from "../fakes/scheduler_kit.ts";
 import { peerTest, probes } from "../peers.ts";
-import { reply, startFakeModelServer } from "../fakes/model_server.ts";
-import { cli, startOutpost, stop as stopOutpost, waitForRun } from "./outpost_process_kit.ts";
 import { MatrixUser, Synapse } from "./synapse_kit.ts";
 
 const BASE = "http://outpost.test";
-
-/** Polls a real outpost's messenger pill until its bot has finished its first sync. */
-async function messengerOk(url: string, limitMs = 30_000): Promise<void> {
-  const end = Date.now() + limitMs;
-  for (;;) {
-    const status = await (await fetch(`${url}api/messenger/status`)).json();
-    if (status.state === "ok") return;
-    if (Date.now() > end) throw new Error(`messenger not ok: ${JSON.stringify(status)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
   await using synapse = await Synapse.start();
@@ -83,7 +68,6 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
     MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
   };
   o.deps.messengerStatus = () => messengerStatus(envFrom(mxEnv), messenger.status());
-  let stopped = false;
   try {
     const room = dm;
     const say = (text: string, who: MatrixUser = alice, where = room) => who.command(where, text);
@@ -384,142 +368,7 @@ peerTest("the Matrix bot against a real Synapse", probes.synapse, async (t) => {
         assert.match(await say("status"), /open inbox items?$/);
       },
     );
-
-    await messenger.stop();
-    stopped = true;
-
-    await t.step(
-      "the real agent-outpost: configured bot answers, a disabled verb is refused; one MX_* missing is dormant",
-      async () => {
-        const home = await Deno.makeTempDir({ prefix: "outpost_mx_" });
-        await Deno.mkdir(join(home, "workspaces", "ranger"), { recursive: true });
-        const proc = await startOutpost(home, {
-          MX_HOMESERVER: synapse.url,
-          MX_TOKEN: bot.token,
-          MX_ROOM: defaultRoom,
-          MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
-          AGENT_MATRIX_VERBS: "legacy",
-        });
-        try {
-          // The bot's first sync only learns where "now" is: a command sent before it
-          // returns is history and never answered. The pill reads ok once it has returned.
-          await messengerOk(proc.url);
-          assert.match(await say("status"), /no runs yet \| 0 open inbox items/);
-          const status = await (await fetch(`${proc.url}api/messenger/status`)).json();
-          assert.equal(status.state, "ok");
-          assert.equal(status.allowlist_size, 2);
-          assert.match(
-            await say("pause 1"),
-            /^refused \[verb_disabled\]: "pause" is turned off on this outpost \(AGENT_MATRIX_VERBS=legacy\)/,
-          );
-          assert.match(await say("help"), /^refused \[verb_disabled\]/);
-        } finally {
-          const { stderr } = await stopOutpost(proc);
-          assert.match(stderr, /matrix bot started/);
-        }
-        // One variable missing: dormant, naming it, with the allowlist still counted.
-        const dormant = await startOutpost(home, {
-          MX_HOMESERVER: synapse.url,
-          MX_ROOM: defaultRoom,
-          MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
-        });
-        try {
-          const status = await (await fetch(`${dormant.url}api/messenger/status`)).json();
-          assert.deepEqual(status, { state: "dormant", missing: ["MX_TOKEN"], allowlist_size: 2 });
-        } finally {
-          const { stderr } = await stopOutpost(dormant);
-          assert.doesNotMatch(stderr, /matrix bot started/);
-          await Deno.remove(home, { recursive: true });
-        }
-      },
-    );
-    await t.step(
-      "the real agent-outpost: ask runs the real agent in the ranger workspace, with its brief and the STATUS.md snapshot",
-      async () => {
-        const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "outpost_ranger_" }));
-        const fake = await startFakeModelServer({
-          models: [{ id: "served-model", max_model_len: 32768 }],
-        });
-        const initialized = await cli(home, ["ranger", "init"]);
-        assert.equal(initialized.code, 0, initialized.stderr);
-        const ranger = join(home, ".agent", "workspaces", "ranger");
-        assert.match(initialized.stdout, new RegExp(`wrote ${ranger}/AGENTS\\.md`));
-        const proc = await startOutpost(home, {
-          MX_HOMESERVER: synapse.url,
-          MX_TOKEN: bot.token,
-          MX_ROOM: defaultRoom,
-          MX_ALLOWLIST: `${alice.userId},${bob.userId}`,
-          AGENT_BASE_URL: fake.url,
-          AGENT_PROVIDER: "chat_completions",
-          AGENT_MEMORY_REFLECT: "0",
-        });
-        try {
-          await messengerOk(proc.url); // before any command (see the step above)
-          // Overnight, a job failed: no reply is scripted, so its one model call gets a 500.
-          const first = await fetch(`${proc.url}api/jobs`);
-          const csrf = /outpost_csrf=([^;]+)/.exec(first.headers.get("set-cookie")!)![1]!;
-          await first.body?.cancel();
-          const post = async (path: string, body?: unknown) =>
-            await (await fetch(`${proc.url}${path}`, {
-              method: "POST",
-              headers: {
-                Cookie: `outpost_csrf=${csrf}`,
-                "X-CSRF-Token": csrf,
-                "Content-Type": "application/json",
-              },
-              ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-            })).json();
-          const work = join(home, "work");
-          await Deno.mkdir(work);
-          const created = await post("api/jobs", {
-            name: "nightly backup",
-            prompt: "back up the notes",
-            schedule: { kind: "every", expr: "1d", tz: "UTC" },
-            workdir: work,
-            max_retries: 0,
-          });
-          const failedRun = (await post(`api/jobs/${created.job.id}/trigger`)).run.id as number;
-          await waitForRun(proc.url, failedRun, "error");
-          const before = fake.requests.length;
-
-          fake.enqueue(
-            reply().tool("view", { path: "STATUS.md" }),
-            reply().text(`Overnight, run ${failedRun} of job #${created.job.id} failed.`),
-          );
-          const ack = await say("ask what failed overnight?");
-          const m = /Submitted job (\d+), run (\d+) \(workspace ranger\)/.exec(ack);
-          assert.ok(m, ack);
-          const answer = await alice.waitFor(room, (x) => x.body.includes(`(run ${m[2]})`));
-          assert.match(answer.body, new RegExp(`Overnight, run ${failedRun} of job #\\d+ failed`));
-
-          const calls = fake.requests.slice(before);
-          assert.equal(calls.length, 2);
-          type Body = { messages: Array<{ role: string; content?: unknown }> };
-          const system = JSON.stringify(
-            (calls[0]!.body as Body).messages.find((x) => x.role === "system")?.content,
-          );
-          assert.ok(system.includes("You are the outpost's ranger"), system);
-          assert.ok(system.includes(`Workspace: ${ranger}`), system);
-          assert.ok(system.includes("Permission mode: strict"), system);
-          // The agent read the snapshot the outpost wrote: it names the failed run.
-          const toolResult = String(
-            (calls[1]!.body as Body).messages.find((x) => x.role === "tool")?.content,
-          );
-          assert.match(toolResult, /# Outpost status snapshot/);
-          assert.match(
-            toolResult,
-            new RegExp(`run ${failedRun} of job #\\d+ "nightly backup": error`),
-          );
-          fake.assertNoViolations();
-        } finally {
-          const { stderr } = await stopOutpost(proc);
-          await fake.close();
-          await Deno.remove(home, { recursive: true });
-          assert.match(stderr, /matrix bot started/);
-        }
-      },
-    );
   } finally {
-    if (!stopped) await messenger.stop();
+    await messenger.stop();
   }
 });
