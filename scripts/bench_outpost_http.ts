@@ -27,14 +27,14 @@
 //    of them. `--history-only` skips steps 1 to 3; `--page-concurrency N` (4) sets the
 //    connections of this step. `--identity` loads the pages uncompressed (see PLAIN_GET).
 
-import { newJobFixture } from "../tests/fakes/job_fixture.ts";
-import { DatabaseSync } from "node:sqlite";
+import { fillBenchHome } from "./bench_outpost_fill.ts";
+import { type LoadOptions, type Sample, sampleLoad, show } from "./bench_http_load.ts";
+import { type Stats, statsOf, type Target } from "./bench_http_load.ts";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
 import { silentLogger } from "../core/logger.ts";
 import { envFrom, systemClock } from "../core/ports.ts";
 import { FakeSpawner } from "../tests/fakes/spawner.ts";
-import { outpostDbPath, SqliteStore } from "../core/store/sqlite_store.ts";
 import { createApp } from "../server/app.ts";
 import { openOutpost } from "../server/wiring.ts";
 import { denoRunArgs, RUN_ENV, RUN_FLAGS } from "./permissions.ts";
@@ -66,119 +66,8 @@ const ROUNDS = Number(values.rounds);
 const MEMORY_FILES = 300;
 const MEMORY_WARMUP = 50;
 
-function fill(home: string): void {
-  const path = outpostDbPath(home);
-  const store = new SqliteStore({ path, clock: systemClock }); // creates and migrates
-  for (let i = 0; i < JOBS; i++) {
-    store.createJob(newJobFixture({
-      name: `bench job ${i}`,
-      prompt: `summarize repository ${i} and list open risks`,
-      schedule: { kind: "cron", expr: "0 9 * * *", tz: "UTC" },
-      workdir: "/tmp",
-      next_run_at: "2099-01-01T09:00:00Z",
-    }));
-  }
-  store.close();
-  // Bulk runs through one transaction on a side connection (the store API inserts one by one).
-  const db = new DatabaseSync(path);
-  const insert = db.prepare(
-    `INSERT INTO runs (job_id, status, attempt, exit_code, queued_at, started_at, finished_at,
-       report_path, priority, class, tokens_in, tokens_out, duration_ms, model, session_id)
-       VALUES (?, ?, 1, ?, ?, ?, ?, ?, 10, 'scheduled', 1200, 150, 850, 'gpt-5-mini', ?)`,
-  );
-  db.exec("BEGIN");
-  const statuses = ["ok", "ok", "ok", "error", "needs_human", "skipped"];
-  // Ending now, so the charts' windows hold real data (one run a second: ~28 hours).
-  let t = Date.now() - JOBS * RUNS_PER_JOB * 1000;
-  for (let r = 0; r < RUNS_PER_JOB; r++) {
-    for (let j = 1; j <= JOBS; j++) {
-      t += 1000;
-      const at = new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
-      const status = statuses[(r + j) % statuses.length]!;
-      insert.run(
-        j,
-        status,
-        status === "ok" ? 0 : 1,
-        at,
-        at,
-        at,
-        `${home}/outpost/runs/${j}/${t}.md`,
-        r === RUNS_PER_JOB - 1 && j === 1 ? "bench-session" : null,
-      );
-    }
-  }
-  const audit = db.prepare(
-    "INSERT INTO audit (at, action, target, actor, detail) VALUES (?, ?, ?, ?, 'bench')",
-  );
-  const actions = ["job_update", "job_trigger", "answer", "body_read"];
-  for (let i = 0; i < 20_000; i++) {
-    const at = new Date(t - (20_000 - i) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    audit.run(
-      at,
-      actions[i % actions.length]!,
-      `job:${i % JOBS}`,
-      i % 3 ? "dashboard" : "user:ann",
-    );
-  }
-  db.exec("COMMIT");
-  db.close();
-  // A session journal for the run page's transcript: 40 turns with tool calls.
-  const lines = [
-    JSON.stringify({
-      type: "meta",
-      meta: {
-        id: "bench-session",
-        created_at: "",
-        workdir: "/tmp",
-        provider: "p",
-        model: "m",
-        mode: "auto",
-      },
-    }),
-  ];
-  for (let i = 0; i < 40; i++) {
-    lines.push(
-      JSON.stringify({
-        type: "message",
-        message: {
-          role: "assistant",
-          parts: [{ type: "text", text: `step ${i}` }, {
-            type: "tool_call",
-            id: `c${i}`,
-            name: "view",
-            input: { path: `f${i}.ts` },
-          }],
-        },
-      }),
-    );
-    lines.push(
-      JSON.stringify({
-        type: "message",
-        message: {
-          role: "user",
-          parts: [{ type: "tool_result", call_id: `c${i}`, content: "x".repeat(2000) }],
-        },
-      }),
-    );
-  }
-  Deno.mkdirSync(`${home}/sessions`, { recursive: true });
-  Deno.writeTextFileSync(`${home}/sessions/bench-session.jsonl`, lines.join("\n") + "\n");
-}
-
-interface Stats {
-  count: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  max: number;
-  rps: number;
-}
-
 /** Page views are an operator's browser, not a fleet of machines: fewer connections. */
 const PAGE_CONCURRENCY = Number(values["page-concurrency"]);
-
-/** One request of a load: a URL, or a URL and its init (method, headers, body). */
-type Target = string | ((i: number) => [string, RequestInit]);
 
 /**
  * fetch asks for gzip, br and deflate, so pages are measured compressed (the outpost compresses
@@ -189,71 +78,20 @@ const PLAIN_GET: RequestInit = values.identity
   ? { headers: { "Accept-Encoding": "identity" } }
   : {};
 
-/** Latencies (ms) of one closed-loop load, and its wall time. */
-interface Sample {
-  latencies: number[];
-  seconds: number;
-}
+/** How this run's loads go (the command line's --requests, --seconds and --identity). */
+const LOAD: LoadOptions = { requests: REQUESTS, seconds: SECONDS, plainGet: PLAIN_GET };
 
-async function sample(
+function sample(
   target: Target,
   concurrency: number,
   requests = REQUESTS,
   warmup = 200,
 ): Promise<Sample> {
-  let issued = 0;
-  const next = (): [string, RequestInit] => {
-    const i = issued++;
-    return typeof target === "string" ? [target, PLAIN_GET] : target(i);
-  };
-  for (let i = 0; i < warmup; i++) {
-    const [url, init] = next();
-    const res = await fetch(url, init);
-    await res.arrayBuffer();
-    if (!res.ok) throw new Error(`${url}: HTTP ${res.status} (warm-up)`);
-  }
-  const latencies: number[] = [];
-  const deadline = performance.now() + SECONDS * 1000;
-  const end = issued + requests;
-  const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (issued < end && performance.now() < deadline) {
-      const [url, init] = next();
-      const t0 = performance.now();
-      const res = await fetch(url, init);
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-    }
-  }));
-  return { latencies, seconds: (performance.now() - start) / 1000 };
-}
-
-/** Percentiles over one or more samples (rounds of the same target pooled). */
-function statsOf(samples: Sample[]): Stats {
-  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
-  const pct = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-  return {
-    count: latencies.length,
-    seconds,
-    p50: pct(0.5),
-    p99: pct(0.99),
-    max: latencies[latencies.length - 1]!,
-    rps: latencies.length / seconds,
-  };
+  return sampleLoad(target, concurrency, LOAD, requests, warmup);
 }
 
 async function load(url: string, concurrency = CONCURRENCY): Promise<Stats> {
   return statsOf([await sample(url, concurrency)]);
-}
-
-function show(label: string, s: Stats): void {
-  console.log(
-    `${label.padEnd(34)} n=${s.count} p50=${s.p50.toFixed(2)} ms p99=${s.p99.toFixed(2)} ms ` +
-      `max=${s.max.toFixed(2)} ms ${s.rps.toFixed(0)} req/s`,
-  );
 }
 
 function rssMiB(pid: number): number {
@@ -323,7 +161,7 @@ async function spawnServer(
 const home = await Deno.makeTempDir({ prefix: "bench_outpost_" });
 try {
   const t0 = performance.now();
-  fill(home);
+  fillBenchHome(home, JOBS, RUNS_PER_JOB);
   console.log(
     `store: ${JOBS} jobs, ${JOBS * RUNS_PER_JOB} runs (filled in ${
       ((performance.now() - t0) / 1000).toFixed(1)
