@@ -15,7 +15,7 @@ import { errorText } from "../logger.ts";
 import { join } from "../path.ts";
 import type { Run } from "../store/store.ts";
 import { type ParsedResult, resultFromObject } from "./headless_result.ts";
-import { openRegularFile, readReport } from "./report_reader.ts";
+import { openRegularFile, readRange, readReport } from "./report_reader.ts";
 
 /** The report's facts sit at its top; the rest (prompt, final answer) is not needed. */
 const REPORT_HEAD_BYTES = 64 * 1024;
@@ -128,14 +128,7 @@ async function journalOutcome(
   let text: string;
   try {
     const start = Math.max(0, size - JOURNAL_TAIL_BYTES);
-    const buf = new Uint8Array(size - start);
-    let filled = 0;
-    while (filled < buf.length) {
-      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    text = new TextDecoder().decode(buf.subarray(0, filled));
+    text = new TextDecoder().decode(await readRange(handle, start, size - start));
   } catch (err) {
     return { why: `its session journal could not be read: ${errorText(err)}` };
   } finally {

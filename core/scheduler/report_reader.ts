@@ -100,22 +100,34 @@ export async function readReport(options: ReadReportOptions): Promise<ReportRead
     if (size > options.maxBytes && options.oversize === "refuse") {
       return { kind: "too_large", size, path };
     }
-    const want = Math.min(size, options.maxBytes);
-    const bytes = new Uint8Array(want);
-    let off = 0;
-    while (off < want) {
-      const { bytesRead } = await handle.read(bytes, off, want - off, off);
-      if (bytesRead === 0) break; // shrank meanwhile
-      off += bytesRead;
-    }
+    const bytes = await readRange(handle, 0, Math.min(size, options.maxBytes));
     const cut = size > options.maxBytes;
-    let text = new TextDecoder().decode(bytes.subarray(0, off));
+    let text = new TextDecoder().decode(bytes);
     // A cut can land inside a multi-byte character; drop its replacement characters.
     if (cut) text = text.replace(/\uFFFD+$/, "");
     return { kind: "text", text, size, cut, path };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Up to `length` bytes of an opened file from offset `start`: fewer when the file shrank
+ * meanwhile (a run may still be writing or replacing it).
+ */
+export async function readRange(
+  handle: FileHandle,
+  start: number,
+  length: number,
+): Promise<Uint8Array> {
+  const bytes = new Uint8Array(length);
+  let off = 0;
+  while (off < length) {
+    const { bytesRead } = await handle.read(bytes, off, length - off, start + off);
+    if (bytesRead === 0) break;
+    off += bytesRead;
+  }
+  return bytes.subarray(0, off);
 }
 
 /** A regular file opened for reading, with its size; or why it was not opened. */

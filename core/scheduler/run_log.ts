@@ -5,7 +5,7 @@
 // themselves are run_log_lines.ts.
 
 import { stripVTControlCharacters } from "node:util";
-import { openRegularFile } from "./report_reader.ts";
+import { openRegularFile, readRange } from "./report_reader.ts";
 
 export {
   isProtocolLine,
@@ -44,17 +44,12 @@ export async function readRunLog(
   if (!("handle" in opened)) return null;
   const { handle, size } = opened;
   const start = from === "head" ? 0 : Math.max(0, size - maxBytes);
-  const buf = new Uint8Array(Math.min(size, maxBytes));
-  let filled = 0;
+  let bytes: Uint8Array;
   try {
-    while (filled < buf.length) {
-      const { bytesRead } = await handle.read(buf, filled, buf.length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
+    bytes = await readRange(handle, start, Math.min(size, maxBytes));
   } finally {
     await handle.close();
   }
-  const text = stripVTControlCharacters(new TextDecoder().decode(buf.subarray(0, filled)));
-  return { text, size, cut: filled < size };
+  const text = stripVTControlCharacters(new TextDecoder().decode(bytes));
+  return { text, size, cut: bytes.length < size };
 }

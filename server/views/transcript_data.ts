@@ -12,7 +12,7 @@ import type { JournalEntry, JournalMeta } from "../../core/agent/journal.ts";
 import { sessionPath } from "../../core/agent/journal.ts";
 import { errorText } from "../../core/logger.ts";
 import { join } from "../../core/path.ts";
-import { openRegularFile } from "../../core/scheduler/report_reader.ts";
+import { openRegularFile, readRange } from "../../core/scheduler/report_reader.ts";
 import type { Question } from "../../core/tools/types.ts";
 import type { Message } from "../../core/wires/types.ts";
 
@@ -95,15 +95,9 @@ export async function readTranscript(home: string, sessionId: string | null): Pr
   const { handle, size } = opened;
   let text: string;
   try {
-    const want = Math.min(size, TRANSCRIPT_MAX_BYTES);
-    const bytes = new Uint8Array(want);
-    let off = 0;
-    while (off < want) {
-      const { bytesRead } = await handle.read(bytes, off, want - off, off);
-      if (bytesRead === 0) break;
-      off += bytesRead;
-    }
-    text = new TextDecoder().decode(bytes.subarray(0, off));
+    text = new TextDecoder().decode(
+      await readRange(handle, 0, Math.min(size, TRANSCRIPT_MAX_BYTES)),
+    );
   } catch (err) {
     return { kind: "none", why: `The session journal could not be read: ${errorText(err)}` };
   } finally {
