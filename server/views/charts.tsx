@@ -48,11 +48,6 @@ export function spanHours(now: Date, span: ChartSpan): string[] {
   );
 }
 
-/** Where a span's window starts (the first hour's start), as ISO-Z. */
-export function spanStart(now: Date, span: ChartSpan): string {
-  return `${spanHours(now, span)[0]}:00:00Z`;
-}
-
 interface Series {
   key: string;
   label: string;

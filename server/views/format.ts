@@ -1,7 +1,6 @@
 // Small text formatters shared by the views. Times are rendered in UTC on the server and
 // carried in <time datetime> so the page script can show them in the viewer's zone.
 
-import type { Schedule } from "../../core/scheduler/schedule.ts";
 
 /** A stored ISO-Z second whose fields Date would print back unchanged (any month has day 28). */
 const PLAIN_ISO_Z =
@@ -43,12 +42,6 @@ export function relativeTime(iso: string | null | undefined, now: Date): string 
     }
   }
   return "";
-}
-
-/** "every 1h", "cron 0 9 * * 1-5", "at 2026-04-01T09:00"; the zone is appended unless UTC. */
-export function scheduleText(schedule: Schedule): string {
-  const zone = schedule.tz && schedule.tz !== "UTC" ? ` (${schedule.tz})` : "";
-  return `${schedule.kind} ${schedule.expr}${zone}`;
 }
 
 /** Seconds as "90 s", "15 min", "2 h". */
