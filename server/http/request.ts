@@ -81,3 +81,12 @@ export function humanActor(c: Context, trustedHeader: string | null): string {
   const value = sanitizeTitle(c.req.header(trustedHeader) ?? "");
   return value === "" ? "dashboard" : `user:${value}`;
 }
+
+/**
+ * The TCP peer of a request, as limiters and tallies key a client: `addr:<ip>`.
+ * X-Forwarded-For is never read: a client can write anything there.
+ */
+export function peerAddress(c: Context): string {
+  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+  return `addr:${info?.remoteAddr?.hostname ?? "unknown"}`;
+}

@@ -5,6 +5,7 @@
 import type { Context, Hono } from "hono";
 import type { AppDeps, LiveEvent } from "../deps.ts";
 import { errorJson } from "../http/errors.ts";
+import { peerAddress } from "../http/request.ts";
 import { sanitizeTitle } from "../../core/delivery/sanitize.ts";
 import { DEFAULT_STREAM_LIMITS, StreamSlots } from "../http/stream_slots.ts";
 
@@ -28,8 +29,7 @@ export function streamClient(c: Context, trustedHeader: string | null): string {
     const user = sanitizeTitle(c.req.header(trustedHeader) ?? "");
     if (user !== "") return `user:${user}`;
   }
-  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return `addr:${info?.remoteAddr?.hostname ?? "unknown"}`;
+  return peerAddress(c);
 }
 
 export function registerEventRoutes(app: Hono, deps: AppDeps): void {

@@ -24,7 +24,7 @@ import { SlidingLimiter } from "../../core/sliding_limiter.ts";
 import type { AppDeps } from "../deps.ts";
 import { readCapped } from "../http/capped_body.ts";
 import { errorJson } from "../http/errors.ts";
-import { ID } from "../http/request.ts";
+import { ID, peerAddress } from "../http/request.ts";
 
 /** Paths of the webhook door (exempt from CSRF: see server/http/csrf.ts). */
 export const WEBHOOK_PREFIX = "/hooks/";
@@ -79,10 +79,4 @@ function answer(c: Context, outcome: WebhookOutcome): Response {
     }, 200);
   }
   return errorJson(c, outcome.status, outcome.code, outcome.message);
-}
-
-/** The TCP peer of the request, as the tally and limiter key it. */
-function peerAddress(c: Context): string {
-  const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return `addr:${info?.remoteAddr?.hostname ?? "unknown"}`;
 }

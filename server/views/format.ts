@@ -1,7 +1,6 @@
 // Small text formatters shared by the views. Times are rendered in UTC on the server and
 // carried in <time datetime> so the page script can show them in the viewer's zone.
 
-
 /** A stored ISO-Z second whose fields Date would print back unchanged (any month has day 28). */
 const PLAIN_ISO_Z =
   /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
