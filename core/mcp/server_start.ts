@@ -58,6 +58,16 @@ export async function connectServer(
   const launcher = deps.launcher ?? directLauncher;
   try {
     const headers = httpHeaders(server, settings);
+    // A machine grant needs stored secrets, which a project file's server never gets: said,
+    // rather than connecting without the credentials the table asks for.
+    if (
+      server.transport === "http" && server.scope === "project" &&
+      (server.oauth_grant === "client_credentials" || server.oauth_grant === "cross_app_access")
+    ) {
+      throw new Error(
+        `${server.oauth_grant} is only honoured for a server in the global settings file`,
+      );
+    }
     // Never for a project file's server: stored sign-ins and secrets are the user's own.
     const authProvider = server.transport === "http" && server.bearer_key === undefined &&
         server.scope === "global" && deps.home !== undefined
@@ -128,16 +138,8 @@ async function oauthProvider(
   settings: Settings,
   fetch: Fetch,
 ) {
-  const secret = server.oauth_client_id && server.scope === "global"
-    ? settings.mcp_keys[server.oauth_client_id]
-    : undefined;
-  if (server.oauth_grant === "client_credentials" || server.oauth_grant === "cross_app_access") {
-    if (server.scope === "project") {
-      throw new Error(
-        `${server.oauth_grant} is only honoured for a server in the global settings file`,
-      );
-    }
-  }
+  // Only global servers reach here (connectServer), so the stored secret is theirs to use.
+  const secret = server.oauth_client_id ? settings.mcp_keys[server.oauth_client_id] : undefined;
   if (server.oauth_grant === "cross_app_access") {
     const { CrossAppAccessProvider } = await import("./oauth_cross_app.ts");
     const tokenFile = server.oauth_id_token_file!;
