@@ -10,6 +10,7 @@ import {
   WorkspacePathError,
 } from "../core/tools/workspace_path.ts";
 import { looksBinary } from "../core/tools/text_file.ts";
+import { readRegularFileSync } from "../core/regular_file.ts";
 
 export const MAX_FILE_BYTES = 100_000;
 const MAX_FILES = 10;
@@ -21,7 +22,7 @@ export interface Attached {
   notes: string[];
 }
 
-export async function attachMentions(message: string, workdir: string): Promise<Attached> {
+export function attachMentions(message: string, workdir: string): Attached {
   const notes: string[] = [];
   const blocks: string[] = [];
   const seen = new Set<string>();
@@ -37,13 +38,17 @@ export async function attachMentions(message: string, workdir: string): Promise<
       }
       throw err;
     }
-    if (seen.has(abs) || !(await isFile(abs))) continue;
+    if (seen.has(abs)) continue;
+    // Only a regular file is opened (a FIFO the model left in the workdir would hang the
+    // session); anything else is left as typed, like an @handle.
+    const read = readRegularFileSync(abs, MAX_FILE_BYTES);
+    if (read.kind !== "read") continue;
     seen.add(abs);
     if (blocks.length >= MAX_FILES) {
       notes.push(`@${raw} not attached: at most ${MAX_FILES} files per message`);
       continue;
     }
-    const block = await fileBlock(abs, displayPath(workdir, abs));
+    const block = fileBlock(read, displayPath(workdir, abs));
     notes.push(block.note);
     if (block.text) blocks.push(block.text);
   }
@@ -51,32 +56,10 @@ export async function attachMentions(message: string, workdir: string): Promise<
   return { text: `${message}\n\n${blocks.join("\n\n")}`, notes };
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
-async function fileBlock(abs: string, shown: string): Promise<{ text?: string; note: string }> {
-  const file = await Deno.open(abs, { read: true });
-  let bytes: Uint8Array;
-  let size: number;
-  try {
-    size = (await file.stat()).size;
-    bytes = new Uint8Array(Math.min(size, MAX_FILE_BYTES));
-    let read = 0;
-    while (read < bytes.length) {
-      const n = await file.read(bytes.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
-    bytes = bytes.subarray(0, read);
-  } finally {
-    file.close();
-  }
+function fileBlock(
+  { bytes, size }: { bytes: Uint8Array; size: number },
+  shown: string,
+): { text?: string; note: string } {
   if (looksBinary(bytes)) return { note: `@${shown} not attached: a binary file` };
   const cut = size > bytes.length;
   const content = new TextDecoder().decode(bytes);

@@ -16,7 +16,7 @@ async function withWorkspace(fn: (dir: string) => Promise<void>): Promise<void> 
 Deno.test("mentions: a workspace file is attached after the message with its path", async () => {
   await withWorkspace(async (dir) => {
     await Deno.writeTextFile(`${dir}/notes.txt`, "buy milk\n");
-    const out = await attachMentions("summarize @notes.txt, please", dir);
+    const out = attachMentions("summarize @notes.txt, please", dir);
     assert.equal(
       out.text,
       'summarize @notes.txt, please\n\n<file path="notes.txt">\nbuy milk\n\n</file>',
@@ -28,7 +28,7 @@ Deno.test("mentions: a workspace file is attached after the message with its pat
 Deno.test("mentions: a big file is cut at the bound and says so", async () => {
   await withWorkspace(async (dir) => {
     await Deno.writeTextFile(`${dir}/big.txt`, "x".repeat(MAX_FILE_BYTES + 10));
-    const out = await attachMentions("@big.txt", dir);
+    const out = attachMentions("@big.txt", dir);
     assert.match(
       out.text,
       new RegExp(`\\[cut: the first ${MAX_FILE_BYTES} of ${MAX_FILE_BYTES + 10} bytes\\]`),
@@ -41,7 +41,7 @@ Deno.test("mentions: outside the workspace, binary, missing or e-mail: not attac
   await withWorkspace(async (dir) => {
     await Deno.writeFile(`${dir}/image.bin`, new Uint8Array([1, 0, 2]));
     const message = "see @../../etc/passwd and @image.bin and @missing.txt, mail a@b.c";
-    const out = await attachMentions(message, dir);
+    const out = attachMentions(message, dir);
     assert.equal(out.text, message);
     assert.deepEqual(out.notes, [
       "@../../etc/passwd not attached: path leaves the workspace",

@@ -331,7 +331,7 @@ export class Session implements SessionState {
       messages = step.messages;
       if (step.effort) this.effort = step.effort;
     } else {
-      const attached = await attachMentions(text, this.ctx.workdir);
+      const attached = attachMentions(text, this.ctx.workdir);
       for (const line of attached.notes) this.note(line);
       text = attached.text;
       const message: Message = { role: "user", parts: [{ type: "text", text }] };
