@@ -73,23 +73,36 @@ export function childEnv(
   job: Pick<Job, "id" | "name" | "schedule" | "base_url" | "model" | "provider_preset">,
   runPriority: number,
 ): Record<string, string> {
-  const env = operator.toObject();
-  for (const name of WITHHELD) delete env[name];
+  const env = childEndpointEnv(operator, job);
   env.TZ = job.schedule.tz;
   env.AGENT_SANDBOX = "container";
   if (!operator.get("AGENT_COMPACT_THRESHOLD")) env.AGENT_COMPACT_THRESHOLD = "0.85";
   env.AGENT_JOB_ID = String(job.id);
   env.AGENT_JOB_NAME = job.name;
+  if (gpuPriorityOn(operator.get("AGENT_GPU_PRIORITY"))) {
+    env.AGENT_REQUEST_PRIORITY = String(runPriority);
+  }
+  return env;
+}
+
+/**
+ * The part of a child's environment that decides where its model requests go and which
+ * stored key they carry: the operator's, secrets withheld, the job's endpoint and preset, and
+ * GPU priority's wire. childEnv builds on it, and job_key.ts judges a job's key from exactly it.
+ */
+export function childEndpointEnv(
+  operator: Env,
+  job: Pick<Job, "base_url" | "model" | "provider_preset">,
+): Record<string, string> {
+  const env = operator.toObject();
+  for (const name of WITHHELD) delete env[name];
   // The job's endpoint snapshot (its provider pin) is what the child talks to.
   if (job.base_url) env.AGENT_BASE_URL = job.base_url;
   if (job.model) env.AGENT_MODEL = job.model;
   // The preset whose stored key the job names; the child sends it only to that preset's
   // origin (core/settings/key_binding.ts), so a base_url elsewhere still gets no stored key.
   if (job.provider_preset) env.AGENT_PRESET = job.provider_preset;
-  if (gpuPriorityOn(operator.get("AGENT_GPU_PRIORITY"))) {
-    env.AGENT_PROVIDER = "chat_completions";
-    env.AGENT_REQUEST_PRIORITY = String(runPriority);
-  }
+  if (gpuPriorityOn(operator.get("AGENT_GPU_PRIORITY"))) env.AGENT_PROVIDER = "chat_completions";
   return env;
 }
 

@@ -10,7 +10,6 @@
 // model and preset as AGENT_* variables, and the settings files as they are now.
 
 import type { Env } from "../ports.ts";
-import { MODEL_KEY_VARS } from "../sandbox/environment.ts";
 import { endpointOrigin, presetKeyOrigins } from "../settings/key_binding.ts";
 import { resolveKey } from "../settings/keys.ts";
 import { PUBLIC_BASE_URLS } from "../settings/knobs.ts";
@@ -19,6 +18,7 @@ import type { Settings } from "../settings/types.ts";
 import { errorText } from "../logger.ts";
 import type { Job } from "../store/store.ts";
 import { JobValidationError } from "./job_input.ts";
+import { childEndpointEnv } from "./headless_command.ts";
 
 export type JobEndpoint = Pick<Job, "base_url" | "model" | "provider_preset" | "workdir">;
 
@@ -38,11 +38,7 @@ export interface JobKeyNote {
 }
 
 function childSettings(ctx: JobKeyContext, job: JobEndpoint): { settings: Settings; env: Env } {
-  const values = ctx.env.toObject();
-  for (const name of MODEL_KEY_VARS) delete values[name];
-  if (job.base_url) values.AGENT_BASE_URL = job.base_url;
-  if (job.model) values.AGENT_MODEL = job.model;
-  if (job.provider_preset) values.AGENT_PRESET = job.provider_preset;
+  const values = childEndpointEnv(ctx.env, job);
   const env: Env = {
     get: (name) => values[name],
     toObject: () => ({ ...values }),

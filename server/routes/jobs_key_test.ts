@@ -103,3 +103,14 @@ Deno.test("job API: an unreadable settings file makes the note say so, never a s
   assert.equal(key.endpoint, null);
   assert.match(key.note, /^cannot tell which stored key runs use: /);
 });
+
+Deno.test("job API: with AGENT_GPU_PRIORITY the note names the Chat Completions endpoint the child uses", async () => {
+  // GPU priority switches each child to the Chat Completions wire (headless_command.ts): the
+  // note must judge the key for that endpoint, not for the operator's own provider.
+  await using t = await makeTestOutpost({
+    env: { AGENT_GPU_PRIORITY: "1", AGENT_PROVIDER: "messages" },
+  });
+  const body = await jsonOf(await t.request("POST", "/api/jobs", jobInput({ name: "gpu" })));
+  assert.equal(body.key.endpoint, "https://api.openai.com");
+  assert.match(body.key.note, /^runs find no stored key for https:\/\/api\.openai\.com /);
+});
