@@ -2,10 +2,7 @@
 // whichever node starts first, under the migrations' advisory lock so nodes starting at the
 // same moment do not both create them.
 
-import type { PgConnection } from "../store/pg/pg_connection.ts";
-
-/** The advisory key of schema changes: the store's migrations and the fleet's tables. */
-const SCHEMA_LOCK_KEY = 7_201_033;
+import { type PgConnection, SCHEMA_LOCK_KEY } from "../store/pg/pg_connection.ts";
 
 /**
  * Runs `ddl` (idempotent CREATE … IF NOT EXISTS statements) under the schema lock. Three

@@ -242,15 +242,12 @@ export class PgFleet implements Fleet {
 
   /** Settles claims that no live lease backs (dead nodes, old epochs). Returns the run ids. */
   sweep(): number[] {
+    // Every renewal sweeps, and nearly always finds nothing: looked for first without the
+    // fleet's exclusive write lock, which would hold off every node's claims and fires.
+    if (this.#orphans().length === 0) return [];
     // Counted and logged once it committed: a lost session runs the transaction again.
     const settled = this.#store.atomically(() => {
-      const orphans = this.#store.connection.prepare(
-        `SELECT c.run_id, c.node_id, r.status FROM run_claims c
-           JOIN runs r ON r.id = c.run_id
-           LEFT JOIN fleet_nodes n ON n.node_id = c.node_id AND n.epoch = c.epoch
-                                  AND n.lease_until > now()
-          WHERE n.node_id IS NULL AND r.status IN ('queued', 'running')`,
-      ).all() as { run_id: number; node_id: string; status: string }[];
+      const orphans = this.#orphans(); // again under the lock: the owner may have settled it
       const now = isoZ(this.#options.clock.now());
       for (const o of orphans) {
         if (o.status === "running") {
@@ -276,6 +273,17 @@ export class PgFleet implements Fleet {
       });
     }
     return settled;
+  }
+
+  /** Claims of queued or running runs that no live lease backs. */
+  #orphans(): { run_id: number; node_id: string; status: string }[] {
+    return this.#store.connection.prepare(
+      `SELECT c.run_id, c.node_id, r.status FROM run_claims c
+         JOIN runs r ON r.id = c.run_id
+         LEFT JOIN fleet_nodes n ON n.node_id = c.node_id AND n.epoch = c.epoch
+                                AND n.lease_until > now()
+        WHERE n.node_id IS NULL AND r.status IN ('queued', 'running')`,
+    ).all() as { run_id: number; node_id: string; status: string }[];
   }
 
   claimRun(run: Run): boolean {

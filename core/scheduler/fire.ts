@@ -23,7 +23,7 @@ import { isoZ } from "../time.ts";
 
 /** What one fire did; the scheduler acts on it once the tick's writes are committed. */
 export type FireOutcome =
-  | { kind: "start"; run: Run; slot: string }
+  | { kind: "start"; run: Run }
   | { kind: "skipped"; run: Run; reason: string }
   | { kind: "none" };
 
@@ -226,7 +226,7 @@ function writePlans(store: Store, plans: readonly FirePlan[]): FireOutcome[] {
   return plans.map((plan, i): FireOutcome => {
     if (plan.next !== undefined) store.setNextRunAt(plan.job.id, plan.next);
     const run = runs[i]!;
-    if (plan.kind === "start") return { kind: "start", run, slot: plan.job.next_run_at! };
+    if (plan.kind === "start") return { kind: "start", run };
     if (plan.kind === "skipped") return { kind: "skipped", run, reason: plan.reason! };
     return { kind: "none" };
   });

@@ -232,7 +232,8 @@ export class Scheduler {
   #act(now: Date, outcomes: readonly FireOutcome[]): void {
     for (const outcome of outcomes) {
       if (outcome.kind === "start") {
-        this.fireLag.observe((now.getTime() - Date.parse(outcome.slot)) / 1000);
+        // A fired run carries its slot (the fire's identity in the store).
+        this.fireLag.observe((now.getTime() - Date.parse(outcome.run.slot!)) / 1000);
         this.#start(outcome.run);
       }
       if (outcome.kind === "skipped") {

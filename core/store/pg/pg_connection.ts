@@ -28,6 +28,9 @@ export const WRITE_LOCK_KEY = 7_201_032;
  */
 export const RUN_ROLLUP_LOCK_KEY = 7_201_040;
 
+/** Key of the session lock held while schema changes: the migrations and the fleet's tables. */
+export const SCHEMA_LOCK_KEY = 7_201_033;
+
 /** A statement failed, or the server could not be reached (`lost`: the session is gone). */
 export class PgError extends Error {
   override readonly name = "PgError";

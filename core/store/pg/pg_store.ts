@@ -9,11 +9,8 @@ import { isoZ } from "../../time.ts";
 import { StoreOpenError } from "../errors.ts";
 import { migrate, type Migration } from "../migrations.ts";
 import { SqlStore } from "../sql_store.ts";
-import { PgConnection } from "./pg_connection.ts";
+import { PgConnection, SCHEMA_LOCK_KEY } from "./pg_connection.ts";
 import { PG_MIGRATIONS } from "./pg_migrations.ts";
-
-/** Advisory lock held while one node applies schema steps. */
-const MIGRATION_LOCK_KEY = 7_201_033;
 
 export interface PgStoreOptions {
   /** postgres://user[:password]@host:port/database */
@@ -62,7 +59,7 @@ function openPg(options: PgStoreOptions): PgConnection {
     ...(options.retryWithinMs ? { retryWithinMs: options.retryWithinMs } : {}),
   });
   try {
-    connection.exec(`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    connection.exec(`SELECT pg_advisory_lock(${SCHEMA_LOCK_KEY})`);
   } catch (err) {
     connection.close();
     throw new StoreOpenError(
@@ -73,7 +70,7 @@ function openPg(options: PgStoreOptions): PgConnection {
   }
   try {
     migrate(connection, where, isoZ(options.clock.now()), options.migrations ?? PG_MIGRATIONS);
-    connection.exec(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+    connection.exec(`SELECT pg_advisory_unlock(${SCHEMA_LOCK_KEY})`);
   } catch (err) {
     connection.close();
     throw err;
