@@ -9,8 +9,8 @@ import { passedOverNote } from "../../core/scheduler/schedule.ts";
 import { checkJobWorkdir } from "../../core/scheduler/workdir_check.ts";
 import type { Job } from "../../core/store/store.ts";
 import type { AppDeps } from "../deps.ts";
+import { untilCommit } from "../views/commit_cache.ts";
 import { ApiError } from "../http/errors.ts";
-import { JsonBodyCache } from "../http/json_cache.ts";
 import { MARKDOWN_HEADERS, readRunReport } from "../http/reports.ts";
 import { humanActor, ID, pathId, queryInt, readJsonObject } from "../http/request.ts";
 
@@ -33,12 +33,15 @@ export function registerJobRoutes(app: Hono, deps: AppDeps): void {
       detail,
     });
 
-  // The landing page polls this; with 100 jobs it is the hottest read, so its body is
-  // reused until the store commits anything (see JsonBodyCache).
-  const cache = deps.dataVersion ? new JsonBodyCache(deps.dataVersion) : null;
+  // The landing page polls this; with 100 jobs it is the hottest read (~67 KiB built from
+  // ~3,200 columns), so its body is reused until the store commits anything (commit_cache.ts).
   app.get("/api/jobs", (c) => {
-    const build = () => ({ jobs: store.listJobs() });
-    const body = cache ? cache.get("jobs", build) : JSON.stringify(build());
+    const body = untilCommit(
+      store,
+      deps.dataVersion,
+      "api-jobs",
+      () => JSON.stringify({ jobs: store.listJobs() }),
+    );
     return c.body(body, 200, { "Content-Type": "application/json" });
   });
 

@@ -1,22 +1,12 @@
+// The store's change probe (data_version.ts) and what it keeps fresh: GET /api/jobs, cached
+// until any commit (server/views/commit_cache.ts), from any connection.
+
 import assert from "node:assert/strict";
 import { FakeClock } from "../../tests/fakes/clock.ts";
 import { SqliteStore } from "../../core/store/sqlite_store.ts";
 import { jobInput } from "../../tests/fakes/scheduler_kit.ts";
 import { jsonOf, makeTestOutpost } from "../../tests/fakes/test_outpost.ts";
 import { sqliteDataVersion } from "./data_version.ts";
-import { JsonBodyCache } from "./json_cache.ts";
-
-Deno.test("JsonBodyCache rebuilds exactly when the version moves", () => {
-  let version = 1;
-  let builds = 0;
-  const cache = new JsonBodyCache(() => version);
-  const build = () => ({ n: ++builds });
-  assert.equal(cache.get("k", build), '{"n":1}');
-  assert.equal(cache.get("k", build), '{"n":1}');
-  version++;
-  assert.equal(cache.get("k", build), '{"n":2}');
-  assert.equal(cache.get("other", build), '{"n":3}');
-});
 
 Deno.test("GET /api/jobs on a file store is cached until any commit, from any connection", async () => {
   const dir = await Deno.makeTempDir();
