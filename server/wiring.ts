@@ -151,7 +151,7 @@ export function assembleDeps(parts: CoreParts): AppDeps {
       heldNoticeEvent(item, isoZ(parts.clock.now()), typeof room === "string" ? room : undefined),
     );
   });
-  const recipeParts = assembleRecipes(parts, triggerSecrets, publishGate);
+  const recipeParts = assembleRecipes(parts, triggerSecrets, publishGate, workdirPlaces);
   const trusted = (parts.env.get("AGENT_OUTPOST_TRUSTED_USER_HEADER") ?? "").trim();
   return {
     store: parts.store,
@@ -201,9 +201,10 @@ function assembleRecipes(
   parts: CoreParts,
   triggerSecrets: TriggerSecrets,
   gate: PublishGate,
+  workdirPlaces: ProtectedPlaces,
 ): Pick<AppDeps, "recipes" | "triggerSecrets" | "githubComments" | "webhookRefusals"> {
   const recipes = new RecipeService({
-    workdirPlaces: workdirPlacesOf(parts),
+    workdirPlaces,
     store: parts.store,
     jobs: parts.scheduler,
     clock: parts.clock,
