@@ -15,6 +15,7 @@ import { PgConnection } from "../core/store/pg/pg_connection.ts";
 import { PgStore } from "../core/store/pg/pg_store.ts";
 import { FakeClock } from "./fakes/clock.ts";
 import { postgresBin } from "./peers.ts";
+import { freePort } from "./e2e/listening_kit.ts";
 
 const isRoot = () => Deno.uid() === 0;
 
@@ -46,13 +47,6 @@ function run(bin: string, args: string[], asPostgres: boolean): string {
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
   if (!out.success) throw new Error(`${bin} ${args.join(" ")} failed:\n${text}`);
   return text;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** The process's cluster, started on first call. Throws when PostgreSQL is missing. */

@@ -132,14 +132,6 @@ function isFile(path: string): boolean {
   }
 }
 
-/** A loopback port free right now (the container shares the host's network). */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
 /**
  * Resolves with the outpost's URL once the container's log has printed its `listening on`
  * line for the `nth` time (1 for a first start, 2 after a restart): read from `podman logs

@@ -17,11 +17,11 @@ import {
   buildSourceImage,
   ensureBaseImage,
   ensureDenoImage,
-  freePort,
   podman,
   step,
   waitForListening,
 } from "./container_kit.ts";
+import { freePort } from "./listening_kit.ts";
 import { waitForRunEnd } from "./outpost_process_kit.ts";
 
 const IMAGE = "localhost/agent-outpost:test";

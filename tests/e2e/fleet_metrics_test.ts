@@ -7,13 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { peerTest, probes } from "../peers.ts";
 import { startFleet, waitFor } from "./fleet_kit.ts";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
+import { freePort } from "./listening_kit.ts";
 
 /** The alert rules documented in docs/fleet.md ("Alerts"), as Prometheus expressions. */
 export const ALERT_EXPRESSIONS = {

@@ -27,6 +27,7 @@
 import { litellmPath, llamaPaths } from "../peers.ts";
 import { ROOT, runAgent, tempHome } from "./agent_process.ts";
 import type { HeadlessResult } from "../../core/agent/types.ts";
+import { freePort } from "./listening_kit.ts";
 
 export interface Peer {
   /** Base URL ending in /v1. */
@@ -35,14 +36,6 @@ export interface Peer {
   /** Everything the server logged so far (for failure messages). */
   log(): string;
   stop(): Promise<void>;
-}
-
-/** A free loopback port (the peers take a port number, not 0). */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Peer processes still running: killed when the test process unloads, whatever ran. */

@@ -7,6 +7,7 @@
 // through the client-server API.
 
 import { exemptFromRateLimits, mintBotToken } from "../../scripts/matrix_bot_setup.ts";
+import { freePort } from "./listening_kit.ts";
 
 export interface SynapseUsers {
   admin: MatrixUser;
@@ -372,13 +373,6 @@ export class MatrixUser {
       }
     }
   }
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 async function run(cmd: string, args: string[], cwd: string): Promise<void> {
