@@ -19,7 +19,8 @@ function toolMessages(body: unknown): string[] {
 
 peerTest(
   "README example: agent mcp add files -- npx -y server-filesystem . installs once, then runs offline in the sandbox",
-  probes.npmRegistry,
+  // Both runs start the server in the default bubblewrap sandbox.
+  () => probes.npmRegistry() ?? probes.bubblewrap(),
   async () => {
     // The user's way to the registry (this machine's proxy signs with its own CA) goes to the
     // installer as it would to their own npx.
@@ -72,7 +73,8 @@ peerTest(
 
 peerTest(
   "a launcher server written into the settings by hand is installed on its first start, with a message",
-  probes.npmRegistry,
+  // Both runs start the server in the default bubblewrap sandbox.
+  () => probes.npmRegistry() ?? probes.bubblewrap(),
   async () => {
     const ca = Deno.env.get("NODE_EXTRA_CA_CERTS");
     await using t = await headlessSetup({ env: ca ? { NODE_EXTRA_CA_CERTS: ca } : {} });
