@@ -11,6 +11,7 @@
 
 import { dirname, join } from "../path.ts";
 import { writeFileAtomic } from "../atomic_write.ts";
+import { findOnPath } from "../sandbox/sandbox.ts";
 import type { StdioServer } from "../settings/mcp_servers.ts";
 import { installSpec, type LauncherPackage, launcherPackage } from "./launcher_spec.ts";
 
@@ -169,7 +170,7 @@ function npmBin(pkg: LauncherPackage, bin: string | Record<string, string> | und
 async function installPython(pkg: LauncherPackage, dir: string, env: Record<string, string>) {
   const python = join(dir, "bin", "python");
   const spec = installSpec(pkg, pkg.requested);
-  if (onPath("uv", env)) {
+  if (findOnPath("uv", env.PATH ?? "") !== null) {
     await run("uv", ["venv", "--quiet", dir], { env, cwd: dirname(dir) });
     await run("uv", ["pip", "install", "--quiet", "--python", python, spec], { env, cwd: dir });
   } else {
@@ -222,17 +223,6 @@ async function run(
   if (out.success) return decode(out.stdout);
   const said = decode(out.stderr).trim().split("\n").slice(-3).join(" | ");
   throw new Error(`${program} ${args[0]} exited with ${out.code}${said ? `: ${said}` : ""}`);
-}
-
-function onPath(program: string, env: Record<string, string>): boolean {
-  return (env.PATH ?? "").split(":").some((dir) => {
-    try {
-      return dir !== "" && Deno.statSync(join(dir, program)).isFile;
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return false;
-      throw err;
-    }
-  });
 }
 
 /** The install directory the server's record points at now, if any. */
