@@ -7,6 +7,7 @@ import type { Completer } from "./terminal/line_editor.ts";
 import { InputHistory } from "./input_history.ts";
 import { sessionCompleter } from "./interactive_completion.ts";
 import { COMMANDS } from "./interactive_commands.ts";
+import { errorText } from "../core/logger.ts";
 
 export class PromptInput {
   readonly #history: InputHistory;
@@ -38,8 +39,4 @@ export class PromptInput {
       this.#error(`✗ input history not saved (${this.#history.path}): ${errorText(err)}`);
     }
   }
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

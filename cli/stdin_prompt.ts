@@ -6,6 +6,8 @@
 // `cat` would. Bounded: more than MAX_STDIN_BYTES, or
 // bytes that are not text, is an error that says so, never a silent cut.
 
+import { concatBytes } from "../core/bytes.ts";
+
 export const MAX_STDIN_BYTES = 1_000_000;
 /** With a prompt given, how long an open stdin may stay silent before it is ignored. */
 export const STDIN_WAIT_MS = 3_000;
@@ -66,12 +68,7 @@ async function readBounded(firstWaitMs: number | undefined): Promise<string | un
     }
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
+  const bytes = concatBytes(chunks);
   if (bytes.includes(0)) throw new StdinError("stdin is not text (it holds NUL bytes)");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
