@@ -88,6 +88,22 @@ function inboxEvent(itemId: number): InboxItemEvent {
   };
 }
 
+type TestNode = ReturnType<typeof node>;
+
+/**
+ * Waits until every node in `nodes` has renewed its lease `rounds` more times: each renewal
+ * runs the bot-lock round, so "nothing changed meanwhile" is asserted over rounds that did
+ * happen, not over a sleep that may have held fewer.
+ */
+async function leaseRounds(nodes: readonly TestNode[], rounds: number): Promise<void> {
+  const from = nodes.map((n) => n.parts.fleet.counters.renewals);
+  await waitFor(
+    `${rounds} lease rounds on every node`,
+    () => Promise.resolve(nodes.map((n, i) => n.parts.fleet.counters.renewals - from[i]!)),
+    (done) => done.every((d) => d >= rounds),
+  );
+}
+
 peerTest(
   "the Matrix bot runs on exactly one node and moves when that node dies",
   probes.postgres,
@@ -99,7 +115,7 @@ peerTest(
     const c = node(url, "c");
     try {
       // Several rounds pass: the others never start theirs while a holds the lock.
-      await new Promise((r) => setTimeout(r, 1500));
+      await leaseRounds([a, b, c], 3);
       assert.deepEqual([a.bot.running, b.bot.running, c.bot.running], [true, false, false]);
       assert.match(b.handle.status()!.detail!, /runs on the fleet node that holds its lock/);
       // a dies: its session ends and the lock with it.
@@ -110,7 +126,7 @@ peerTest(
         () => Promise.resolve(b.bot.running || c.bot.running),
         (r) => r,
       );
-      await new Promise((r) => setTimeout(r, 1500));
+      await leaseRounds([b, c], 3);
       assert.equal(Number(b.bot.running) + Number(c.bot.running), 1, "exactly one runs it");
     } finally {
       for (const n of [b, c]) {
@@ -141,8 +157,9 @@ peerTest(
         () => Promise.resolve(nodes.flatMap((n) => n.bot.posted)),
         (posted) => posted.length >= 3,
       );
-      // A few more outbox passes and lease rounds: nothing is posted a second time.
-      await new Promise((r) => setTimeout(r, 2500));
+      // Four more lease rounds (a 2 s lease renews every 0.67 s: over two outbox passes of
+      // 1 s): nothing is posted a second time.
+      await leaseRounds(nodes, 4);
       const posted = nodes.flatMap((n) => n.bot.posted).sort();
       assert.deepEqual(posted, [1, 2, 3], "each notice once, none lost");
       const leader = nodes.find((n) => n.bot.running)!;
@@ -156,7 +173,7 @@ peerTest(
         () => Promise.resolve(nodes.flatMap((n) => n.bot.replies)),
         (replies) => replies.length >= 1,
       );
-      await new Promise((r) => setTimeout(r, 2000));
+      await leaseRounds(nodes, 3);
       assert.deepEqual(nodes.flatMap((n) => n.bot.replies), [
         "!room:hs Confirmed on the dashboard: approve on item 7 (held by @alice:hs) is applied.",
       ]);
