@@ -4,9 +4,9 @@
 import { join, resolve } from "../core/path.ts";
 import {
   acceptWorkdir,
-  canonicalWorkdirRefusal,
   type ProtectedPlaces,
   WORKDIR_ROOTS_ENV,
+  workdirRefusal,
   WorkdirRefusedError,
   workdirRootsFrom,
 } from "../core/workdir_policy.ts";
@@ -118,9 +118,8 @@ export async function prepareAgent(input: SetupInput): Promise<AgentContext> {
     ...operator,
   });
   const settings = resolveSettings({ flags: input.flags, env: input.env, cwd: workdir, home });
-  // memory_dir is global-only, so it is known only now; the same rule decides, on real paths
-  // (a memory_dir reached through a symlink is where the symlink leads).
-  const inMemory = canonicalWorkdirRefusal(workdir, {
+  // memory_dir is global-only, so it is known only now; the same rule decides.
+  const inMemory = workdirRefusal(workdir, {
     agentHome: home,
     memoryRoot: settings.memory_dir,
     ...operator,
